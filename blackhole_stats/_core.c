@@ -1,0 +1,1146 @@
+/*
+ * blackhole_stats._core: the hot loops of blackhole-stats, in C.
+ *
+ * Two things live here and nothing else:
+ *   - PySolFC's dealing (Microsoft LCG and CPython's MT19937 seeding), so a
+ *     million boards can be dealt in seconds;
+ *   - the exact solvers: `classic` (the established peer's plain DFS, kept
+ *     bit-for-bit compatible so iteration counts match) and `fast` (pruned,
+ *     symmetry-reduced DFS with restarts), plus the exact "most cards played"
+ *     search for unsolvable positions.
+ *
+ * Everything about cards and boards that is not a hot loop (parsing,
+ * validation, text forms) is in Python. The solver sees only ranks 0..12
+ * (Ace = 0), 17 piles of up to 3 cards (index 0 = bottom) with their
+ * heights, and the foundation rank.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NPILES 17
+#define PILE_DEPTH 3
+#define NRANKS 13
+#define NCARDS (NPILES * PILE_DEPTH)
+#define ALL_RANKS 0x1FFFu
+#define ACE_OF_SPADES 13 /* card id = suit * 13 + rank, suits C S H D */
+
+enum { OUTCOME_SOLVED = 0, OUTCOME_UNSOLVED = 1, OUTCOME_INTRACTABLE = 2 };
+enum { SEARCH_FAST = 0, SEARCH_CLASSIC = 1 };
+
+/* ======================================================================
+ * Dealing
+ * ====================================================================== */
+
+/* Remove the Ace of Spades and deal the other 51 cards from the end of the
+ * shuffled deck, three rounds over piles 0..16 (see DEALING.md). */
+static void lay_out(const int deck[52], unsigned char out[NCARDS])
+{
+    int rest[NCARDS], n = 0;
+    for (int i = 0; i < 52; i++)
+        if (deck[i] != ACE_OF_SPADES)
+            rest[n++] = deck[i];
+    for (int round = 0; round < PILE_DEPTH; round++)
+        for (int p = 0; p < NPILES; p++)
+            out[PILE_DEPTH * p + round] = (unsigned char)rest[50 - (NPILES * round + p)];
+}
+
+/* Microsoft FreeCell LCG deal, with the FreeCell Pro extension for seeds
+ * from 2^31 to 2^33-1. */
+static void deal_ms(uint64_t seed, unsigned char out[NCARDS])
+{
+    static const int suit_offset[4] = {0, 39, 26, 13}; /* C, D, H, S */
+    int deck[52], k = 0;
+    for (int r = 0; r < NRANKS; r++)
+        for (int s = 0; s < 4; s++)
+            deck[k++] = r + suit_offset[s];
+    uint32_t x;
+    int wide = seed >= (1ull << 32);
+    uint32_t high_bit = (seed >= (1ull << 31) && !wide) ? 0x8000u : 0u;
+    x = (uint32_t)(wide ? seed - (1ull << 32) : seed);
+    for (int i = 51; i > 0; i--) {
+        x = x * 214013u + 2531011u;
+        uint32_t r = wide ? ((x >> 16) & 0xFFFFu) + 1u : (((x >> 16) & 0x7FFFu) | high_bit);
+        int j = (int)(r % (uint32_t)(i + 1));
+        int t = deck[i]; deck[i] = deck[j]; deck[j] = t;
+    }
+    lay_out(deck, out);
+}
+
+/* MT19937 seeded exactly like CPython's random.seed(int): init_by_array over
+ * the little-endian 32-bit words of the seed. */
+typedef struct { uint32_t state[624]; int index; } Twister;
+
+static void mt_init(Twister *mt, uint32_t s)
+{
+    mt->state[0] = s;
+    for (int i = 1; i < 624; i++) {
+        uint32_t prev = mt->state[i - 1];
+        mt->state[i] = 1812433253u * (prev ^ (prev >> 30)) + (uint32_t)i;
+    }
+    mt->index = 624;
+}
+
+static void mt_init_by_array(Twister *mt, const uint32_t *key, int len)
+{
+    mt_init(mt, 19650218u);
+    uint32_t *st = mt->state;
+    int i = 1, j = 0;
+    for (int k = (624 > len ? 624 : len); k; k--) {
+        st[i] = (st[i] ^ ((st[i - 1] ^ (st[i - 1] >> 30)) * 1664525u)) + key[j] + (uint32_t)j;
+        i++; j++;
+        if (i >= 624) { st[0] = st[623]; i = 1; }
+        if (j >= len) j = 0;
+    }
+    for (int k = 623; k; k--) {
+        st[i] = (st[i] ^ ((st[i - 1] ^ (st[i - 1] >> 30)) * 1566083941u)) - (uint32_t)i;
+        i++;
+        if (i >= 624) { st[0] = st[623]; i = 1; }
+    }
+    st[0] = 0x80000000u;
+}
+
+static uint32_t mt_next(Twister *mt)
+{
+    uint32_t *st = mt->state;
+    if (mt->index >= 624) {
+        for (int k = 0; k < 624; k++) {
+            uint32_t y = (st[k] & 0x80000000u) | (st[(k + 1) % 624] & 0x7FFFFFFFu);
+            st[k] = st[(k + 397) % 624] ^ (y >> 1) ^ ((y & 1u) ? 0x9908B0DFu : 0u);
+        }
+        mt->index = 0;
+    }
+    uint32_t y = st[mt->index++];
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9D2C5680u;
+    y ^= (y << 15) & 0xEFC60000u;
+    y ^= y >> 18;
+    return y;
+}
+
+/* CPython's random(): a 53-bit double. */
+static double mt_random(Twister *mt)
+{
+    uint32_t a = mt_next(mt) >> 5, b = mt_next(mt) >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+}
+
+static void deal_mt(const uint32_t *key, int len, unsigned char out[NCARDS])
+{
+    Twister mt;
+    int deck[52];
+    mt_init_by_array(&mt, key, len);
+    for (int i = 0; i < 52; i++)
+        deck[i] = i;
+    for (int i = 51; i > 0; i--) {
+        /* An IEEE double multiply, then truncation, exactly as PySolFC. */
+        int j = (int)(mt_random(&mt) * (double)(i + 1));
+        int t = deck[i]; deck[i] = deck[j]; deck[j] = t;
+    }
+    lay_out(deck, out);
+}
+
+/* ======================================================================
+ * Tables
+ * ====================================================================== */
+
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 31; x *= 0x7FB5D329728EA185ull;
+    x ^= x >> 27; x *= 0x81DADEF4BC2DD44Dull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* A fixed-size, 4-way set-associative table of canonical keys (< 2^54), each
+ * tagged with a 10-bit generation so that starting a new search is O(1).
+ * Losing an entry to replacement only costs time, never exactness: the
+ * entries are facts ("refuted", "at most v more cards"), not obligations.
+ * `values` is optional (NULL for a plain set). */
+#define KEY_BITS 54
+#define KEY_MASK ((1ull << KEY_BITS) - 1)
+#define GEN_LIMIT 1024u
+#define WAYS 4
+
+typedef struct {
+    uint64_t *tags;
+    uint8_t *values;
+    uint64_t bucket_mask;
+    uint64_t gen;
+} FactTable;
+
+static int fact_table_init(FactTable *t, int bits, int with_values)
+{
+    size_t slots = (size_t)1 << bits;
+    t->tags = calloc(slots, sizeof(uint64_t));
+    t->values = with_values ? calloc(slots, 1) : NULL;
+    t->bucket_mask = (slots / WAYS) - 1;
+    t->gen = 1;
+    return t->tags && (!with_values || t->values);
+}
+
+static void fact_table_free(FactTable *t)
+{
+    free(t->tags);
+    free(t->values);
+    t->tags = NULL;
+    t->values = NULL;
+}
+
+static size_t fact_table_bytes(const FactTable *t)
+{
+    size_t slots = (size_t)(t->bucket_mask + 1) * WAYS;
+    return slots * (sizeof(uint64_t) + (t->values ? 1 : 0));
+}
+
+static void fact_table_new_generation(FactTable *t)
+{
+    if (++t->gen >= GEN_LIMIT) {
+        size_t slots = (size_t)(t->bucket_mask + 1) * WAYS;
+        memset(t->tags, 0, slots * sizeof(uint64_t));
+        t->gen = 1;
+    }
+}
+
+static inline uint64_t *fact_table_bucket(const FactTable *t, uint64_t key)
+{
+    return t->tags + (mix64(key) & t->bucket_mask) * WAYS;
+}
+
+/* Returns the slot index of key, or -1. */
+static inline long fact_table_find(const FactTable *t, uint64_t key)
+{
+    uint64_t tag = (t->gen << KEY_BITS) | key;
+    uint64_t *b = fact_table_bucket(t, key);
+    for (int i = 0; i < WAYS; i++)
+        if (b[i] == tag)
+            return (long)(b - t->tags) + i;
+    return -1;
+}
+
+static inline void fact_table_put(FactTable *t, uint64_t key, int value)
+{
+    uint64_t tag = (t->gen << KEY_BITS) | key;
+    uint64_t *b = fact_table_bucket(t, key);
+    int slot = (int)((key ^ (key >> 17)) & (WAYS - 1)); /* victim if full */
+    for (int i = 0; i < WAYS; i++) {
+        if (b[i] == tag || (b[i] >> KEY_BITS) != t->gen) { slot = i; break; }
+    }
+    b[slot] = tag;
+    if (t->values)
+        t->values[(b - t->tags) + slot] = (uint8_t)value;
+}
+
+/* ======================================================================
+ * Position
+ * ====================================================================== */
+
+typedef struct {
+    uint8_t rank[NPILES][PILE_DEPTH];
+    uint8_t h[NPILES];
+    int f;               /* foundation rank */
+    int count[NRANKS];   /* cards of each rank still in the piles */
+    int left;            /* cards still in the piles */
+    /* Canonical key: suits never matter and piles are interchangeable, so a
+     * position is the multiset of remaining pile rank-sequences plus f.
+     * Every distinct pile prefix (a node of the prefix trie, <= 51 of them)
+     * is one mixed-radix digit counting the piles that currently hold
+     * exactly that prefix; digit ranges multiply to < 2^50, times 13 for f,
+     * so the key is exact and fits in KEY_BITS. A pile at height k adds
+     * weight[p][k] (0 when empty), so a move updates the key in O(1). */
+    uint64_t weight[NPILES][PILE_DEPTH + 1];
+    uint8_t node[NPILES][PILE_DEPTH + 1]; /* trie node id of each prefix */
+    uint64_t f_weight;
+    uint64_t piles_key;
+} Position;
+
+static inline int adjacent(int a, int b)
+{
+    int d = a - b;
+    return d == 1 || d == -1 || d == 12 || d == -12;
+}
+
+static inline uint64_t position_key(const Position *s)
+{
+    return s->piles_key + (uint64_t)s->f * s->f_weight;
+}
+
+static inline void play(Position *s, int p)
+{
+    int h = s->h[p];
+    int r = s->rank[p][h - 1];
+    s->piles_key = s->piles_key - s->weight[p][h] + s->weight[p][h - 1];
+    s->h[p] = (uint8_t)(h - 1);
+    s->count[r]--;
+    s->left--;
+    s->f = r;
+}
+
+static inline void unplay(Position *s, int p, int old_f)
+{
+    int h = s->h[p] + 1;
+    int r = s->rank[p][h - 1];
+    s->piles_key = s->piles_key - s->weight[p][h - 1] + s->weight[p][h];
+    s->h[p] = (uint8_t)h;
+    s->count[r]++;
+    s->left++;
+    s->f = old_f;
+}
+
+/* Build the prefix trie weights. Returns 0 if the key would not fit (cannot
+ * happen for <= 17 piles of <= 3 cards; checked anyway). */
+static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heights, int f)
+{
+    memset(s, 0, sizeof *s);
+    s->f = f;
+    for (int p = 0; p < NPILES; p++) {
+        s->h[p] = heights[p];
+        for (int i = 0; i < PILE_DEPTH; i++)
+            s->rank[p][i] = ranks[PILE_DEPTH * p + i];
+        for (int i = 0; i < heights[p]; i++) {
+            s->count[s->rank[p][i]]++;
+            s->left++;
+        }
+    }
+    long double product = 1.0L;
+    uint64_t place = 1;
+    int nodes = 0;
+    for (int k = 1; k <= PILE_DEPTH; k++) {
+        for (int p = 0; p < NPILES; p++) {
+            if (s->h[p] < k || s->node[p][k])
+                continue;
+            /* A new prefix: every pile sharing it gets the same digit. */
+            int holders = 0;
+            nodes++;
+            for (int q = p; q < NPILES; q++) {
+                if (s->h[q] < k || memcmp(s->rank[p], s->rank[q], (size_t)k) != 0)
+                    continue;
+                s->node[q][k] = (uint8_t)nodes;
+                s->weight[q][k] = place;
+                holders++;
+            }
+            product *= (long double)(holders + 1);
+            place *= (uint64_t)(holders + 1);
+        }
+    }
+    s->f_weight = place;
+    for (int p = 0; p < NPILES; p++)
+        s->piles_key += s->weight[p][s->h[p]];
+    return product * NRANKS < (long double)(1ull << KEY_BITS);
+}
+
+/* ======================================================================
+ * Dead-end test: can all remaining cards still be played?
+ *
+ * Soundness. Any win plays the remaining cards in some order; their ranks
+ * form a walk f = r0, r1, ..., rn on the 13-cycle of ranks that arrives at
+ * rank v exactly count[v] times and ends at t = rn. Let x_v be the number of
+ * times the walk crosses edge {v, v+1}. Counting walk-edge ends at each rank:
+ *     x_{v-1} + x_v = d_v = 2 count[v] + [v == f] - [v == t].
+ * On an odd cycle this system has the unique solution
+ *     2 x_v = sum_{k=0..12} (-1)^k d_{v+1+k},
+ * so for each end rank t the crossing numbers are forced. A walk exists iff
+ * every x_v >= 0 and the edges with x_v > 0 connect f, t and every rank with
+ * cards (Euler's trail theorem); with that, this relaxation "ignore the
+ * piles" is exact. Two facts about piles tighten it, both necessary:
+ *   (a) the last card played is the bottom card of its pile, so t is the
+ *       rank of some non-empty pile's bottom card;
+ *   (b) cut test: delete two edges e1, e2; the cycle splits into arc L
+ *       (holding f) and arc R, and the walk changes side exactly
+ *       k = x_e1 + x_e2 times. If k = 1 the walk plays all of its L cards
+ *       before all of its R cards, so no pile may hold an R card above an L
+ *       card. If k = 2 the R cards form one contiguous block between L
+ *       stretches, so no 3-card pile may read R, L, R from the top.
+ * If no end rank t survives, no win exists: the position is a dead end.
+ * Nothing here says how many cards can be played, only "not all of them".
+ * ====================================================================== */
+
+static int cut_test_passes(const Position *s, const int x[NRANKS], const uint16_t below[NRANKS])
+{
+    int low[NRANKS], nlow = 0;
+    for (int e = 0; e < NRANKS; e++)
+        if (x[e] <= 2)
+            low[nlow++] = e;
+    for (int a = 0; a < nlow; a++) {
+        for (int b = a + 1; b < nlow; b++) {
+            int e1 = low[a], e2 = low[b], k = x[e1] + x[e2];
+            if (k < 1 || k > 2)
+                continue;
+            /* Ranks e1+1 .. e2 form one arc, the rest the other. */
+            uint16_t arc = (uint16_t)(((1u << (e2 + 1)) - 1) & ~((1u << (e1 + 1)) - 1));
+            uint16_t left = (arc >> s->f & 1) ? arc : (uint16_t)(~arc & ALL_RANKS);
+            uint16_t right = (uint16_t)(~left & ALL_RANKS);
+            if (k == 1) {
+                uint16_t under_right = 0;
+                for (int u = 0; u < NRANKS; u++)
+                    if (right >> u & 1)
+                        under_right |= below[u];
+                if (under_right & left)
+                    return 0;
+            } else {
+                for (int p = 0; p < NPILES; p++) {
+                    if (s->h[p] != 3)
+                        continue;
+                    if ((right >> s->rank[p][2] & 1) && (left >> s->rank[p][1] & 1)
+                        && (right >> s->rank[p][0] & 1))
+                        return 0;
+                }
+            }
+        }
+    }
+    return 1;
+}
+
+static int can_finish(const Position *s)
+{
+    if (s->left == 0)
+        return 1;
+    int base[NRANKS], alt[NRANKS];
+    for (int v = 0; v < NRANKS; v++)
+        base[v] = 2 * s->count[v];
+    base[s->f] += 1;
+    /* alt[v] = sum_k (-1)^k base[v+1+k]; then 2 x_v(t) = alt[v] -+ 1. */
+    int a0 = 0;
+    for (int k = 0; k < NRANKS; k++)
+        a0 += (k & 1) ? -base[(1 + k) % NRANKS] : base[(1 + k) % NRANKS];
+    alt[0] = a0;
+    int min_alt = a0;
+    for (int v = 1; v < NRANKS; v++) {
+        alt[v] = 2 * base[v] - alt[v - 1];
+        if (alt[v] < min_alt)
+            min_alt = alt[v];
+    }
+    /* Every x_v >= 2 whatever t is: connected, and no cut with k <= 2. */
+    if (min_alt >= 5)
+        return 1;
+
+    uint16_t needed = (uint16_t)(1u << s->f), ends = 0;
+    for (int v = 0; v < NRANKS; v++)
+        if (s->count[v])
+            needed |= (uint16_t)(1u << v);
+    uint16_t below[NRANKS] = {0};
+    for (int p = 0; p < NPILES; p++) {
+        int h = s->h[p];
+        if (h == 0)
+            continue;
+        ends |= (uint16_t)(1u << s->rank[p][0]);
+        uint16_t under = 0;
+        for (int i = 0; i < h; i++) {
+            if (i)
+                below[s->rank[p][i]] |= under;
+            under |= (uint16_t)(1u << s->rank[p][i]);
+        }
+    }
+    for (int t = 0; t < NRANKS; t++) {
+        if (!(ends >> t & 1))
+            continue;
+        int x[NRANKS], ok = 1;
+        for (int v = 0; v < NRANKS && ok; v++) {
+            /* The unit vector at t contributes (-1)^k with t = v+1+k. */
+            int k = (t - v - 1 + 2 * NRANKS) % NRANKS;
+            int twice = alt[v] - ((k & 1) ? -1 : 1);
+            if (twice < 0)
+                ok = 0;
+            x[v] = twice / 2;
+        }
+        if (!ok)
+            continue;
+        /* Ranks joined to f by edges the walk uses. */
+        uint16_t reach = (uint16_t)(1u << s->f);
+        for (int v = s->f, step = 0; step < NRANKS && x[v] > 0; step++) {
+            v = (v + 1) % NRANKS;
+            reach |= (uint16_t)(1u << v);
+        }
+        for (int v = s->f, step = 0; step < NRANKS && x[(v + NRANKS - 1) % NRANKS] > 0; step++) {
+            v = (v + NRANKS - 1) % NRANKS;
+            reach |= (uint16_t)(1u << v);
+        }
+        uint16_t must = (uint16_t)(needed | (1u << t));
+        if ((must & reach) != must)
+            continue;
+        if (cut_test_passes(s, x, below))
+            return 1;
+    }
+    return 0;
+}
+
+/* ======================================================================
+ * Move generation with dominance
+ *
+ * D1 (dominance). Let X (top of pile A) and Y (top of pile B) be playable
+ * with equal ranks, and let Y be the last card of B. If some line of play
+ * starts with Y, swapping X and Y gives a line at least as long: X was
+ * playable at the start, the foundation sees the same ranks, nothing under
+ * X could be played before X, and B holds nothing else. (If X is never
+ * played in that line, play X instead of Y.) So trying X is enough, both
+ * for "can all cards be played" and for "how many cards can be played".
+ * Piles holding the same rank sequence (same trie node) give the same
+ * canonical child, so only one of them is tried.
+ * ====================================================================== */
+
+typedef struct { int pile; int score; } Move;
+
+static int legal_moves(const Position *s, Move moves[NPILES])
+{
+    int n = 0;
+    uint32_t seen_nodes[2] = {0, 0}; /* trie node ids are 1..51 */
+    int tall_of_rank[NRANKS] = {0};
+    for (int p = 0; p < NPILES; p++) {
+        int h = s->h[p];
+        if (h == 0 || !adjacent(s->rank[p][h - 1], s->f))
+            continue;
+        int id = s->node[p][h];
+        if (seen_nodes[id >> 5] >> (id & 31) & 1)
+            continue;
+        seen_nodes[id >> 5] |= 1u << (id & 31);
+        if (h > 1)
+            tall_of_rank[s->rank[p][h - 1]] = 1;
+        moves[n].pile = p;
+        moves[n].score = 0;
+        n++;
+    }
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        int p = moves[i].pile;
+        if (s->h[p] == 1 && tall_of_rank[s->rank[p][0]])
+            continue; /* D1: a taller pile offers the same rank */
+        moves[kept++] = moves[i];
+    }
+    return kept;
+}
+
+/* Order: tallest pile first, then the move that leaves the most moves
+ * after it; `noise` breaks ties at random (used after the first restart). */
+static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, int noise)
+{
+    int tops[NRANKS] = {0};
+    for (int p = 0; p < NPILES; p++)
+        if (s->h[p])
+            tops[s->rank[p][s->h[p] - 1]]++;
+    for (int i = 0; i < n; i++) {
+        int p = moves[i].pile, h = s->h[p], r = s->rank[p][h - 1];
+        int after[NRANKS];
+        memcpy(after, tops, sizeof after);
+        after[r]--;
+        if (h > 1)
+            after[s->rank[p][h - 2]]++;
+        int mobility = after[(r + 1) % NRANKS] + after[(r + NRANKS - 1) % NRANKS];
+        int score = (h << 10) | (mobility << 4);
+        if (noise) {
+            *rng = *rng * 1664525u + 1013904223u;
+            score |= (int)(*rng >> 28);
+        }
+        moves[i].score = score;
+    }
+    for (int i = 1; i < n; i++) {
+        Move m = moves[i];
+        int j = i;
+        while (j > 0 && moves[j - 1].score < m.score) {
+            moves[j] = moves[j - 1];
+            j--;
+        }
+        moves[j] = m;
+    }
+}
+
+/* ======================================================================
+ * Fast search: DFS with refutation table, dead-end test, D1, restarts.
+ * ====================================================================== */
+
+typedef struct {
+    Position pos;
+    FactTable *refuted;
+    uint64_t nodes;
+    uint64_t stop_at;   /* node count at which this run aborts */
+    int aborted;
+    int noise;
+    uint32_t rng;
+    int deepest;        /* most cards any explored line played */
+    uint8_t path[NCARDS];
+} FastSearch;
+
+static int fast_dfs(FastSearch *fs, int depth)
+{
+    Position *s = &fs->pos;
+    if (fs->nodes >= fs->stop_at) {
+        fs->aborted = 1;
+        return 0;
+    }
+    fs->nodes++;
+    if (depth > fs->deepest)
+        fs->deepest = depth;
+    if (s->left == 0)
+        return 1;
+    uint64_t key = position_key(s);
+    if (fact_table_find(fs->refuted, key) >= 0)
+        return 0;
+    if (!can_finish(s)) {
+        fact_table_put(fs->refuted, key, 0);
+        return 0;
+    }
+    Move moves[NPILES];
+    int n = legal_moves(s, moves);
+    order_moves(s, moves, n, &fs->rng, fs->noise);
+    for (int i = 0; i < n; i++) {
+        int p = moves[i].pile, old_f = s->f;
+        play(s, p);
+        fs->path[depth] = (uint8_t)p;
+        int won = fast_dfs(fs, depth + 1);
+        unplay(s, p, old_f);
+        if (won)
+            return 1;
+        if (fs->aborted)
+            return 0;
+    }
+    fact_table_put(fs->refuted, key, 0);
+    return 0;
+}
+
+/* ======================================================================
+ * Most cards played (exact), for positions that cannot be finished.
+ *
+ * Branch and bound. `best` is the longest line found so far (seeded with
+ * the deepest line the verdict search saw). A table keeps, per canonical
+ * position, an upper bound on how many more cards it can play. The search
+ * returns an upper bound for every position it leaves: exact when nothing
+ * below was cut, otherwise still a bound, because a subtree is cut only
+ * when depth + bound <= best. So every line longer than `best` is explored
+ * and the final `best` is the true maximum. The dead-end test is not used
+ * to cut here (it only says "not all cards"), but it does lower the bound
+ * by one.
+ *
+ * Per-position bound: a card can be played only if every card above it is
+ * played first and its rank is next to a rank the foundation can reach,
+ * i.e. f or a rank of another playable card; the fixed point of that rule
+ * over-approximates the playable cards.
+ * ====================================================================== */
+
+typedef struct {
+    Position pos;
+    FactTable *bounds;
+    uint64_t nodes;
+    uint64_t stop_at;
+    int aborted;
+    int best;
+} MaxSearch;
+
+static int playable_bound(const Position *s)
+{
+    uint16_t reach = (uint16_t)(1u << s->f);
+    int taken[NPILES] = {0}, total = 0, grew = 1;
+    while (grew) {
+        grew = 0;
+        uint16_t near = (uint16_t)(reach | ((reach << 1) & ALL_RANKS) | (reach >> 1)
+                                   | ((reach & 1u) ? 1u << 12 : 0u)
+                                   | ((reach >> 12 & 1u) ? 1u : 0u));
+        for (int p = 0; p < NPILES; p++) {
+            while (taken[p] < s->h[p]) {
+                int r = s->rank[p][s->h[p] - 1 - taken[p]];
+                if (!(near >> r & 1))
+                    break;
+                taken[p]++;
+                total++;
+                if (!(reach >> r & 1)) {
+                    reach |= (uint16_t)(1u << r);
+                    grew = 1;
+                }
+            }
+        }
+    }
+    return total;
+}
+
+static int max_dfs(MaxSearch *ms, int depth)
+{
+    Position *s = &ms->pos;
+    if (ms->nodes >= ms->stop_at) {
+        ms->aborted = 1;
+        return s->left;
+    }
+    ms->nodes++;
+    if (depth > ms->best)
+        ms->best = depth;
+    if (s->left == 0)
+        return 0;
+    uint64_t key = position_key(s);
+    int bound = playable_bound(s);
+    if (bound == s->left && !can_finish(s))
+        bound--;
+    long slot = fact_table_find(ms->bounds, key);
+    if (slot >= 0 && ms->bounds->values[slot] < bound)
+        bound = ms->bounds->values[slot];
+    if (depth + bound <= ms->best)
+        return bound;
+    Move moves[NPILES];
+    int n = legal_moves(s, moves);
+    int result = 0;
+    for (int i = 0; i < n && result < bound; i++) {
+        int p = moves[i].pile, old_f = s->f;
+        play(s, p);
+        int more = 1 + max_dfs(ms, depth + 1);
+        unplay(s, p, old_f);
+        if (more > result)
+            result = more;
+        if (ms->aborted)
+            return s->left;
+    }
+    if (result > bound)
+        result = bound;
+    fact_table_put(ms->bounds, key, result);
+    return result;
+}
+
+/* ======================================================================
+ * Classic search: the established peer's plain DFS, for comparable counts.
+ *
+ * State = 17 pile heights (2 bits each) + foundation rank; suits and pile
+ * symmetry are ignored on purpose. A visited set; an explicit LIFO stack;
+ * pop, count, test for the win, then push the unseen children of piles
+ * 0..16 in order, marking them seen when generated. Each visited entry also
+ * keeps the move that produced it, to rebuild the solution.
+ * ====================================================================== */
+
+#define CL_STATE_BITS 38
+#define CL_STATE_MASK ((1ull << CL_STATE_BITS) - 1)
+#define CL_PILE_SHIFT 38  /* 5 bits: pile + 1, 31 = root */
+#define CL_PREV_SHIFT 43  /* 4 bits: foundation rank before the move */
+#define CL_GEN_SHIFT 47   /* 17 bits of generation */
+#define CL_GEN_LIMIT (1u << 17)
+#define CL_ROOT 31u
+
+typedef struct {
+    uint64_t *slots;
+    size_t capacity;   /* power of two */
+    size_t used;
+    uint64_t gen;
+    uint64_t *stack;
+    size_t stack_capacity;
+} ClassicTables;
+
+static inline uint64_t cl_pack(const uint8_t h[NPILES], int f)
+{
+    uint64_t s = (uint64_t)f;
+    for (int p = NPILES - 1; p >= 0; p--)
+        s = (s << 2) | h[p];
+    return s; /* pile p in bits 2p..2p+1, f in bits 34..37 */
+}
+
+static int classic_grow(ClassicTables *ct)
+{
+    size_t new_cap = ct->capacity ? ct->capacity * 2 : (1u << 16);
+    uint64_t *fresh = calloc(new_cap, sizeof(uint64_t));
+    if (!fresh)
+        return 0;
+    for (size_t i = 0; i < ct->capacity; i++) {
+        uint64_t e = ct->slots[i];
+        if ((e >> CL_GEN_SHIFT) != ct->gen)
+            continue;
+        size_t j = mix64(e & CL_STATE_MASK) & (new_cap - 1);
+        while (fresh[j])
+            j = (j + 1) & (new_cap - 1);
+        fresh[j] = e;
+    }
+    free(ct->slots);
+    ct->slots = fresh;
+    ct->capacity = new_cap;
+    return 1;
+}
+
+/* Insert state if new; returns 1 if inserted, 0 if already seen, -1 on OOM. */
+static int classic_insert(ClassicTables *ct, uint64_t state, uint64_t info)
+{
+    if ((ct->used + 1) * 2 > ct->capacity && !classic_grow(ct))
+        return -1;
+    size_t mask = ct->capacity - 1, j = mix64(state) & mask;
+    for (;;) {
+        uint64_t e = ct->slots[j];
+        if ((e >> CL_GEN_SHIFT) != ct->gen)
+            break;
+        if ((e & CL_STATE_MASK) == state)
+            return 0;
+        j = (j + 1) & mask;
+    }
+    ct->slots[j] = state | info | (ct->gen << CL_GEN_SHIFT);
+    ct->used++;
+    return 1;
+}
+
+static uint64_t classic_lookup(const ClassicTables *ct, uint64_t state)
+{
+    size_t mask = ct->capacity - 1, j = mix64(state) & mask;
+    for (;;) {
+        uint64_t e = ct->slots[j];
+        if ((e >> CL_GEN_SHIFT) != ct->gen)
+            return 0;
+        if ((e & CL_STATE_MASK) == state)
+            return e;
+        j = (j + 1) & mask;
+    }
+}
+
+static void classic_new_generation(ClassicTables *ct)
+{
+    ct->used = 0;
+    if (++ct->gen >= CL_GEN_LIMIT) {
+        memset(ct->slots, 0, ct->capacity * sizeof(uint64_t));
+        ct->gen = 1;
+    }
+}
+
+typedef struct {
+    int outcome;
+    uint64_t iterations;
+    int cards_played;
+    int solution_len;
+    uint8_t solution[NCARDS];
+} SolveResult;
+
+/* Returns 0 on success, -1 when out of memory. */
+static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_iters, SolveResult *out)
+{
+    classic_new_generation(ct);
+    uint8_t h[NPILES];
+    memcpy(h, start->h, sizeof h);
+    int total = start->left, most = 0;
+    size_t top = 0;
+    uint64_t root = cl_pack(h, start->f);
+    if (classic_insert(ct, root, (uint64_t)CL_ROOT << CL_PILE_SHIFT) < 0)
+        return -1;
+    ct->stack[top++] = root;
+    out->iterations = 0;
+    while (top) {
+        if (max_iters && out->iterations >= max_iters) {
+            out->outcome = OUTCOME_INTRACTABLE;
+            out->cards_played = most;
+            return 0;
+        }
+        uint64_t state = ct->stack[--top];
+        out->iterations++;
+        int f = (int)(state >> 34), left = 0;
+        for (int p = 0; p < NPILES; p++) {
+            h[p] = (uint8_t)(state >> (2 * p) & 3);
+            left += h[p];
+        }
+        if (total - left > most)
+            most = total - left;
+        if (left == 0) {
+            /* Walk the recorded moves back to the root. */
+            int n = 0;
+            uint64_t s = state;
+            for (;;) {
+                uint64_t e = classic_lookup(ct, s);
+                unsigned pile = (unsigned)(e >> CL_PILE_SHIFT & 31);
+                if (pile == CL_ROOT)
+                    break;
+                int prev_f = (int)(e >> CL_PREV_SHIFT & 15);
+                out->solution[n++] = (uint8_t)(pile - 1);
+                s = ((s & ((1ull << 34) - 1)) + (1ull << (2 * (pile - 1)))) | ((uint64_t)prev_f << 34);
+            }
+            for (int i = 0; i < n / 2; i++) {
+                uint8_t t = out->solution[i];
+                out->solution[i] = out->solution[n - 1 - i];
+                out->solution[n - 1 - i] = t;
+            }
+            out->solution_len = n;
+            out->outcome = OUTCOME_SOLVED;
+            out->cards_played = total;
+            return 0;
+        }
+        for (int p = 0; p < NPILES; p++) {
+            if (!h[p])
+                continue;
+            int r = start->rank[p][h[p] - 1];
+            if (!adjacent(r, f))
+                continue;
+            uint64_t child = ((state & ((1ull << 34) - 1)) - (1ull << (2 * p))) | ((uint64_t)r << 34);
+            uint64_t info = ((uint64_t)(p + 1) << CL_PILE_SHIFT) | ((uint64_t)f << CL_PREV_SHIFT);
+            int inserted = classic_insert(ct, child, info);
+            if (inserted < 0)
+                return -1;
+            if (!inserted)
+                continue;
+            if (top == ct->stack_capacity) {
+                size_t cap = ct->stack_capacity * 2;
+                uint64_t *grown = realloc(ct->stack, cap * sizeof(uint64_t));
+                if (!grown)
+                    return -1;
+                ct->stack = grown;
+                ct->stack_capacity = cap;
+            }
+            ct->stack[top++] = child;
+        }
+    }
+    out->outcome = OUTCOME_UNSOLVED;
+    out->cards_played = most;
+    return 0;
+}
+
+/* ======================================================================
+ * The Python type: a Solver owns its tables (sized once, reused per deal).
+ * ====================================================================== */
+
+typedef struct {
+    PyObject_HEAD
+    FactTable refuted;
+    FactTable bounds;
+    ClassicTables classic;
+    uint32_t rng;
+    uint64_t max_search_nodes; /* nodes of the last most-played search */
+} SolverObject;
+
+static void Solver_dealloc(SolverObject *self)
+{
+    fact_table_free(&self->refuted);
+    fact_table_free(&self->bounds);
+    free(self->classic.slots);
+    free(self->classic.stack);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Solver_init(SolverObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"table_bits", NULL};
+    int bits = 20;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i", kwlist, &bits))
+        return -1;
+    if (bits < 8 || bits > 30) {
+        PyErr_SetString(PyExc_ValueError, "table_bits must be between 8 and 30");
+        return -1;
+    }
+    if (self->refuted.tags) /* __init__ called twice */
+        return 0;
+    self->classic.gen = 0;
+    self->classic.stack_capacity = 1024;
+    self->classic.stack = malloc(self->classic.stack_capacity * sizeof(uint64_t));
+    if (!fact_table_init(&self->refuted, bits, 0) || !fact_table_init(&self->bounds, bits, 1)
+        || !self->classic.stack || !classic_grow(&self->classic)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->rng = 12345u;
+    return 0;
+}
+
+static void fast_solve(SolverObject *self, const Position *start, uint64_t max_iters,
+                       int want_most, SolveResult *out)
+{
+    FastSearch fs;
+    fs.pos = *start;
+    fs.refuted = &self->refuted;
+    fs.nodes = 0;
+    fs.deepest = 0;
+    fs.noise = 0;
+    fs.rng = self->rng;
+    fact_table_new_generation(&self->refuted);
+    /* Restarts: a small node budget, doubled each time, with random
+     * tie-breaks after the first run. Refutations are facts, so they are
+     * kept across runs; only the last, unbounded-enough run decides. */
+    uint64_t budget = 200;
+    for (;;) {
+        uint64_t limit = fs.nodes + budget;
+        if (max_iters && limit > max_iters)
+            limit = max_iters;
+        fs.stop_at = limit;
+        fs.aborted = 0;
+        if (fast_dfs(&fs, 0)) {
+            out->outcome = OUTCOME_SOLVED;
+            out->solution_len = start->left;
+            memcpy(out->solution, fs.path, (size_t)start->left);
+            out->cards_played = start->left;
+            break;
+        }
+        if (!fs.aborted) {
+            out->outcome = OUTCOME_UNSOLVED;
+            out->cards_played = fs.deepest;
+            break;
+        }
+        if (max_iters && fs.nodes >= max_iters) {
+            out->outcome = OUTCOME_INTRACTABLE;
+            out->cards_played = fs.deepest;
+            break;
+        }
+        budget *= 2;
+        fs.noise = 1;
+    }
+    self->rng = fs.rng;
+    out->iterations = fs.nodes;
+    self->max_search_nodes = 0;
+    if (out->outcome == OUTCOME_UNSOLVED && want_most) {
+        MaxSearch ms;
+        ms.pos = *start;
+        ms.bounds = &self->bounds;
+        ms.nodes = 0;
+        ms.stop_at = UINT64_MAX;
+        ms.aborted = 0;
+        ms.best = fs.deepest;
+        fact_table_new_generation(&self->bounds);
+        max_dfs(&ms, 0);
+        out->cards_played = ms.best;
+        self->max_search_nodes = ms.nodes;
+    }
+}
+
+PyDoc_STRVAR(solve_doc,
+"solve(ranks, heights, foundation, search=0, max_iters=0, most_played=True)\n"
+"-> (outcome, iterations, cards_played, solution)\n\n"
+"ranks: 51 bytes, rank 0..12 of pile p position i at 3*p+i (0 = bottom);\n"
+"heights: 17 bytes; foundation: rank 0..12. search: 0 fast, 1 classic.\n"
+"outcome: 0 solved, 1 unsolved, 2 intractable. solution: bytes of pile\n"
+"indices, in play order (empty unless solved).");
+
+static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"ranks", "heights", "foundation", "search", "max_iters", "most_played", NULL};
+    Py_buffer ranks, heights;
+    int foundation, search = SEARCH_FAST, most = 1;
+    unsigned long long max_iters = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*i|iKp", kwlist, &ranks, &heights,
+                                     &foundation, &search, &max_iters, &most))
+        return NULL;
+    PyObject *result = NULL;
+    if (ranks.len != NCARDS || heights.len != NPILES || foundation < 0 || foundation >= NRANKS) {
+        PyErr_SetString(PyExc_ValueError, "expected 51 ranks, 17 heights and a foundation rank");
+        goto done;
+    }
+    const uint8_t *r = ranks.buf, *h = heights.buf;
+    for (int i = 0; i < NCARDS; i++)
+        if (r[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "rank out of range"); goto done; }
+    for (int p = 0; p < NPILES; p++)
+        if (h[p] > PILE_DEPTH) { PyErr_SetString(PyExc_ValueError, "height out of range"); goto done; }
+    Position start;
+    if (!position_init(&start, r, h, foundation)) {
+        PyErr_SetString(PyExc_ValueError, "position too large for the canonical key");
+        goto done;
+    }
+    SolveResult out;
+    memset(&out, 0, sizeof out);
+    int failed = 0;
+    Py_BEGIN_ALLOW_THREADS
+    if (search == SEARCH_CLASSIC)
+        failed = classic_solve(&self->classic, &start, max_iters, &out);
+    else
+        fast_solve(self, &start, max_iters, most, &out);
+    Py_END_ALLOW_THREADS
+    if (failed) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = Py_BuildValue("iKiy#", out.outcome, (unsigned long long)out.iterations,
+                           out.cards_played, (const char *)out.solution,
+                           (Py_ssize_t)(out.outcome == OUTCOME_SOLVED ? out.solution_len : 0));
+done:
+    PyBuffer_Release(&ranks);
+    PyBuffer_Release(&heights);
+    return result;
+}
+
+static PyObject *Solver_memory_bytes(SolverObject *self, void *closure)
+{
+    (void)closure;
+    size_t bytes = fact_table_bytes(&self->refuted) + fact_table_bytes(&self->bounds)
+                   + self->classic.capacity * sizeof(uint64_t)
+                   + self->classic.stack_capacity * sizeof(uint64_t);
+    return PyLong_FromSize_t(bytes);
+}
+
+static PyObject *Solver_most_played_nodes(SolverObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong(self->max_search_nodes);
+}
+
+static PyMethodDef Solver_methods[] = {
+    {"solve", (PyCFunction)(void (*)(void))Solver_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Solver_getset[] = {
+    {"memory_bytes", (getter)Solver_memory_bytes, NULL, "bytes held by the solver's tables", NULL},
+    {"most_played_nodes", (getter)Solver_most_played_nodes, NULL,
+     "positions expanded by the last most-cards-played search", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject SolverType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "blackhole_stats._core.Solver",
+    .tp_basicsize = sizeof(SolverObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Solver(table_bits=20): exact Black Hole search with reusable tables.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Solver_init,
+    .tp_dealloc = (destructor)Solver_dealloc,
+    .tp_methods = Solver_methods,
+    .tp_getset = Solver_getset,
+};
+
+/* ---------------------------------------------------------------------- */
+
+static PyObject *py_deal_ms(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
+    if (PyErr_Occurred())
+        return NULL;
+    if (seed < 1 || seed >= (1ull << 33)) {
+        PyErr_SetString(PyExc_ValueError, "ms seed must be in 1..2^33-1");
+        return NULL;
+    }
+    unsigned char out[NCARDS];
+    deal_ms(seed, out);
+    return PyBytes_FromStringAndSize((const char *)out, NCARDS);
+}
+
+static PyObject *py_deal_mt(PyObject *self, PyObject *arg)
+{
+    (void)self;
+    Py_buffer key;
+    if (!PyArg_Parse(arg, "y*", &key))
+        return NULL;
+    if (key.len == 0 || key.len % 4 != 0 || key.len > 4 * 1024) {
+        PyBuffer_Release(&key);
+        PyErr_SetString(PyExc_ValueError, "MT key must be 1..1024 little-endian 32-bit words");
+        return NULL;
+    }
+    int len = (int)(key.len / 4);
+    uint32_t words[1024];
+    const unsigned char *b = key.buf;
+    for (int i = 0; i < len; i++)
+        words[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16
+                   | (uint32_t)b[4 * i + 3] << 24;
+    PyBuffer_Release(&key);
+    unsigned char out[NCARDS];
+    deal_mt(words, len, out);
+    return PyBytes_FromStringAndSize((const char *)out, NCARDS);
+}
+
+static PyMethodDef core_methods[] = {
+    {"deal_ms", py_deal_ms, METH_O,
+     "deal_ms(seed) -> 51 card ids in board order (Microsoft LCG, seed 1..2^33-1)."},
+    {"deal_mt", py_deal_mt, METH_O,
+     "deal_mt(key) -> 51 card ids in board order (CPython MT19937 seeded by init_by_array(key))."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT, "_core", "Compiled dealing and search for blackhole_stats.", -1, core_methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__core(void)
+{
+    if (PyType_Ready(&SolverType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&SolverType);
+    if (PyModule_AddObject(m, "Solver", (PyObject *)&SolverType) < 0) {
+        Py_DECREF(&SolverType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
