@@ -1,0 +1,22 @@
+"""blackhole-stats: deal, solve and study PySolFC's Black Hole solitaire.
+
+The public vocabulary: `Card`, `Board` (a layout or a position part-way
+through a game), `Move`, `GameNumber` and `deal()` for PySolFC deals,
+`Solver` / `solve()` for exact verdicts.
+"""
+from importlib.metadata import PackageNotFoundError, version
+
+from .board import Board, BoardParseError, IllegalMove, Move
+from .cards import Card, CardParseError
+from .dealing import DealNumberError, GameNumber, deal
+from .solver import OUTCOMES, SEARCHES, SolveResult, Solver, solve
+
+try:
+    __version__ = version("blackhole-stats")
+except PackageNotFoundError:  # running from a source tree without install
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Board", "BoardParseError", "Card", "CardParseError", "DealNumberError", "GameNumber",
+    "IllegalMove", "Move", "OUTCOMES", "SEARCHES", "SolveResult", "Solver", "deal", "solve",
+]

@@ -1,0 +1,206 @@
+"""Boards (a layout or any position part-way through a game) and moves.
+
+The canonical text form is the one black-hole-solve reads::
+
+    Foundations: AS
+    JD KS TH        <- pile 0, bottom card first, the last card is playable
+    ...             <- up to 17 pile lines
+
+Cards missing from a board count as already played, so a position in the
+middle of a game is a board too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Iterable, Sequence
+
+from .cards import ACE_OF_SPADES, NUM_RANKS, Card, CardParseError
+
+NUM_PILES = 17
+PILE_SIZE = 3
+NUM_CARDS = NUM_PILES * PILE_SIZE
+FOUNDATION_PREFIX = "Foundations: "
+
+# bytes.translate table: PySolFC card id (suit * 13 + rank) -> rank.
+RANK_OF_ID = bytes(i % NUM_RANKS if i < 52 else 0 for i in range(256))
+
+
+class BoardParseError(ValueError):
+    """Board text that is not a valid position; names the line and the token."""
+
+
+class IllegalMove(ValueError):
+    """A move that the rules do not allow in the position it is played in."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """Play the top card of pile `pile` (0-based, board order) to the foundation."""
+
+    pile: int
+    card: Card
+
+    def to_dict(self) -> dict:
+        return {"pile": self.pile, "card": self.card.text}
+
+    def __str__(self) -> str:
+        return f"{self.card.text} from pile {self.pile}"
+
+
+@dataclass(frozen=True)
+class Board:
+    """A Black Hole position: the foundation's top card and 17 piles (bottom first)."""
+
+    foundation: Card
+    piles: tuple[tuple[Card, ...], ...]
+
+    def __post_init__(self) -> None:
+        if len(self.piles) != NUM_PILES:
+            raise ValueError(f"a board has {NUM_PILES} piles, not {len(self.piles)}")
+        seen = {self.foundation}
+        for index, pile in enumerate(self.piles):
+            if len(pile) > PILE_SIZE:
+                raise ValueError(f"pile {index} holds {len(pile)} cards; at most {PILE_SIZE}")
+            for card in pile:
+                if card in seen:
+                    raise ValueError(f"card {card} appears twice")
+                seen.add(card)
+
+    # ----------------------------------------------------------------- text
+    @classmethod
+    def from_text(cls, text: str) -> Board:
+        """Parse black-hole-solve board text; raises BoardParseError naming line and token."""
+        if "\r" in text:
+            raise BoardParseError("line endings must be '\\n' (found '\\r')")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()  # the final newline
+        if not lines or not lines[0].startswith(FOUNDATION_PREFIX):
+            first = lines[0] if lines else ""
+            raise BoardParseError(f"line 1: expected 'Foundations: <card>', got {first!r}")
+        foundation_tokens = lines[0][len(FOUNDATION_PREFIX):].split(" ")
+        if len(foundation_tokens) != 1:
+            raise BoardParseError(f"line 1: expected one foundation card, got {lines[0]!r}")
+        foundation = _parse_card(foundation_tokens[0], 1)
+        pile_lines = lines[1:]
+        if len(pile_lines) > NUM_PILES:
+            raise BoardParseError(
+                f"line {NUM_PILES + 2}: more than {NUM_PILES} piles ({pile_lines[NUM_PILES]!r})")
+        seen = {foundation: 1}
+        piles = []
+        for offset, line in enumerate(pile_lines):
+            number = offset + 2
+            tokens = line.split(" ") if line else []
+            if len(tokens) > PILE_SIZE:
+                raise BoardParseError(f"line {number}: more than {PILE_SIZE} cards in a pile ({line!r})")
+            pile = []
+            for token in tokens:
+                card = _parse_card(token, number)
+                if card in seen:
+                    where = "the foundation" if seen[card] == 1 else f"line {seen[card]}"
+                    raise BoardParseError(f"line {number}: card {token} is also on {where}")
+                seen[card] = number
+                pile.append(card)
+            piles.append(tuple(pile))
+        piles.extend(() for _ in range(NUM_PILES - len(piles)))
+        return cls(foundation, tuple(piles))
+
+    def to_text(self) -> str:
+        lines = [FOUNDATION_PREFIX + self.foundation.text]
+        lines += [" ".join(card.text for card in pile) for pile in self.piles]
+        return "\n".join(lines) + "\n"
+
+    def pretty(self) -> str:
+        """Suit symbols, piles numbered in board order, the playable card last."""
+        lines = [f"Foundation: {self.foundation.pretty}"]
+        for index, pile in enumerate(self.piles):
+            cards = " ".join(f"{card.pretty:>3}" for card in pile) or "(empty)"
+            lines.append(f"{index:>2}: {cards}")
+        return "\n".join(lines) + "\n"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_svg_(self) -> str:
+        """Draw the 17 fans in a notebook, in PySolFC's 5-4-4-4 rows."""
+        rows = [range(0, 5), range(5, 9), range(9, 13), range(13, 17)]
+        width, card_w, card_h, step = 520, 38, 54, 16
+        height = 40 + len(rows) * 80
+        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+                 'font-family="sans-serif" font-size="13">',
+                 f'<text x="8" y="22">Foundation: {escape(self.foundation.pretty)}</text>']
+        for row_index, row in enumerate(rows):
+            for column, pile_index in enumerate(row):
+                x0, y0 = 8 + column * 102, 34 + row_index * 80
+                for depth, card in enumerate(self.piles[pile_index]):
+                    x = x0 + depth * step
+                    colour = "#c00" if card.suit in (2, 3) else "#000"
+                    parts.append(f'<rect x="{x}" y="{y0}" width="{card_w}" height="{card_h}" rx="4" '
+                                 'fill="#fff" stroke="#555"/>')
+                    parts.append(f'<text x="{x + 3}" y="{y0 + 15}" fill="{colour}">'
+                                 f'{escape(card.pretty)}</text>')
+        parts.append("</svg>")
+        return "".join(parts)
+
+    # ----------------------------------------------------------------- play
+    @classmethod
+    def from_card_ids(cls, ids: Sequence[int]) -> Board:
+        """A fresh deal: 51 PySolFC card ids, pile p position i at 3 * p + i."""
+        piles = tuple(tuple(Card.from_id(ids[PILE_SIZE * p + i]) for i in range(PILE_SIZE))
+                      for p in range(NUM_PILES))
+        return cls(ACE_OF_SPADES, piles)
+
+    @property
+    def cards_left(self) -> int:
+        return sum(len(pile) for pile in self.piles)
+
+    def legal_moves(self) -> list[Move]:
+        return [Move(index, pile[-1]) for index, pile in enumerate(self.piles)
+                if pile and pile[-1].fits_on(self.foundation)]
+
+    def play(self, pile: int) -> tuple[Move, Board]:
+        """Play the top card of `pile`; raises IllegalMove if the rules forbid it."""
+        if not 0 <= pile < NUM_PILES:
+            raise IllegalMove(f"there is no pile {pile}")
+        cards = self.piles[pile]
+        if not cards:
+            raise IllegalMove(f"pile {pile} is empty")
+        card = cards[-1]
+        if not card.fits_on(self.foundation):
+            raise IllegalMove(f"{card} from pile {pile} does not fit on {self.foundation}")
+        piles = self.piles[:pile] + (cards[:-1],) + self.piles[pile + 1:]
+        return Move(pile, card), Board(card, piles)
+
+    def replay(self, piles: Iterable[int]) -> tuple[list[Move], Board]:
+        """Play piles in order; returns the moves and the final position."""
+        board, moves = self, []
+        for pile in piles:
+            move, board = board.play(pile)
+            moves.append(move)
+        return moves, board
+
+    def replay_cards(self, cards: Iterable[Card]) -> Board:
+        """Play the named cards in order (each must be on top of its pile)."""
+        board = self
+        for card in cards:
+            pile = next((i for i, p in enumerate(board.piles) if p and p[-1] == card), None)
+            if pile is None:
+                raise IllegalMove(f"{card} is not on top of any pile")
+            _, board = board.play(pile)
+        return board
+
+    def solver_input(self) -> tuple[bytes, bytes, int]:
+        """Ranks (51 bytes, 3 per pile), heights (17 bytes), foundation rank."""
+        ranks = bytearray(NUM_CARDS)
+        for p, pile in enumerate(self.piles):
+            for i, card in enumerate(pile):
+                ranks[PILE_SIZE * p + i] = card.rank
+        return bytes(ranks), bytes(len(pile) for pile in self.piles), self.foundation.rank
+
+
+def _parse_card(token: str, line: int) -> Card:
+    try:
+        return Card.from_text(token)
+    except CardParseError as error:
+        raise BoardParseError(f"line {line}: {error}") from None

@@ -1,0 +1,62 @@
+"""Cards and their two-character codes (`AS`, `TD`, `KH`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+RANKS = "A23456789TJQK"
+"""Rank letters, Ace = 0 ... King = 12 (Ace and King are adjacent)."""
+SUITS = "CSHD"
+"""Suit letters in PySolFC's order, so that card id = suit * 13 + rank."""
+SUIT_SYMBOLS = "♣♠♥♦"
+NUM_RANKS = len(RANKS)
+
+
+class CardParseError(ValueError):
+    """A token that is not a card code; the message names the token."""
+
+
+@dataclass(frozen=True, order=True)
+class Card:
+    """A playing card; `Card.from_text("TD").text == "TD"`."""
+
+    rank: int  # 0 = Ace ... 12 = King
+    suit: int  # index into SUITS
+
+    @classmethod
+    def from_text(cls, text: str) -> Card:
+        if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
+            raise CardParseError(f"unknown card {text!r} (expected rank {RANKS} then suit {SUITS}, e.g. 'TD')")
+        return cls(RANKS.index(text[0]), SUITS.index(text[1]))
+
+    @classmethod
+    def from_id(cls, card_id: int) -> Card:
+        """From PySolFC's card id, suit * 13 + rank."""
+        return cls(card_id % NUM_RANKS, card_id // NUM_RANKS)
+
+    @property
+    def id(self) -> int:
+        return self.suit * NUM_RANKS + self.rank
+
+    @property
+    def text(self) -> str:
+        return RANKS[self.rank] + SUITS[self.suit]
+
+    @property
+    def pretty(self) -> str:
+        """Rank and suit symbol, with '10' for ten: '10♦'."""
+        rank = "10" if RANKS[self.rank] == "T" else RANKS[self.rank]
+        return rank + SUIT_SYMBOLS[self.suit]
+
+    def fits_on(self, other: Card) -> bool:
+        """True if this card may be played on `other`: ranks one apart, K-A wrapping."""
+        return (self.rank - other.rank) % NUM_RANKS in (1, NUM_RANKS - 1)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Card.from_text({self.text!r})"
+
+
+ACE_OF_SPADES = Card.from_text("AS")
+"""The card that starts on the foundation in every deal."""

@@ -1,0 +1,110 @@
+"""The `blackhole-stats` command line: a thin shell over the library."""
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from . import __version__
+from .board import Board, BoardParseError
+from .dealing import DealNumberError, GameNumber, deal
+from .solver import SEARCHES, Solver
+
+EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
+"""`solve` exit codes; 1 is an input error, 2 a usage error (click's)."""
+
+
+class GameNumberType(click.ParamType):
+    name = "GAME"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, GameNumber):
+            return value
+        try:
+            return GameNumber.parse(value)
+        except DealNumberError as error:
+            raise click.ClickException(str(error)) from None  # one line, no usage banner
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="blackhole-stats")
+def main() -> None:
+    """Deal, solve and study PySolFC's Black Hole solitaire.
+
+    \b
+    Examples:
+      blackhole-stats deal 42 --format pretty
+      blackhole-stats solve 42
+      blackhole-stats run --range 1-10000 --out runs/first
+      blackhole-stats report runs/first
+    """
+
+
+@main.command("deal")
+@click.argument("game", type=GameNumberType())
+@click.option("--format", "fmt", type=click.Choice(["board", "pretty"]), default="board",
+              show_default=True, help="board: black-hole-solve's text; pretty: suit symbols.")
+def deal_command(game: GameNumber, fmt: str) -> None:
+    """Print the layout PySolFC deals for GAME (e.g. 42, ms42, 26464608654870335080).
+
+    Plain numbers follow today's PySolFC (Microsoft LCG below 32000, Mersenne
+    Twister from 32000 up); msN is always the LCG.
+    """
+    board = deal(game)
+    click.echo(board.pretty() if fmt == "pretty" else board.to_text(), nl=False)
+
+
+@main.command("solve")
+@click.argument("game", required=False)
+@click.option("--board", "board_file", type=click.File("r", encoding="utf-8"),
+              help="Read a position in black-hole-solve's board format ('-' = stdin).")
+@click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
+              help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
+@click.option("--max-iters", type=click.IntRange(min=1), default=None,
+              help="Give up (outcome 'intractable') after this many iterations.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
+def solve_command(game: str | None, board_file, search: str, max_iters: int | None,
+                  as_json: bool) -> None:
+    """Decide GAME (or a position from --board FILE, or '-' for stdin) exactly.
+
+    \b
+    Exit status: 0 solved, 3 unsolvable, 4 intractable (--max-iters ran out),
+    1 bad input, 2 bad usage.
+    Example: blackhole-stats solve 2 --json
+    """
+    if game is None and board_file is None:
+        raise click.UsageError("give a game number, --board FILE, or '-' for a board on stdin")
+    if game is not None and board_file is not None:
+        raise click.UsageError("give a game number or --board, not both")
+    if game == "-":
+        board_file, game = click.open_file("-"), None
+    label = None
+    if board_file is not None:
+        try:
+            board = Board.from_text(board_file.read())
+        except (BoardParseError, UnicodeDecodeError) as error:
+            raise click.ClickException(f"bad board: {error}")
+    else:
+        number = GameNumberType().convert(game, None, None)
+        board = deal(number)
+        label = str(number)
+    result = Solver().solve(board, search=search, max_iters=max_iters)
+    if as_json:
+        click.echo(json.dumps({"deal": label, **result.to_dict()}))
+    else:
+        click.echo(_describe(label, result))
+    sys.exit(EXIT_STATUS[result.outcome])
+
+
+def _describe(label: str | None, result) -> str:
+    name = f"deal {label}" if label else "position"
+    verdicts = {"solved": "solvable", "unsolved": "not solvable", "intractable": "undecided"}
+    lines = [f"{name}: {verdicts[result.outcome]} ({result.outcome}), "
+             f"{result.iterations:,} iterations, {result.seconds:.3f} s"]
+    if result.solved:
+        lines.append(f"solution, {len(result.moves)} moves (pile numbers are 0-based, board order):")
+        lines += [f"{index:>3}. {move}" for index, move in enumerate(result.moves, 1)]
+    else:
+        lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}")
+    return "\n".join(lines)
