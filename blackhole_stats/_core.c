@@ -357,39 +357,111 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
  * Nothing here says how many cards can be played, only "not all of them".
  * ====================================================================== */
 
-static int cut_test_passes(const Position *s, const int x[NRANKS], const uint16_t below[NRANKS])
+static inline uint16_t rot_up(uint16_t m)   /* bit v -> bit v+1 (mod 13) */
 {
-    int low[NRANKS], nlow = 0;
-    for (int e = 0; e < NRANKS; e++)
-        if (x[e] <= 2)
-            low[nlow++] = e;
-    for (int a = 0; a < nlow; a++) {
-        for (int b = a + 1; b < nlow; b++) {
-            int e1 = low[a], e2 = low[b], k = x[e1] + x[e2];
-            if (k < 1 || k > 2)
-                continue;
-            /* Ranks e1+1 .. e2 form one arc, the rest the other. */
-            uint16_t arc = (uint16_t)(((1u << (e2 + 1)) - 1) & ~((1u << (e1 + 1)) - 1));
-            uint16_t left = (arc >> s->f & 1) ? arc : (uint16_t)(~arc & ALL_RANKS);
-            uint16_t right = (uint16_t)(~left & ALL_RANKS);
-            if (k == 1) {
-                uint16_t under_right = 0;
-                for (int u = 0; u < NRANKS; u++)
-                    if (right >> u & 1)
-                        under_right |= below[u];
-                if (under_right & left)
-                    return 0;
-            } else {
-                for (int p = 0; p < NPILES; p++) {
-                    if (s->h[p] != 3)
-                        continue;
-                    if ((right >> s->rank[p][2] & 1) && (left >> s->rank[p][1] & 1)
-                        && (right >> s->rank[p][0] & 1))
-                        return 0;
-                }
-            }
+    return (uint16_t)(((m << 1) | (m >> 12)) & ALL_RANKS);
+}
+
+static inline uint16_t rot_down(uint16_t m) /* bit v+1 -> bit v (mod 13) */
+{
+    return (uint16_t)(((m >> 1) | (m << 12)) & ALL_RANKS);
+}
+
+/* Ranks joined to rank f by the edges in `edges` (edge v joins v and v+1). */
+static inline uint16_t component(uint16_t edges, int f)
+{
+    uint16_t missing = (uint16_t)(~edges & ALL_RANKS);
+    if ((missing & (missing - 1)) == 0) /* a cycle or a path: all joined */
+        return ALL_RANKS;
+    uint16_t reach = (uint16_t)(1u << f), before;
+    do {
+        before = reach;
+        reach |= rot_up(reach & edges) | (rot_down(reach) & edges);
+    } while (reach != before);
+    return reach;
+}
+
+/* For end rank t, the unit vector e_t adds (-1)^k to 2 x_v where
+ * t = v + 1 + k (mod 13): EVEN_SIGN[t] marks the v with k even. */
+static uint16_t EVEN_SIGN[NRANKS];
+
+static void init_even_sign(void)
+{
+    for (int t = 0; t < NRANKS; t++)
+        for (int v = 0; v < NRANKS; v++)
+            if (((t - v - 1 + 2 * NRANKS) % NRANKS) % 2 == 0)
+                EVEN_SIGN[t] |= (uint16_t)(1u << v);
+}
+
+typedef struct {
+    uint16_t below[NRANKS];   /* ranks lying under a card of rank u in its pile */
+    int triples;              /* 3-card piles, play order top, middle, bottom */
+    uint16_t top[NPILES], middle[NPILES], bottom[NPILES];
+} PileOrder;
+
+static void pile_order_init(const Position *s, PileOrder *po)
+{
+    memset(po->below, 0, sizeof po->below);
+    po->triples = 0;
+    for (int p = 0; p < NPILES; p++) {
+        int h = s->h[p];
+        if (h == 0)
+            continue;
+        uint16_t under = 0;
+        for (int i = 0; i < h; i++) {
+            if (i)
+                po->below[s->rank[p][i]] |= under;
+            under |= (uint16_t)(1u << s->rank[p][i]);
+        }
+        if (h == 3) {
+            po->top[po->triples] = (uint16_t)(1u << s->rank[p][2]);
+            po->middle[po->triples] = (uint16_t)(1u << s->rank[p][1]);
+            po->bottom[po->triples] = (uint16_t)(1u << s->rank[p][0]);
+            po->triples++;
         }
     }
+}
+
+/* Play-order violations for one cut: k = 1 forbids an R card above an L
+ * card; k = 2 forbids a 3-card pile reading R, L, R from the top. */
+static inline int cut_violated(int f, int e1, int e2, int k, const PileOrder *po)
+{
+    if (e1 > e2) { int t = e1; e1 = e2; e2 = t; }
+    /* Ranks e1+1 .. e2 form one arc, the rest the other. */
+    uint16_t arc = (uint16_t)(((1u << (e2 + 1)) - 1) & ~((1u << (e1 + 1)) - 1));
+    uint16_t left = (arc >> f & 1) ? arc : (uint16_t)(~arc & ALL_RANKS);
+    uint16_t right = (uint16_t)(~left & ALL_RANKS);
+    if (k == 1) {
+        uint16_t under_right = 0;
+        for (uint16_t r = right; r; r &= (uint16_t)(r - 1))
+            under_right |= po->below[__builtin_ctz(r)];
+        return (under_right & left) != 0;
+    }
+    for (int i = 0; i < po->triples; i++)
+        if ((po->top[i] & right) && (po->middle[i] & left) && (po->bottom[i] & right))
+            return 1;
+    return 0;
+}
+
+/* The cut test, (b) above: every pair of edges with x_e1 + x_e2 in {1, 2}.
+ * zero, one, two: the edges with x = 0, 1, 2. */
+static int cut_test_passes(int f, uint16_t zero, uint16_t one, uint16_t two, const PileOrder *po)
+{
+    for (uint16_t a = zero; a; a &= (uint16_t)(a - 1)) {
+        int e1 = __builtin_ctz(a);
+        for (uint16_t b = one; b; b &= (uint16_t)(b - 1))
+            if (cut_violated(f, e1, __builtin_ctz(b), 1, po))
+                return 0;
+        if (po->triples)
+            for (uint16_t b = two; b; b &= (uint16_t)(b - 1))
+                if (cut_violated(f, e1, __builtin_ctz(b), 2, po))
+                    return 0;
+    }
+    if (po->triples)
+        for (uint16_t a = one; a; a &= (uint16_t)(a - 1))
+            for (uint16_t b = (uint16_t)(a & (a - 1)); b; b &= (uint16_t)(b - 1))
+                if (cut_violated(f, __builtin_ctz(a), __builtin_ctz(b), 2, po))
+                    return 0;
     return 1;
 }
 
@@ -416,51 +488,47 @@ static int can_finish(const Position *s)
     if (min_alt >= 5)
         return 1;
 
-    uint16_t needed = (uint16_t)(1u << s->f), ends = 0;
-    for (int v = 0; v < NRANKS; v++)
-        if (s->count[v])
-            needed |= (uint16_t)(1u << v);
-    uint16_t below[NRANKS] = {0};
-    for (int p = 0; p < NPILES; p++) {
-        int h = s->h[p];
-        if (h == 0)
-            continue;
-        ends |= (uint16_t)(1u << s->rank[p][0]);
-        uint16_t under = 0;
-        for (int i = 0; i < h; i++) {
-            if (i)
-                below[s->rank[p][i]] |= under;
-            under |= (uint16_t)(1u << s->rank[p][i]);
-        }
+    /* Threshold masks: with sign +1 (EVEN_SIGN), 2x = alt - 1; else alt + 1. */
+    uint16_t ok_plus = 0, ok_minus = 0, pos_plus = 0, pos_minus = 0;
+    uint16_t one_plus = 0, one_minus = 0, two_plus = 0, two_minus = 0;
+    uint16_t needed = (uint16_t)(1u << s->f);
+    for (int v = 0; v < NRANKS; v++) {
+        uint16_t bit = (uint16_t)(1u << v);
+        int a = alt[v];
+        if (a >= 1) { ok_plus |= bit; pos_minus |= bit; }
+        if (a >= -1) ok_minus |= bit;
+        if (a >= 3) pos_plus |= bit;
+        if (a == 3) { one_plus |= bit; two_minus |= bit; }
+        if (a == 1) one_minus |= bit;
+        if (a == 5) two_plus |= bit;
+        if (s->count[v]) needed |= bit;
     }
-    for (int t = 0; t < NRANKS; t++) {
-        if (!(ends >> t & 1))
-            continue;
-        int x[NRANKS], ok = 1;
-        for (int v = 0; v < NRANKS && ok; v++) {
-            /* The unit vector at t contributes (-1)^k with t = v+1+k. */
-            int k = (t - v - 1 + 2 * NRANKS) % NRANKS;
-            int twice = alt[v] - ((k & 1) ? -1 : 1);
-            if (twice < 0)
-                ok = 0;
-            x[v] = twice / 2;
-        }
-        if (!ok)
-            continue;
-        /* Ranks joined to f by edges the walk uses. */
-        uint16_t reach = (uint16_t)(1u << s->f);
-        for (int v = s->f, step = 0; step < NRANKS && x[v] > 0; step++) {
-            v = (v + 1) % NRANKS;
-            reach |= (uint16_t)(1u << v);
-        }
-        for (int v = s->f, step = 0; step < NRANKS && x[(v + NRANKS - 1) % NRANKS] > 0; step++) {
-            v = (v + NRANKS - 1) % NRANKS;
-            reach |= (uint16_t)(1u << v);
-        }
+    uint16_t ends = 0;
+    for (int p = 0; p < NPILES; p++)
+        if (s->h[p])
+            ends |= (uint16_t)(1u << s->rank[p][0]);
+    PileOrder po;
+    int have_order = 0;
+    for (uint16_t rest = ends; rest; rest &= (uint16_t)(rest - 1)) {
+        int t = __builtin_ctz(rest);
+        uint16_t plus = EVEN_SIGN[t], minus = (uint16_t)(~plus & ALL_RANKS);
+        if (((ok_plus & plus) | (ok_minus & minus)) != ALL_RANKS)
+            continue; /* some x_v < 0 */
+        uint16_t used = (uint16_t)((pos_plus & plus) | (pos_minus & minus));
         uint16_t must = (uint16_t)(needed | (1u << t));
-        if ((must & reach) != must)
+        if ((component(used, s->f) & must) != must)
             continue;
-        if (cut_test_passes(s, x, below))
+        /* Edges crossed 0, 1 and 2 times (2x = alt - 1 or alt + 1). */
+        uint16_t zero = (uint16_t)(~used & ALL_RANKS);
+        uint16_t one = (uint16_t)((one_plus & plus) | (one_minus & minus));
+        uint16_t two = (uint16_t)((two_plus & plus) | (two_minus & minus));
+        if (!zero && !(one & (one - 1)))
+            return 1; /* no pair sums to 1 or 2 */
+        if (!have_order) {
+            pile_order_init(s, &po);
+            have_order = 1;
+        }
+        if (cut_test_passes(s->f, zero, one, two, &po))
             return 1;
     }
     return 0;
@@ -527,7 +595,13 @@ static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, in
         if (h > 1)
             after[s->rank[p][h - 2]]++;
         int mobility = after[(r + 1) % NRANKS] + after[(r + NRANKS - 1) % NRANKS];
+#ifdef MOB_ASC
+        int score = (h << 10) | ((63 - mobility) << 4);
+#elif defined(NO_HEIGHT)
+        int score = (mobility << 4);
+#else
         int score = (h << 10) | (mobility << 4);
+#endif
         if (noise) {
             *rng = *rng * 1664525u + 1013904223u;
             score |= (int)(*rng >> 28);
@@ -561,6 +635,9 @@ typedef struct {
     uint8_t path[NCARDS];
 } FastSearch;
 
+#ifdef STATS
+static uint64_t stat_dead, stat_expanded, stat_nomoves;
+#endif
 static int fast_dfs(FastSearch *fs, int depth)
 {
     Position *s = &fs->pos;
@@ -577,11 +654,17 @@ static int fast_dfs(FastSearch *fs, int depth)
     if (fact_table_find(fs->refuted, key) >= 0)
         return 0;
     if (!can_finish(s)) {
+#ifdef STATS
+        stat_dead++;
+#endif
         fact_table_put(fs->refuted, key, 0);
         return 0;
     }
     Move moves[NPILES];
     int n = legal_moves(s, moves);
+#ifdef STATS
+    stat_expanded++; if (n == 0) stat_nomoves++;
+#endif
     order_moves(s, moves, n, &fs->rng, fs->noise);
     for (int i = 0; i < n; i++) {
         int p = moves[i].pile, old_f = s->f;
@@ -886,7 +969,6 @@ typedef struct {
     FactTable refuted;
     FactTable bounds;
     ClassicTables classic;
-    uint32_t rng;
     uint64_t max_search_nodes; /* nodes of the last most-played search */
 } SolverObject;
 
@@ -919,7 +1001,6 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kwds)
         PyErr_NoMemory();
         return -1;
     }
-    self->rng = 12345u;
     return 0;
 }
 
@@ -932,12 +1013,15 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
     fs.nodes = 0;
     fs.deepest = 0;
     fs.noise = 0;
-    fs.rng = self->rng;
+    fs.rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
     fact_table_new_generation(&self->refuted);
     /* Restarts: a small node budget, doubled each time, with random
      * tie-breaks after the first run. Refutations are facts, so they are
      * kept across runs; only the last, unbounded-enough run decides. */
-    uint64_t budget = 200;
+#ifndef BUDGET0
+#define BUDGET0 200
+#endif
+    uint64_t budget = BUDGET0;
     for (;;) {
         uint64_t limit = fs.nodes + budget;
         if (max_iters && limit > max_iters)
@@ -964,8 +1048,10 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
         budget *= 2;
         fs.noise = 1;
     }
-    self->rng = fs.rng;
     out->iterations = fs.nodes;
+#ifdef STATS
+    fprintf(stderr, "STATS %llu %llu %llu\n", (unsigned long long)stat_dead, (unsigned long long)stat_expanded, (unsigned long long)stat_nomoves);
+#endif
     self->max_search_nodes = 0;
     if (out->outcome == OUTCOME_UNSOLVED && want_most) {
         MaxSearch ms;
@@ -1131,6 +1217,7 @@ static struct PyModuleDef core_module = {
 
 PyMODINIT_FUNC PyInit__core(void)
 {
+    init_even_sign();
     if (PyType_Ready(&SolverType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);

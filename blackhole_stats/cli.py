@@ -108,3 +108,44 @@ def _describe(label: str | None, result) -> str:
     else:
         lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}")
     return "\n".join(lines)
+
+
+@main.command("report")
+@click.argument("dataset", type=click.Path())
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
+              show_default=True, help="text for the terminal, markdown for a README, json for programs.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False),
+              help="Also write PNG charts into this directory (needs the 'plots' extra: matplotlib).")
+@click.option("--compare", "other", type=click.Path(),
+              help="Another dataset, .parquet file or CSV (deal, outcome, optional iterations, ms, "
+                   "cards_played or max_played): list deals whose verdicts differ, statistics side by side.")
+def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | None) -> None:
+    """Summarize the solved deals in DATASET (a run directory, a .parquet file or a CSV).
+
+    Outcome counts with a 95% Wilson interval for the solvable fraction,
+    iteration statistics per outcome, how close unsolvable deals got, the
+    hardest deals and the run's settings. Reads only the documented columns.
+
+    \b
+    Examples:
+      blackhole-stats report runs/first
+      blackhole-stats report runs/first --format markdown --plots runs/first/plots
+      blackhole-stats report runs/fast --compare runs/classic
+      blackhole-stats report runs/first --compare peer_1_1000.csv --format json
+    """
+    from . import report  # pandas loads only for this command
+    from .plots import PlotsUnavailable, write_plots
+
+    try:
+        data = report.load(dataset)
+        result = report.build_report(data, dataset, report.read_manifest(dataset))
+        if other is not None:
+            other_data = report.load(other, required=report.VERDICTS)
+            other_report = report.build_report(other_data, other, report.read_manifest(other))
+            result = report.compare(data, other_data, result, other_report)
+        written = write_plots(data, plots_dir) if plots_dir is not None else []
+    except (report.DatasetError, PlotsUnavailable) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(report.render(result, fmt))
+    for path in written:
+        click.echo(f"wrote {path}", err=True)

@@ -1,0 +1,101 @@
+"""PNG charts of a dataset, for people who would rather look than read.
+
+matplotlib is the optional `plots` extra, imported only when charts are
+asked for. Figures are drawn with `matplotlib.figure.Figure` directly (Agg
+renders PNG), so no pyplot state or global backend switch leaks into a
+notebook that calls this.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .report import wilson_interval
+from .solver import OUTCOMES
+
+COLORS = {"solved": "tab:green", "unsolved": "tab:red", "intractable": "tab:gray"}
+SIZE = (8, 4.5)
+DPI = 120
+
+
+class PlotsUnavailable(RuntimeError):
+    """matplotlib is not installed."""
+
+
+def write_plots(data: pd.DataFrame, out_dir: str | Path) -> list[Path]:
+    """Write the charts that have data to show into `out_dir`; return the files written.
+
+    `data` is a normalized dataset (`report.load`).
+    """
+    try:
+        from matplotlib.figure import Figure
+    except ImportError:
+        raise PlotsUnavailable("plots need matplotlib: pip install 'blackhole-stats[plots]'") from None
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, draw in (("iterations.png", _iterations), ("cards_played.png", _cards_played),
+                       ("solvable_fraction.png", _solvable_fraction)):
+        figure = Figure(figsize=SIZE, layout="constrained")
+        if draw(figure.subplots(), data):
+            figure.savefig(out_dir / name, dpi=DPI)
+            written.append(out_dir / name)
+    return written
+
+
+def _iterations(ax, data: pd.DataFrame) -> bool:
+    """Histogram of iterations per outcome, log-spaced bins on a log axis (0 counts in the first bin)."""
+    if "iterations" not in data or data.empty:
+        return False
+    top = max(int(data["iterations"].max()), 10)
+    bins = np.geomspace(1, top * 1.01, 60)
+    for outcome in OUTCOMES:
+        values = data.loc[data["outcome"] == outcome, "iterations"].to_numpy()
+        if len(values):
+            ax.hist(np.clip(values, 1, None), bins=bins, histtype="step", linewidth=1.5,
+                    color=COLORS[outcome], label=f"{outcome} ({len(values):,} deals)")
+    ax.set_xscale("log")
+    ax.set_xlabel("iterations (positions expanded), log scale")
+    ax.set_ylabel("deals per bin")
+    ax.set_title("How much search each deal needed, by outcome")
+    ax.legend()
+    return True
+
+
+def _cards_played(ax, data: pd.DataFrame) -> bool:
+    """Bar chart: how many unsolvable deals got exactly k cards onto the foundation."""
+    if "cards_played" not in data:
+        return False
+    cards = data.loc[data["outcome"] == "unsolved", "cards_played"].value_counts().sort_index()
+    if cards.empty:
+        return False
+    ax.bar(cards.index, cards.to_numpy(), width=0.8, color=COLORS["unsolved"])
+    ax.set_xlim(-1, 52)
+    ax.set_xlabel("most cards any line of play puts on the foundation (51 = solved)")
+    ax.set_ylabel("unsolvable deals")
+    ax.set_title(f"How close the {cards.sum():,} unsolvable deals got (0 = no legal first move)")
+    return True
+
+
+def _solvable_fraction(ax, data: pd.DataFrame) -> bool:
+    """Running solvable fraction of decided deals in deal-number order, with its 95% Wilson band."""
+    decided = data[data["outcome"] != "intractable"]
+    if decided.empty:
+        return False
+    for ms, deals in decided.groupby("ms"):
+        solved = np.cumsum((deals["outcome"] == "solved").to_numpy())
+        trials = np.arange(1, len(deals) + 1)
+        low, high = wilson_interval(solved, trials)
+        numbers = deals["deal"].to_numpy(dtype=float)
+        label = f"{'ms' if ms else 'PySolFC'} deals: {solved[-1] / trials[-1]:.2%} of {trials[-1]:,} decided"
+        line, = ax.plot(numbers, solved / trials, label=label)
+        ax.fill_between(numbers, low, high, color=line.get_color(), alpha=0.2, linewidth=0,
+                        label="95% Wilson interval")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("deal number")
+    ax.set_ylabel("solvable fraction so far")
+    ax.set_title("Running solvable fraction over the deal numbers")
+    ax.legend(loc="lower right")
+    return True

@@ -1,0 +1,470 @@
+"""What a study reports about a dataset of solved deals.
+
+Reads only the documented columns, so it works on any dataset that has them:
+one written by `blackhole-stats run`, one built in a notebook, or (for
+`--compare`) a CSV of another solver's verdicts. Statistics are exact
+numpy/pandas computations; the output says which conventions it uses.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .solver import OUTCOMES
+
+COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds")
+"""The documented columns a report uses (`solution` is never needed)."""
+REQUIRED = ("deal", "outcome", "iterations", "cards_played")
+"""What a dataset must have to be reported on."""
+VERDICTS = ("deal", "outcome")
+"""What the other side of `--compare` must have (e.g. another solver's CSV)."""
+MANIFEST_KEYS = ("search", "max_iters", "deals", "version", "started", "finished",
+                 "elapsed_seconds", "machine")
+HARDEST = 10
+Z95 = 1.959963984540054
+"""Two-sided 95% normal quantile, `statistics.NormalDist().inv_cdf(0.975)`."""
+FORMATS = ("text", "markdown", "json")
+METHODS = "std: sample standard deviation (n - 1); q1, median, q3, p99: linear interpolation (numpy's default)"
+
+
+class DatasetError(ValueError):
+    """A dataset the report cannot use; the message names the file and the problem."""
+
+
+def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame:
+    """The dataset at `path`: a directory of `*.parquet` parts, one Parquet file, or a CSV.
+
+    Returns the documented columns present, normalized: `deal` as Python ints
+    (object dtype, because game numbers go past 2^64), `ms` bool, `outcome`
+    categorical, numbers as int64/float64; sorted by (ms, deal). In a CSV,
+    `max_played` stands for `cards_played`.
+    """
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(path.glob("*.parquet"))
+        if not files:
+            raise DatasetError(f"{path}: no *.parquet files in this directory")
+    elif path.is_file():
+        files = [path]
+    else:
+        raise DatasetError(f"{path}: no such file or directory")
+    frames = [_read_csv(file, required) if file.suffix.lower() == ".csv" else _read_parquet(file, required)
+              for file in files]
+    return _normalize(pd.concat(frames, ignore_index=True), path)
+
+
+def _read_parquet(file: Path, required: tuple[str, ...]) -> pd.DataFrame:
+    try:
+        names = pq.read_schema(file).names
+    except (pa.ArrowException, OSError) as error:
+        raise DatasetError(f"{file}: not a readable Parquet file ({_first_line(error)})") from None
+    _check_columns(file, names, required)
+    return pq.read_table(file, columns=[name for name in COLUMNS if name in names]).to_pandas()
+
+
+def _read_csv(file: Path, required: tuple[str, ...]) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(file, dtype={"deal": str})
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
+        raise DatasetError(f"{file}: not a readable CSV file ({_first_line(error)})") from None
+    if "cards_played" not in frame and "max_played" in frame:
+        frame = frame.rename(columns={"max_played": "cards_played"})
+    _check_columns(file, frame.columns, required)
+    return frame[[name for name in COLUMNS if name in frame]]
+
+
+def _check_columns(file: Path, names, required: tuple[str, ...]) -> None:
+    missing = [name for name in required if name not in names]
+    if missing:
+        raise DatasetError(f"{file}: missing column {', '.join(missing)} "
+                           f"(needs {', '.join(required)})")
+
+
+def _first_line(error: Exception) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def _normalize(frame: pd.DataFrame, source: Path) -> pd.DataFrame:
+    try:
+        deals = np.array([int(value) for value in frame["deal"]], dtype=object)
+    except (TypeError, ValueError, ArithmeticError):
+        raise DatasetError(f"{source}: column deal must hold whole game numbers") from None
+    outcome = frame["outcome"].astype(object)
+    unexpected = set(outcome.unique()) - set(OUTCOMES)
+    if unexpected:
+        raise DatasetError(f"{source}: column outcome has {sorted(map(repr, unexpected))[0]}; "
+                           f"expected {', '.join(OUTCOMES)}")
+    data = pd.DataFrame({
+        "deal": deals,
+        "ms": frame["ms"].astype(object).fillna(False).astype(bool).to_numpy() if "ms" in frame else False,
+        "outcome": pd.Categorical(outcome.to_numpy(), categories=OUTCOMES),
+    })
+    for column, dtype in (("iterations", "int64"), ("cards_played", "int64"), ("seconds", "float64")):
+        if column in frame:
+            values = pd.to_numeric(frame[column], errors="coerce")
+            if values.isna().any():
+                raise DatasetError(f"{source}: column {column} has missing or non-numeric values")
+            data[column] = values.to_numpy().astype(dtype)
+    return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
+
+
+def read_manifest(path: str | Path) -> dict:
+    """The displayable settings from `path/manifest.json`; {} when there is none."""
+    file = Path(path) / "manifest.json"
+    if not file.is_file():
+        return {}
+    try:
+        manifest = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise DatasetError(f"{file}: not valid JSON ({_first_line(error)})") from None
+    if not isinstance(manifest, dict):
+        raise DatasetError(f"{file}: expected a JSON object")
+    return {key: manifest[key] for key in MANIFEST_KEYS if key in manifest}
+
+
+def deal_name(number: int, ms: bool) -> str:
+    """A deal's display name, as PySolFC writes it: `123` or `ms123`."""
+    return f"ms{number}" if ms else str(number)
+
+
+def wilson_interval(successes, trials, z: float = Z95):
+    """Wilson score interval (low, high) for a binomial proportion; works on numpy arrays too."""
+    p = np.divide(successes, trials)
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z / denominator * np.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    return centre - half, centre + half
+
+
+@dataclass(frozen=True)
+class Proportion:
+    """`successes` out of `trials`, with its 95% Wilson score interval."""
+
+    successes: int
+    trials: int
+    fraction: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, successes: int, trials: int) -> Proportion | None:
+        if trials == 0:
+            return None
+        low, high = wilson_interval(successes, trials)
+        return cls(successes, trials, successes / trials, float(low), float(high))
+
+
+@dataclass(frozen=True)
+class IterationStats:
+    """Summary of one outcome's iteration counts (conventions in `METHODS`)."""
+
+    count: int
+    min: int
+    max: int
+    mean: float
+    std: float | None
+    median: float
+    q1: float
+    q3: float
+    p99: float
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> IterationStats:
+        q1, median, q3, p99 = np.percentile(values, [25, 50, 75, 99])
+        return cls(count=len(values), min=int(values.min()), max=int(values.max()),
+                   mean=int(values.sum()) / len(values),
+                   std=float(values.std(ddof=1)) if len(values) > 1 else None,
+                   median=float(median), q1=float(q1), q3=float(q3), p99=float(p99))
+
+
+@dataclass
+class Report:
+    """Everything a report shows, as plain data (JSON output is `asdict` of it).
+
+    `iterations`, `cards_played` and `no_first_move` are None when the dataset
+    has no such column (possible only for the other side of a comparison).
+    """
+
+    source: str
+    deals: int
+    ms_deals: int
+    duplicates: int
+    first_deal: str | None
+    last_deal: str | None
+    outcomes: dict[str, int]
+    solvable: Proportion | None
+    iterations: dict[str, IterationStats] | None
+    cards_played: dict[int, int] | None
+    no_first_move: int | None
+    hardest: list[dict]
+    solve_seconds: float | None
+    manifest: dict = field(default_factory=dict)
+
+
+def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) -> Report:
+    """Compute a Report from a normalized dataset (see `load`)."""
+    counts = data["outcome"].value_counts()
+    outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
+    iterations = cards_played = no_first_move = None
+    hardest = []
+    if "iterations" in data:
+        iterations = {outcome: IterationStats.of(data.loc[data["outcome"] == outcome, "iterations"].to_numpy())
+                      for outcome in OUTCOMES if outcomes[outcome]}
+        hardest = [_deal_row(row) for row in data.nlargest(HARDEST, "iterations").itertuples()]
+    if "cards_played" in data:
+        unsolved = data.loc[data["outcome"] == "unsolved", "cards_played"]
+        cards_played = {int(cards): int(n) for cards, n in unsolved.value_counts().sort_index().items()}
+        no_first_move = cards_played.get(0, 0)
+    names = [deal_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
+    return Report(
+        source=source,
+        deals=len(data),
+        ms_deals=int(data["ms"].sum()),
+        duplicates=int(data.duplicated(["ms", "deal"]).sum()),
+        first_deal=names[0],
+        last_deal=names[-1],
+        outcomes=outcomes,
+        solvable=Proportion.of(outcomes["solved"], outcomes["solved"] + outcomes["unsolved"]),
+        iterations=iterations,
+        cards_played=cards_played,
+        no_first_move=no_first_move,
+        hardest=hardest,
+        solve_seconds=float(data["seconds"].sum()) if "seconds" in data else None,
+        manifest=dict(manifest or {}),
+    )
+
+
+def _deal_row(row) -> dict:
+    return {"deal": deal_name(row.deal, row.ms), "outcome": row.outcome,
+            "iterations": int(row.iterations),
+            "cards_played": int(row.cards_played) if hasattr(row, "cards_played") else None,
+            "seconds": float(row.seconds) if hasattr(row, "seconds") else None}
+
+
+@dataclass
+class Comparison:
+    """Two datasets side by side, and the deals on which they disagree."""
+
+    a: Report
+    b: Report
+    common: int
+    only_a: int
+    only_b: int
+    verdicts_differ: list[dict]
+    contradictions: int
+    """Deals one side solved and the other proved unsolvable: one solver is wrong."""
+    cards_played_differ: list[dict] | None
+    """Deals both call unsolved but with a different best line; None without the columns."""
+
+
+def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report) -> Comparison:
+    """Match deals by (ms, deal) and list where the two verdicts (and best lines) differ."""
+    keys = ["ms", "deal"]
+    merged = pd.merge(_suffixed(a, "_a"), _suffixed(b, "_b"), on=keys, how="outer", indicator=True)
+    both = merged[merged["_merge"] == "both"]
+    outcome_a, outcome_b = both["outcome_a"].astype(object), both["outcome_b"].astype(object)
+    differ = both[outcome_a != outcome_b]
+    verdicts = [{"deal": deal_name(row.deal, row.ms), "a": row.outcome_a, "b": row.outcome_b,
+                 "a_iterations": _optional_int(row, "iterations_a"),
+                 "b_iterations": _optional_int(row, "iterations_b")}
+                for row in differ.itertuples()]
+    cards = None
+    if "cards_played_a" in both and "cards_played_b" in both:
+        unsolved = both[(outcome_a == "unsolved") & (outcome_b == "unsolved")
+                        & (both["cards_played_a"] != both["cards_played_b"])]
+        cards = [{"deal": deal_name(row.deal, row.ms), "a": int(row.cards_played_a),
+                  "b": int(row.cards_played_b)} for row in unsolved.itertuples()]
+    side = merged["_merge"].value_counts()
+    return Comparison(
+        a=a_report, b=b_report, common=len(both),
+        only_a=int(side["left_only"]), only_b=int(side["right_only"]),
+        verdicts_differ=verdicts,
+        contradictions=sum({row["a"], row["b"]} == {"solved", "unsolved"} for row in verdicts),
+        cards_played_differ=cards,
+    )
+
+
+def _suffixed(data: pd.DataFrame, suffix: str) -> pd.DataFrame:
+    columns = [name for name in ("outcome", "iterations", "cards_played") if name in data]
+    unique = data.drop_duplicates(["ms", "deal"])[["ms", "deal", *columns]]
+    return unique.rename(columns={name: name + suffix for name in columns})
+
+
+def _optional_int(row, name: str) -> int | None:
+    value = getattr(row, name, None)
+    return None if value is None or pd.isna(value) else int(value)
+
+
+# Rendering: text and markdown show the same sections; JSON is the data itself.
+
+@dataclass
+class _Section:
+    title: str
+    lines: list[str] = field(default_factory=list)
+    headers: tuple[str, ...] = ()
+    rows: list[tuple[str, ...]] = field(default_factory=list)
+
+
+def render(result: Report | Comparison, fmt: str = "text") -> str:
+    """`result` as text for the terminal, markdown for a README, or JSON for programs."""
+    if fmt == "json":
+        return json.dumps(asdict(result), indent=2, allow_nan=False)
+    sections = _report_sections(result) if isinstance(result, Report) else _comparison_sections(result)
+    return _markdown(sections) if fmt == "markdown" else _text(sections)
+
+
+def _report_sections(report: Report) -> list[_Section]:
+    span = f" ({report.first_deal} .. {report.last_deal})" if report.deals else ""
+    summary = [f"{report.deals:,} deals{span}, {report.ms_deals:,} of them ms deals"]
+    if report.duplicates:
+        summary.append(f"warning: {report.duplicates:,} rows repeat a deal already listed")
+    if report.solve_seconds is not None:
+        summary.append(f"solve time, summed over deals: {report.solve_seconds:,.1f} s")
+    sections = [_Section(f"Black Hole report: {report.source}", summary)]
+
+    outcome_lines = [f"solvable fraction of decided deals (solved + unsolved): {_proportion(report.solvable)}"
+                     " (95% Wilson score interval)"]
+    if report.no_first_move is not None:
+        outcome_lines.append(f"no legal first move (unsolved with 0 cards played): {report.no_first_move:,} deals")
+    sections.append(_Section("Outcomes", outcome_lines, ("outcome", "deals", "percent"),
+                             [(outcome, _number(n), _percent(n, report.deals))
+                              for outcome, n in report.outcomes.items()]))
+
+    if report.iterations is not None:
+        sections.append(_Section(
+            "Iterations (positions expanded) per outcome", [METHODS],
+            ("outcome", "count", "min", "q1", "median", "mean", "q3", "p99", "max", "std"),
+            [(outcome, _number(s.count), _number(s.min), _number(s.q1), _number(s.median), _number(s.mean),
+              _number(s.q3), _number(s.p99), _number(s.max), _number(s.std))
+             for outcome, s in report.iterations.items()]))
+
+    if report.cards_played is not None:
+        unsolved = report.outcomes["unsolved"]
+        fewer = 0
+        rows = []
+        for cards, n in report.cards_played.items():
+            rows.append((str(cards), _number(n), _percent(n, unsolved), _percent(unsolved - fewer, unsolved)))
+            fewer += n
+        sections.append(_Section(
+            "Cards played by unsolvable deals (how close they got)",
+            ["the most cards any line of play puts on the foundation; 'at least' counts deals that got this far"],
+            ("cards played", "deals", "percent", "at least"), rows))
+
+    if report.hardest:
+        sections.append(_Section(
+            f"Hardest deals (top {len(report.hardest)} by iterations)", [],
+            ("deal", "outcome", "iterations", "cards played", "seconds"),
+            [(row["deal"], row["outcome"], _number(row["iterations"]), _number(row["cards_played"]),
+              _number(row["seconds"], 3)) for row in report.hardest]))
+
+    settings = _Section("Run settings (manifest.json)", [], ("setting", "value"),
+                        [(key, _setting(value)) for key, value in report.manifest.items()])
+    if not report.manifest:
+        settings.lines.append("no manifest.json with run settings")
+    sections.append(settings)
+    return sections
+
+
+def _comparison_sections(comparison: Comparison) -> list[_Section]:
+    a, b = comparison.a, comparison.b
+    sections = [_Section(f"Comparison: A = {a.source}, B = {b.source}", [
+        f"deals in both: {comparison.common:,}; only in A: {comparison.only_a:,}; only in B: {comparison.only_b:,}",
+    ])]
+    differ = comparison.verdicts_differ
+    sections.append(_Section(
+        f"Deals whose verdicts differ: {len(differ):,}",
+        [f"{comparison.contradictions:,} of them contradict (one solved, the other unsolved)"],
+        ("deal", "A", "B", "A iterations", "B iterations"),
+        [(row["deal"], row["a"], row["b"], _number(row["a_iterations"]), _number(row["b_iterations"]))
+         for row in differ]))
+    if comparison.cards_played_differ is not None:
+        sections.append(_Section(
+            f"Deals both call unsolved but with different cards played: {len(comparison.cards_played_differ):,}",
+            [], ("deal", "A cards played", "B cards played"),
+            [(row["deal"], str(row["a"]), str(row["b"])) for row in comparison.cards_played_differ]))
+
+    rows = [("deals", _number(a.deals), _number(b.deals))]
+    rows += [(outcome, _count_percent(a.outcomes[outcome], a.deals), _count_percent(b.outcomes[outcome], b.deals))
+             for outcome in OUTCOMES]
+    rows.append(("solvable (95% Wilson)", _proportion(a.solvable), _proportion(b.solvable)))
+    rows.append(("no legal first move", _number(a.no_first_move), _number(b.no_first_move)))
+    for outcome in OUTCOMES:
+        stats = [(report.iterations or {}).get(outcome) for report in (a, b)]
+        if any(stats):
+            for name in ("median", "mean", "std", "p99", "max"):
+                rows.append((f"{outcome} iterations {name}",
+                             *(_number(getattr(s, name)) if s else "-" for s in stats)))
+    rows.append(("solve time (s)", _number(a.solve_seconds), _number(b.solve_seconds)))
+    sections.append(_Section("Side by side", [METHODS], ("", "A", "B"), rows))
+    return sections
+
+
+def _number(value, digits: int = 1) -> str:
+    """Thousands separators; ints stay whole, floats get `digits` decimals, None is '-'."""
+    if value is None:
+        return "-"
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.{digits}f}"
+
+
+def _percent(n: int, total: int) -> str:
+    return f"{100 * n / total:.2f}%" if total else "-"
+
+
+def _count_percent(n: int, total: int) -> str:
+    return f"{n:,} ({_percent(n, total)})"
+
+
+def _proportion(proportion: Proportion | None) -> str:
+    if proportion is None:
+        return "- (no decided deals)"
+    return f"{100 * proportion.fraction:.2f}% [{100 * proportion.low:.2f}%, {100 * proportion.high:.2f}%]"
+
+
+def _setting(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{key}={item}" for key, item in value.items())
+    if isinstance(value, list):
+        return json.dumps(value, separators=(",", ":"))
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    return str(value)
+
+
+def _text(sections: list[_Section]) -> str:
+    out = []
+    for index, section in enumerate(sections):
+        out += [section.title, ("=" if index == 0 else "-") * len(section.title), *section.lines]
+        if section.rows:
+            widths = [max(map(len, column)) for column in zip(section.headers, *section.rows)]
+            for number, row in enumerate([section.headers, *section.rows]):
+                cells = [cell.ljust(width) if column == 0 else cell.rjust(width)
+                         for column, (cell, width) in enumerate(zip(row, widths))]
+                out.append("  ".join(cells).rstrip())
+                if number == 0:
+                    out.append("  ".join("-" * width for width in widths))
+        out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+def _markdown(sections: list[_Section]) -> str:
+    out = []
+    for index, section in enumerate(sections):
+        out += [("# " if index == 0 else "## ") + section.title, ""]
+        if section.lines:
+            out += [f"- {line}" for line in section.lines] + [""]
+        if section.rows:
+            out.append(_markdown_row(section.headers))
+            out.append("|" + "|".join(":---" if column == 0 else "---:" for column in range(len(section.headers))) + "|")
+            out += [_markdown_row(row) for row in section.rows]
+            out.append("")
+    return "\n".join(out).rstrip("\n")
+
+
+def _markdown_row(cells) -> str:
+    return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"

@@ -1,0 +1,212 @@
+"""Board text: round trips, partial positions, parse errors, fuzzing."""
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from blackhole_stats import Board, BoardParseError, Card, IllegalMove, deal
+
+from conftest import require_reference
+
+RANKS, SUITS = "A23456789TJQK", "CSHD"
+ALL_CARDS = [r + s for s in SUITS for r in RANKS]
+DEAL_1 = deal(1).to_text()
+
+
+def board_text(foundation: str, piles: list[list[str]]) -> str:
+    """Canonical text written by the test itself (17 pile lines)."""
+    piles = piles + [[] for _ in range(17 - len(piles))]
+    return "\n".join([f"Foundations: {foundation}"] + [" ".join(p) for p in piles]) + "\n"
+
+
+def replace_line(text: str, index: int, new: str) -> str:
+    lines = text.split("\n")
+    lines[index] = new
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ round trips
+def test_reference_boards_round_trip():
+    path = require_reference("pysolfc_boards.txt")
+    texts, current = [], []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        if line.startswith("# deal="):
+            current = []
+            texts.append(current)
+        elif not line.startswith("#"):
+            current.append(line)
+    assert len(texts) == 129
+    for text in map("".join, texts):
+        board = Board.from_text(text)
+        assert board.to_text() == text
+        assert str(board) == text
+        assert Board.from_text(board.to_text()) == board
+
+
+def test_parse_meaning():
+    """Line p + 2 is pile p, bottom card first; cards map to rank/suit as in DEALING.md."""
+    board = Board.from_text(DEAL_1)
+    lines = DEAL_1.splitlines()
+    assert board.foundation == Card.from_text("AS") and board.foundation.id == 13
+    for p, line in enumerate(lines[1:]):
+        assert [card.text for card in board.piles[p]] == line.split(" ")
+        for card, token in zip(board.piles[p], line.split(" ")):
+            assert (card.rank, card.suit) == (RANKS.index(token[0]), SUITS.index(token[1]))
+            assert card.id == SUITS.index(token[1]) * 13 + RANKS.index(token[0])
+    ranks, heights, foundation = board.solver_input()
+    assert foundation == 0 and heights == bytes([3] * 17)
+    assert list(ranks) == [RANKS.index(tok[0]) for line in lines[1:] for tok in line.split(" ")]
+    assert [m.pile for m in board.legal_moves()] == [p for p, line in enumerate(lines[1:])
+                                                     if line[-2] in "2K"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.randoms(use_true_random=False), st.integers(0, 51))
+def test_partial_positions(rng, keep):
+    """Any subset of cards, any foundation card, short piles and missing lines parse and round-trip."""
+    cards = ALL_CARDS[:]
+    rng.shuffle(cards)
+    foundation, rest = cards[0], cards[1:keep + 1]
+    piles: list[list[str]] = [[] for _ in range(17)]
+    for card in rest:
+        choices = [p for p in range(17) if len(piles[p]) < 3]
+        piles[rng.choice(choices)].append(card)
+    text = board_text(foundation, piles)
+    board = Board.from_text(text)
+    assert board.to_text() == text
+    assert board.foundation.text == foundation and board.cards_left == len(rest)
+    assert [[c.text for c in pile] for pile in board.piles] == piles
+    while piles and not piles[-1]:
+        piles.pop()
+    short = "\n".join([f"Foundations: {foundation}"] + [" ".join(p) for p in piles])
+    assert Board.from_text(short) == board
+    assert Board.from_text(short + "\n") == board
+
+
+def test_empty_and_minimal_positions():
+    board = Board.from_text("Foundations: 7H\n")
+    assert board.cards_left == 0 and board.piles == ((),) * 17 and board.legal_moves() == []
+    assert board.to_text() == "Foundations: 7H\n" + "\n" * 17
+    assert Board.from_text(board.to_text()) == board
+    assert Board.from_text("Foundations: KD\n\n\nAS\n").piles[2] == (Card.from_text("AS"),)
+
+
+def test_play_and_replay():
+    board = Board.from_text(board_text("5C", [["6D"], ["KH", "4S"], [], ["9C", "5H"]]))
+    assert [(m.pile, m.card.text) for m in board.legal_moves()] == [(0, "6D"), (1, "4S")]
+    moves, after = board.replay([1, 3, 0])
+    assert [(m.pile, m.card.text) for m in moves] == [(1, "4S"), (3, "5H"), (0, "6D")]
+    assert after.foundation.text == "6D" and after.cards_left == 2
+    assert after == Board.from_text(board_text("6D", [[], ["KH"], [], ["9C"]]))
+    for bad in ([2], [17], [-1], [3], [0, 0]):  # empty, no such pile, 5 on 5, emptied pile
+        with pytest.raises(IllegalMove):
+            board.replay(bad)
+    king = Board.from_text(board_text("AC", [["KD"], ["2S"]]))
+    assert [m.pile for m in king.legal_moves()] == [0, 1]  # K-A wraps
+
+
+# --------------------------------------------------------------- parse errors
+ERROR_CASES = {
+    "unknown card": (replace_line(DEAL_1, 3, "9H QD XX"), 4, "XX"),
+    "lower-case card": (replace_line(DEAL_1, 5, "5D ah 7D"), 6, "ah"),
+    "ten as 10": (replace_line(DEAL_1, 2, "2D 10D 8H"), 3, "10D"),
+    "unknown foundation": (replace_line(DEAL_1, 0, "Foundations: 1S"), 1, "1S"),
+    "no foundation line": ("JD KS TH\n", 1, "JD KS TH"),
+    "empty text": ("", 1, "''"),
+    "two foundation cards": (replace_line(DEAL_1, 0, "Foundations: AS 2S"), 1, "2S"),
+    "duplicate card": (replace_line(DEAL_1, 9, "KD TS JD"), 10, "JD"),
+    "foundation card in a pile": (replace_line(DEAL_1, 7, "AS 4C 8S"), 8, "AS"),
+    "18 piles": (DEAL_1 + "QQ\n", 19, "QQ"),
+    "4 cards in a pile": (replace_line(DEAL_1, 4, "JC JS JH 5C"), 5, "5C"),
+    "carriage return line 1": (DEAL_1.replace("\n", "\r\n", 1), 1, "\\r"),
+    "carriage return line 6": (replace_line(DEAL_1, 5, "5D AH 7D\r"), 6, "\\r"),
+    "CRLF board": (DEAL_1.replace("\n", "\r\n"), 1, "\\r"),
+    "trailing junk line": (DEAL_1 + "end\n", 19, "end"),
+    "trailing blank line": (DEAL_1 + "\n", 19, "''"),
+    "trailing space in pile": (replace_line(DEAL_1, 12, "AD 4D "), 13, "''"),
+    "junk after pile": (replace_line(DEAL_1, 12, "AD 4D TC ;"), 13, ";"),
+    "double space": (replace_line(DEAL_1, 2, "2D  9D"), 3, "''"),
+    "tab separator": (replace_line(DEAL_1, 2, "2D\t9D 8H"), 3, "2D\\t9D"),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_parse_error_names_line_and_token(case):
+    text, line, token = ERROR_CASES[case]
+    with pytest.raises(BoardParseError) as info:
+        Board.from_text(text)
+    message = str(info.value)
+    assert f"line {line}" in message, message
+    assert token in message, message
+    assert "\n" not in message
+    assert isinstance(info.value, ValueError)
+
+
+# ----------------------------------------------------------------- fuzzing
+VALID_TEXTS = [deal(n).to_text() for n in (1, 2, 32000, 10**18)] + [
+    board_text("7H", [["6D"], [], ["KH", "4S", "2C"]]),
+    "Foundations: QD\n",
+]
+ALPHABET = st.sampled_from(list("AKQJT98765432CSHD \n\r\t#:X") + ["Foundations: ", "AS", "10", "\x00", "é"])
+
+
+@st.composite
+def mutated_texts(draw):
+    text = draw(st.sampled_from(VALID_TEXTS))
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["insert", "delete", "replace", "swap-lines"]))
+        at = draw(st.integers(0, len(text)))
+        if kind == "insert":
+            text = text[:at] + draw(ALPHABET) + text[at:]
+        elif kind == "delete":
+            text = text[:at] + text[at + draw(st.integers(1, 6)):]
+        elif kind == "replace":
+            text = text[:at] + draw(ALPHABET) + text[at + 1:]
+        else:
+            lines = text.split("\n")
+            i, j = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            lines[i], lines[j] = lines[j], lines[i]
+            text = "\n".join(lines)
+    return text
+
+
+def card_tokens(text: str) -> list[str]:
+    return sorted(text.replace("Foundations: ", "").split())
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(mutated_texts(), st.text(max_size=80), st.lists(ALPHABET, max_size=40).map("".join)))
+@example(DEAL_1.replace("TH", "TH AS"))
+@example(DEAL_1[:-1])
+@example("Foundations: AS\n" * 2)
+def test_fuzz_from_text(text):
+    """Only BoardParseError escapes; whatever parses keeps every card and round-trips."""
+    try:
+        board = Board.from_text(text)
+    except BoardParseError:
+        return
+    canonical = board.to_text()
+    assert Board.from_text(canonical) == board
+    assert Board.from_text(canonical).to_text() == canonical
+    assert card_tokens(canonical) == card_tokens(text)
+    assert all(len(pile) <= 3 for pile in board.piles) and len(board.piles) == 17
+    assert "\r" not in text
+
+
+def test_fuzz_cases_are_not_all_rejected():
+    """Guards the fuzz test: a fair share of small mutations must still parse."""
+    rng = random.Random(7)
+    accepted = 0
+    for _ in range(200):
+        text = rng.choice(VALID_TEXTS)
+        at = rng.randrange(len(text))
+        text = text[:at] + text[at + 3:]  # delete one card (or part of a line)
+        try:
+            Board.from_text(text)
+            accepted += 1
+        except BoardParseError:
+            pass
+    assert 10 < accepted < 200
