@@ -465,6 +465,42 @@ static int cut_test_passes(int f, uint16_t zero, uint16_t one, uint16_t two, con
     return 1;
 }
 
+/* Region order, (c) above: no edge unused, m >= 3 edges crossed once.
+ * Blocks B0 (holding f), B1, ..., B(m-1) in rising rank order; the walk
+ * runs B0, B1, ..., B(m-1), B0 or the reverse, and B0 cards may fall in
+ * either stretch of B0. So in rising direction no pile may hold a B_i card
+ * above a B_j card with 0 < j < i, in falling direction none with
+ * 0 < i < j; and a pile reading (not B0, B0, not B0) fits neither
+ * (the k = 2 cut test already refutes those). Returns 1 if a direction fits. */
+static int region_order_passes(int f, uint16_t one, const PileOrder *po)
+{
+    uint16_t in_block[NRANKS + 1] = {0};
+    int block[NRANKS], m = 0;
+    for (int step = 0, v = f; step < NRANKS; step++) {
+        block[v] = m;
+        in_block[m] |= (uint16_t)(1u << v);
+        if (one >> v & 1) /* edge v joins v and v + 1 */
+            m++;
+        v = v == NRANKS - 1 ? 0 : v + 1;
+    }
+    uint16_t lower[NRANKS + 1], higher[NRANKS + 1]; /* blocks strictly between 0 and m */
+    lower[1] = 0;
+    for (int i = 2; i < m; i++)
+        lower[i] = (uint16_t)(lower[i - 1] | in_block[i - 1]);
+    higher[m - 1] = 0;
+    for (int i = m - 2; i >= 1; i--)
+        higher[i] = (uint16_t)(higher[i + 1] | in_block[i + 1]);
+    int rising = 1, falling = 1;
+    for (int u = 0; u < NRANKS && (rising || falling); u++) {
+        int b = block[u];
+        if (b == 0 || b == m || !po->below[u])
+            continue;
+        if (po->below[u] & lower[b]) rising = 0;
+        if (po->below[u] & higher[b]) falling = 0;
+    }
+    return rising || falling;
+}
+
 static int can_finish(const Position *s)
 {
     if (s->left == 0)
@@ -528,8 +564,12 @@ static int can_finish(const Position *s)
             pile_order_init(s, &po);
             have_order = 1;
         }
-        if (cut_test_passes(s->f, zero, one, two, &po))
-            return 1;
+        if (!cut_test_passes(s->f, zero, one, two, &po))
+            continue;
+        uint16_t one_rest = (uint16_t)(one & (one - 1));
+        if (!zero && (one_rest & (one_rest - 1)) && !region_order_passes(s->f, one, &po))
+            continue;
+        return 1;
     }
     return 0;
 }

@@ -18,6 +18,8 @@ from .solver import OUTCOMES
 COLORS = {"solved": "tab:green", "unsolved": "tab:red", "intractable": "tab:gray"}
 SIZE = (8, 4.5)
 DPI = 120
+LOG_SPAN = 100
+"""Deal numbers spanning this factor or more get a log axis in the running-fraction chart."""
 
 
 class PlotsUnavailable(RuntimeError):
@@ -93,8 +95,10 @@ def _solvable_fraction(ax, data: pd.DataFrame) -> bool:
         line, = ax.plot(numbers, solved / trials, label=label)
         ax.fill_between(numbers, low, high, color=line.get_color(), alpha=0.2, linewidth=0,
                         label="95% Wilson interval")
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("deal number")
+    numbers = decided["deal"].to_numpy(dtype=float)
+    if numbers.max() >= LOG_SPAN * numbers.min():  # early deals would be squeezed against the axis
+        ax.set_xscale("log")
+    ax.set_xlabel("deal number" + (", log scale" if ax.get_xscale() == "log" else ""))
     ax.set_ylabel("solvable fraction so far")
     ax.set_title("Running solvable fraction over the deal numbers")
     ax.legend(loc="lower right")

@@ -62,10 +62,10 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
 def _read_parquet(file: Path, required: tuple[str, ...]) -> pd.DataFrame:
     try:
         names = pq.read_schema(file).names
+        _check_columns(file, names, required)
+        return pq.read_table(file, columns=[name for name in COLUMNS if name in names]).to_pandas()
     except (pa.ArrowException, OSError) as error:
         raise DatasetError(f"{file}: not a readable Parquet file ({_first_line(error)})") from None
-    _check_columns(file, names, required)
-    return pq.read_table(file, columns=[name for name in COLUMNS if name in names]).to_pandas()
 
 
 def _read_csv(file: Path, required: tuple[str, ...]) -> pd.DataFrame:
@@ -328,8 +328,8 @@ def _report_sections(report: Report) -> list[_Section]:
         summary.append(f"solve time, summed over deals: {report.solve_seconds:,.1f} s")
     sections = [_Section(f"Black Hole report: {report.source}", summary)]
 
-    outcome_lines = [f"solvable fraction of decided deals (solved + unsolved): {_proportion(report.solvable)}"
-                     " (95% Wilson score interval)"]
+    outcome_lines = ["solvable fraction of decided deals (solved + unsolved) [95% Wilson score interval]: "
+                     + _proportion(report.solvable)]
     if report.no_first_move is not None:
         outcome_lines.append(f"no legal first move (unsolved with 0 cards played): {report.no_first_move:,} deals")
     sections.append(_Section("Outcomes", outcome_lines, ("outcome", "deals", "percent"),

@@ -1,0 +1,352 @@
+"""`blackhole-stats report`, checked against computations that share no code with it.
+
+Datasets are built here the way others would build them: pyarrow with the
+documented schema, plain pandas as in a notebook, the peer solver's CSV. Every
+number the report prints is recomputed with Python's `statistics` module, a
+Counter, or the Wilson formula written out in another algebraic form.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+import statistics
+import subprocess
+import sys
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from blackhole_stats import report
+from blackhole_stats.plots import PlotsUnavailable, write_plots
+from conftest import require_reference
+
+CLI = Path(sys.executable).parent / "blackhole-stats"
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+OUTCOMES = ("solved", "unsolved", "intractable")
+SCHEMA = pa.schema([
+    ("deal", pa.decimal128(38, 0)),
+    ("ms", pa.bool_()),
+    ("outcome", pa.dictionary(pa.int8(), pa.string())),
+    ("iterations", pa.int64()),
+    ("cards_played", pa.int8()),
+    ("solution", pa.string()),
+    ("seconds", pa.float64()),
+])
+BIG_DEALS = [2**64, 2**64 + 1, 26464608654870335080, 10**30]
+MANIFEST = {"search": "fast", "max_iters": 1000000, "version": "0.1.0", "deals": "1-1000000",
+            "machine": {"cpu": "test", "cores": 2}, "elapsed_seconds": 12.5, "unrelated": "hidden"}
+
+
+def make_rows(count: int = 240, seed: int = 7) -> list[dict]:
+    """Random deals: plain ones (some past 2^64), ms twins of a few, all three outcomes."""
+    rng = random.Random(seed)
+    numbers = rng.sample(range(1, 10**6), count) + BIG_DEALS
+    keys = [(number, False) for number in numbers] + [(number, True) for number in numbers[:6]]
+    rows = []
+    for number, ms in keys:
+        outcome = rng.choices(OUTCOMES, weights=(80, 17, 3))[0]
+        rows.append({"deal": number, "ms": ms, "outcome": outcome,
+                     "iterations": rng.randrange(1, 10**7),
+                     "cards_played": 51 if outcome == "solved" else rng.choice([0, 0, 1, 3, 12, 47, 50]),
+                     "solution": "AS 2H 3C" if outcome == "solved" else None,
+                     "seconds": rng.random()})
+    return rows
+
+
+def name(row: dict) -> str:
+    return f"ms{row['deal']}" if row["ms"] else str(row["deal"])
+
+
+def write_arrow(directory: Path, rows: list[dict], parts: int = 3, manifest: dict | None = None) -> Path:
+    """A dataset as `run` documents it: interleaved part files, so the report must sort."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for part in range(parts):
+        chunk = [{**row, "deal": Decimal(row["deal"])} for row in rows[part::parts]]
+        pq.write_table(pa.Table.from_pylist(chunk, schema=SCHEMA), directory / f"part-{part:05d}.parquet")
+    if manifest is not None:
+        (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return directory
+
+
+def wilson(successes: int, trials: int) -> tuple[float, float]:
+    z = statistics.NormalDist().inv_cdf(0.975)
+    p = successes / trials
+    centre = (successes + z * z / 2) / (trials + z * z)
+    half = z * math.sqrt(trials) / (trials + z * z) * math.sqrt(p * (1 - p) + z * z / (4 * trials))
+    return centre - half, centre + half
+
+
+def check_report(result: report.Report, rows: list[dict]) -> None:
+    """Every number in `result` against the same rows, computed independently."""
+    counts = Counter(row["outcome"] for row in rows)
+    assert result.deals == len(rows)
+    assert result.ms_deals == sum(row["ms"] for row in rows)
+    assert result.outcomes == {outcome: counts[outcome] for outcome in OUTCOMES}
+    ordered = sorted(rows, key=lambda row: (row["ms"], row["deal"]))
+    assert (result.first_deal, result.last_deal) == (name(ordered[0]), name(ordered[-1]))
+
+    decided = counts["solved"] + counts["unsolved"]
+    low, high = wilson(counts["solved"], decided)
+    assert result.solvable.fraction == pytest.approx(counts["solved"] / decided, rel=1e-12)
+    assert (result.solvable.low, result.solvable.high) == (pytest.approx(low, rel=1e-12),
+                                                           pytest.approx(high, rel=1e-12))
+
+    assert list(result.iterations) == [outcome for outcome in OUTCOMES if counts[outcome]]
+    for outcome, stats in result.iterations.items():
+        values = [row["iterations"] for row in rows if row["outcome"] == outcome]
+        quartiles = statistics.quantiles(values, n=4, method="inclusive")
+        assert (stats.count, stats.min, stats.max) == (len(values), min(values), max(values))
+        assert stats.mean == pytest.approx(statistics.fmean(values), rel=1e-12)
+        assert stats.median == pytest.approx(statistics.median(values), rel=1e-12)
+        assert [stats.q1, stats.q3] == pytest.approx([quartiles[0], quartiles[2]], rel=1e-12)
+        assert stats.p99 == pytest.approx(statistics.quantiles(values, n=100, method="inclusive")[98], rel=1e-12)
+        if len(values) > 1:
+            assert stats.std == pytest.approx(statistics.stdev(values), rel=1e-9)
+
+    unsolved_cards = Counter(row["cards_played"] for row in rows if row["outcome"] == "unsolved")
+    assert result.cards_played == dict(sorted(unsolved_cards.items()))
+    assert result.no_first_move == unsolved_cards[0]
+
+    hardest = sorted(rows, key=lambda row: (-row["iterations"], row["ms"], row["deal"]))[:10]
+    assert [(row["deal"], row["outcome"], row["iterations"]) for row in result.hardest] == \
+        [(name(row), row["outcome"], row["iterations"]) for row in hardest]
+    assert result.solve_seconds == pytest.approx(sum(row["seconds"] for row in rows))
+
+
+def run_cli(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([str(CLI), "report", *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return make_rows()
+
+
+@pytest.fixture(scope="module")
+def dataset(rows, tmp_path_factory) -> Path:
+    return write_arrow(tmp_path_factory.mktemp("run"), rows, manifest=MANIFEST)
+
+
+def test_report_numbers_match_independent_computation(dataset, rows):
+    data = report.load(dataset)
+    assert data["deal"].map(type).eq(int).all()  # exact game numbers, also past 2^64
+    result = report.build_report(data, str(dataset), report.read_manifest(dataset))
+    check_report(result, rows)
+    assert result.duplicates == 0
+    assert result.manifest == {key: value for key, value in MANIFEST.items() if key != "unrelated"}
+
+
+def test_single_part_file_is_a_dataset(tmp_path, rows):
+    write_arrow(tmp_path, rows, parts=1)
+    check_report(report.build_report(report.load(tmp_path / "part-00000.parquet"), "one file"), rows)
+
+
+@pytest.mark.parametrize("deal_column", ["int64", "decimal objects"])
+def test_dataset_built_in_a_notebook_with_plain_pandas(tmp_path, deal_column):
+    rows = make_rows(count=120, seed=3)
+    frame = pd.DataFrame(rows).drop(columns=["solution"])
+    if deal_column == "int64":  # no ms column, small numbers: the simplest notebook dataset
+        rows = [{**row, "ms": False} for row in rows if not row["ms"] and row["deal"] < 2**63]
+        frame = pd.DataFrame(rows).drop(columns=["solution", "ms"])
+        assert frame["deal"].dtype == "int64"
+    else:
+        frame["deal"] = [Decimal(number) for number in frame["deal"]]
+    assert frame["outcome"].map(type).eq(str).all()  # plain strings, not a dictionary column
+    frame.to_parquet(tmp_path / "notebook.parquet")
+    check_report(report.build_report(report.load(tmp_path), "notebook"), rows)
+
+
+def test_duplicate_rows_are_counted(tmp_path, rows):
+    write_arrow(tmp_path / "a", rows, parts=1)
+    (tmp_path / "a" / "part-00000.parquet").rename(tmp_path / "a" / "first.parquet")
+    write_arrow(tmp_path / "a", rows, parts=1)
+    assert report.build_report(report.load(tmp_path / "a"), "twice").duplicates == len(rows)
+
+
+def test_wilson_interval_edge_cases():
+    assert report.Proportion.of(0, 0) is None
+    none_solved = report.Proportion.of(0, 10)
+    z = statistics.NormalDist().inv_cdf(0.975)
+    assert none_solved.low == pytest.approx(0, abs=1e-15)
+    assert none_solved.high == pytest.approx(z * z / (10 + z * z))
+    assert report.Z95 == pytest.approx(z, rel=1e-15)
+
+
+def test_peer_reference_counts(tmp_path):
+    """The peer solver's 1..1000 verdicts, made into a dataset: counts must be the CSV's own."""
+    with require_reference("peer_1_1000.csv").open(newline="") as handle:
+        peer = list(csv.DictReader(handle))
+    rows = [{"deal": int(row["deal"]), "ms": False, "outcome": row["outcome"],
+             "iterations": int(row["iterations"]), "cards_played": int(row["max_played"]),
+             "solution": None, "seconds": 0.0} for row in peer]
+    write_arrow(tmp_path, rows, parts=2)
+    result = report.build_report(report.load(tmp_path), "peer")
+    assert result.outcomes == {"solved": 1000 - 123, "unsolved": 123, "intractable": 0}
+    assert result.outcomes == {outcome: sum(row["outcome"] == outcome for row in peer) for outcome in OUTCOMES}
+    assert result.no_first_move == sum(row["max_played"] == "0" for row in peer)
+    check_report(result, rows)
+
+    the_csv = report.load(require_reference("peer_1_1000.csv"), required=report.VERDICTS)
+    same = report.compare(report.load(tmp_path), the_csv, result, report.build_report(the_csv, "csv"))
+    assert (same.common, same.verdicts_differ, same.cards_played_differ) == (1000, [], [])
+
+
+def test_cli_text_format(dataset, rows):
+    done = run_cli(dataset)
+    assert done.returncode == 0, done.stderr
+    text = done.stdout
+    assert f"{len(rows):,} deals" in text
+    assert "95% Wilson score interval" in text and "linear interpolation" in text
+    assert "Hardest deals" in text and "Cards played by unsolvable deals" in text
+    for line in ("search       fast", "deals        1-1000000", "machine      cpu=test, cores=2"):
+        assert line in text
+    assert "hidden" not in text
+
+
+def test_cli_json_format(dataset, rows):
+    done = run_cli(dataset, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["outcomes"] == {outcome: sum(row["outcome"] == outcome for row in rows) for outcome in OUTCOMES}
+    assert data["last_deal"] == "ms" + str(max(row["deal"] for row in rows if row["ms"]))
+    assert data["iterations"]["solved"]["count"] == data["outcomes"]["solved"]
+    assert data["manifest"]["search"] == "fast"
+
+
+def test_cli_markdown_and_plots(dataset, tmp_path):
+    import matplotlib.image
+
+    done = run_cli(dataset, "--format", "markdown", "--plots", tmp_path / "plots")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("# Black Hole report")
+    assert "| outcome | deals | percent |" in lines and "|:---|---:|---:|" in lines
+    pngs = sorted((tmp_path / "plots").glob("*.png"))
+    assert [png.name for png in pngs] == ["cards_played.png", "iterations.png", "solvable_fraction.png"]
+    for png in pngs:
+        assert png.read_bytes().startswith(PNG_SIGNATURE)
+        height, width, _ = matplotlib.image.imread(png).shape
+        assert height > 100 and width > 100
+        assert f"wrote {png}" in done.stderr
+
+
+def test_plots_skip_charts_without_data(tmp_path):
+    rows = [row for row in make_rows(count=50) if row["outcome"] == "solved"]
+    write_arrow(tmp_path / "run", rows, parts=1)
+    written = write_plots(report.load(tmp_path / "run"), tmp_path / "plots")
+    assert [path.name for path in written] == ["iterations.png", "solvable_fraction.png"]
+
+
+def test_plots_without_matplotlib_say_how_to_install(monkeypatch, tmp_path, dataset):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(PlotsUnavailable, match=r"pip install 'blackhole-stats\[plots\]'"):
+        write_plots(report.load(dataset), tmp_path / "plots")
+    assert not (tmp_path / "plots").exists()
+
+
+def test_compare_two_datasets_finds_exactly_the_changed_deals(dataset, rows, tmp_path):
+    other = [dict(row) for row in rows]
+    del other[5]  # only in A
+    other.append({**other[0], "deal": 999_999_999, "ms": False})  # only in B
+    by_outcome = {outcome: [row for row in other if row["outcome"] == outcome] for outcome in OUTCOMES}
+    changes = {
+        name(by_outcome["solved"][0]): "unsolved",    # contradiction
+        name(by_outcome["unsolved"][0]): "solved",    # contradiction
+        name(by_outcome["solved"][1]): "intractable",  # undecided, not a contradiction
+    }
+    for row in other:
+        if name(row) in changes:
+            row["outcome"] = changes[name(row)]
+    closer = by_outcome["unsolved"][1]
+    closer["cards_played"] = 49 if closer["cards_played"] != 49 else 48
+    write_arrow(tmp_path / "other", other, parts=2)
+
+    done = run_cli(dataset, "--compare", tmp_path / "other", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert {row["deal"]: row["b"] for row in result["verdicts_differ"]} == changes
+    assert result["contradictions"] == 2
+    assert [row["deal"] for row in result["cards_played_differ"]] == [name(closer)]
+    assert (result["only_a"], result["only_b"], result["common"]) == (1, 1, len(rows) - 1)
+
+
+def test_compare_with_another_solvers_csv(dataset, rows, tmp_path):
+    """A CSV shaped like peer_1_1000.csv: plain deals only, max_played for cards played."""
+    plain = [row for row in rows if not row["ms"]]
+    flipped = {name(row) for row in plain if row["outcome"] != "intractable"}
+    flipped = set(sorted(flipped)[:4])
+    csv_path = tmp_path / "peer.csv"
+    with csv_path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["deal", "outcome", "iterations", "states_generated", "iterations_rank_reach_prune",
+                         "max_played"])
+        for row in plain:
+            outcome = row["outcome"]
+            if name(row) in flipped:
+                outcome = "unsolved" if outcome == "solved" else "solved"
+            writer.writerow([row["deal"], outcome, row["iterations"] * 2, 0, 0, row["cards_played"]])
+
+    done = run_cli(dataset, "--compare", csv_path, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert {row["deal"] for row in result["verdicts_differ"]} == flipped
+    assert result["contradictions"] == len(flipped)
+    assert result["cards_played_differ"] == []
+    assert (result["common"], result["only_a"], result["only_b"]) == (len(plain), len(rows) - len(plain), 0)
+    with csv_path.open(newline="") as handle:
+        assert result["b"]["outcomes"] == {outcome: 0 for outcome in OUTCOMES} | Counter(
+            row["outcome"] for row in csv.DictReader(handle))
+
+    text = report.render(report.compare(
+        report.load(dataset), report.load(csv_path, required=report.VERDICTS),
+        report.build_report(report.load(dataset), "A"),
+        report.build_report(report.load(csv_path, required=report.VERDICTS), "B")))
+    assert f"Deals whose verdicts differ: {len(flipped)}" in text
+    assert all(deal in text for deal in flipped)
+
+
+def test_bad_values_are_named(tmp_path):
+    frame = pd.DataFrame({"deal": [1, 2], "outcome": ["solved", "maybe"], "iterations": [1, 2],
+                          "cards_played": [51, 3]})
+    frame.to_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(report.DatasetError, match="column outcome has 'maybe'"):
+        report.load(tmp_path)
+
+
+def _bad_inputs(root: Path) -> dict[str, list]:
+    good = write_arrow(root / "good", make_rows(count=20), parts=1)
+    no_iterations = root / "no_iterations"
+    no_iterations.mkdir()
+    pq.write_table(pa.table({"deal": [1], "outcome": ["solved"], "cards_played": [51]}),
+                   no_iterations / "part.parquet")
+    (root / "empty").mkdir()
+    (root / "corrupt").mkdir()
+    (root / "corrupt" / "part.parquet").write_bytes(b"not parquet at all")
+    (root / "binary.csv").write_bytes(b"\xff\xfe\x00garbage\x00\xff")
+    bad_manifest = write_arrow(root / "bad_manifest", make_rows(count=20), parts=1)
+    (bad_manifest / "manifest.json").write_text("{not json", encoding="utf-8")
+    return {
+        "missing": [root / "nowhere"],
+        "no parquet files": [root / "empty"],
+        "missing column": [no_iterations],
+        "corrupt parquet": [root / "corrupt"],
+        "unreadable csv": [good, "--compare", root / "binary.csv"],
+        "bad manifest": [bad_manifest],
+    }
+
+
+def test_bad_input_is_one_line_and_fails(tmp_path):
+    for case, args in _bad_inputs(tmp_path).items():
+        done = run_cli(*args)
+        assert done.returncode != 0, case
+        assert done.stdout == "", case
+        assert len(done.stderr.strip().splitlines()) == 1, (case, done.stderr)
+        assert done.stderr.startswith("Error: "), (case, done.stderr)
