@@ -29,7 +29,6 @@ MANIFEST_KEYS = ("search", "max_iters", "deals", "version", "started", "finished
 HARDEST = 10
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile, `statistics.NormalDist().inv_cdf(0.975)`."""
-FORMATS = ("text", "markdown", "json")
 METHODS = "std: sample standard deviation (n - 1); q1, median, q3, p99: linear interpolation (numpy's default)"
 
 
@@ -309,6 +308,11 @@ class _Section:
     lines: list[str] = field(default_factory=list)
     headers: tuple[str, ...] = ()
     rows: list[tuple[str, ...]] = field(default_factory=list)
+    align: str = ""
+    """One letter per column, 'l' or 'r'; by default the first column left, the rest (numbers) right."""
+
+    def right_aligned(self, column: int) -> bool:
+        return self.align[column] == "r" if self.align else column > 0
 
 
 def render(result: Report | Comparison, fmt: str = "text") -> str:
@@ -361,10 +365,10 @@ def _report_sections(report: Report) -> list[_Section]:
             f"Hardest deals (top {len(report.hardest)} by iterations)", [],
             ("deal", "outcome", "iterations", "cards played", "seconds"),
             [(row["deal"], row["outcome"], _number(row["iterations"]), _number(row["cards_played"]),
-              _number(row["seconds"], 3)) for row in report.hardest]))
+              _number(row["seconds"], 3)) for row in report.hardest], align="llrrr"))
 
     settings = _Section("Run settings (manifest.json)", [], ("setting", "value"),
-                        [(key, _setting(value)) for key, value in report.manifest.items()])
+                        [(key, _setting(value)) for key, value in report.manifest.items()], align="ll")
     if not report.manifest:
         settings.lines.append("no manifest.json with run settings")
     sections.append(settings)
@@ -382,7 +386,7 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
         [f"{comparison.contradictions:,} of them contradict (one solved, the other unsolved)"],
         ("deal", "A", "B", "A iterations", "B iterations"),
         [(row["deal"], row["a"], row["b"], _number(row["a_iterations"]), _number(row["b_iterations"]))
-         for row in differ]))
+         for row in differ], align="lllrr"))
     if comparison.cards_played_differ is not None:
         sections.append(_Section(
             f"Deals both call unsolved but with different cards played: {len(comparison.cards_played_differ):,}",
@@ -443,7 +447,7 @@ def _text(sections: list[_Section]) -> str:
         if section.rows:
             widths = [max(map(len, column)) for column in zip(section.headers, *section.rows)]
             for number, row in enumerate([section.headers, *section.rows]):
-                cells = [cell.ljust(width) if column == 0 else cell.rjust(width)
+                cells = [cell.rjust(width) if section.right_aligned(column) else cell.ljust(width)
                          for column, (cell, width) in enumerate(zip(row, widths))]
                 out.append("  ".join(cells).rstrip())
                 if number == 0:
@@ -460,7 +464,8 @@ def _markdown(sections: list[_Section]) -> str:
             out += [f"- {line}" for line in section.lines] + [""]
         if section.rows:
             out.append(_markdown_row(section.headers))
-            out.append("|" + "|".join(":---" if column == 0 else "---:" for column in range(len(section.headers))) + "|")
+            out.append("|" + "|".join("---:" if section.right_aligned(column) else ":---"
+                                      for column in range(len(section.headers))) + "|")
             out += [_markdown_row(row) for row in section.rows]
             out.append("")
     return "\n".join(out).rstrip("\n")

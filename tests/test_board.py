@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from blackhole_stats import Board, BoardParseError, Card, IllegalMove, deal
 
-from conftest import require_reference
+from conftest import reference_boards, require_reference
 
 RANKS, SUITS = "A23456789TJQK", "CSHD"
 ALL_CARDS = [r + s for s in SUITS for r in RANKS]
@@ -30,16 +30,10 @@ def replace_line(text: str, index: int, new: str) -> str:
 
 # ------------------------------------------------------------------ round trips
 def test_reference_boards_round_trip():
-    path = require_reference("pysolfc_boards.txt")
-    texts, current = [], []
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
-        if line.startswith("# deal="):
-            current = []
-            texts.append(current)
-        elif not line.startswith("#"):
-            current.append(line)
+    require_reference("pysolfc_boards.txt")
+    texts = [text for *_, text in reference_boards()]
     assert len(texts) == 129
-    for text in map("".join, texts):
+    for text in texts:
         board = Board.from_text(text)
         assert board.to_text() == text
         assert str(board) == text

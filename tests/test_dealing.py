@@ -11,31 +11,14 @@ from hypothesis import strategies as st
 from blackhole_stats import DealNumberError, GameNumber, deal
 from blackhole_stats.dealing import deal_card_ids
 
-from conftest import reference_file, require_reference
+from conftest import reference_boards, require_reference
 
 RANKS, SUITS = "A23456789TJQK", "CSHD"
 MS_MAX = 2**33 - 1
-HEADER = re.compile(r"# deal=(\S+) gen=(\S+) oracle=(\S+)$")
 
 
 # --------------------------------------------------------------- reference boards
-def load_reference_boards() -> list[tuple[str, str, str, str]]:
-    """(deal id, gen, oracle, board text) for every board in pysolfc_boards.txt."""
-    path = reference_file("pysolfc_boards.txt")
-    if path is None:
-        return []
-    boards, current = [], None
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
-        match = HEADER.match(line.rstrip("\n"))
-        if match:
-            current = [*match.groups(), ""]
-            boards.append(current)
-        elif current is not None and not line.startswith("#"):
-            current[3] += line
-    return [tuple(board) for board in boards]
-
-
-REFERENCE_BOARDS = load_reference_boards()
+REFERENCE_BOARDS = reference_boards()
 
 
 def our_name(deal_id: str, oracle: str) -> str:

@@ -1,0 +1,142 @@
+"""The installed `blackhole-stats` console script, run as a subprocess."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_plays_out, reference_board
+
+SCRIPT = Path(sys.executable).parent / "blackhole-stats"
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+
+def run(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SCRIPT), *args], input=stdin, capture_output=True, timeout=60,
+                          env={**os.environ, **(env or {})})
+
+
+def test_deal_prints_reference_board():
+    result = run("deal", "1")
+    assert result.returncode == 0 and result.stderr == b""
+    assert result.stdout.decode() == reference_board("1")
+    assert run("deal", "1", "--format", "board").stdout == result.stdout
+
+
+def test_deal_32000_variants():
+    assert run("deal", "ms32000").stdout.decode() == reference_board("32000")  # pysol-cards' 32000
+    assert run("deal", "32000").stdout != run("deal", "ms32000").stdout
+
+
+def test_deal_pretty():
+    result = run("deal", "1", "--format", "pretty", env={"PYTHONIOENCODING": "utf-8"})
+    assert result.returncode == 0
+    text = result.stdout.decode("utf-8")
+    assert all(symbol in text for symbol in "♣♠♥♦")
+    assert "10♥" in text and "J♦" in text  # deal 1's first pile is JD KS TH
+
+
+def test_solve_json_solution_replays():
+    result = run("solve", "2", "--json")
+    assert result.returncode == 0
+    data = json.loads(result.stdout)
+    assert set(data) == {"deal", "outcome", "iterations", "cards_played", "solution", "seconds"}
+    assert data["deal"] == "2" and data["outcome"] == "solved" and data["cards_played"] == 51
+    assert isinstance(data["iterations"], int) and data["iterations"] > 0 and data["seconds"] >= 0
+    assert all(set(item) == {"pile", "card"} and isinstance(item["pile"], int) and isinstance(item["card"], str)
+               for item in data["solution"])
+    assert_plays_out(reference_board("2"), [(item["pile"], item["card"]) for item in data["solution"]])
+
+
+@pytest.mark.parametrize("args, code, outcome", [
+    (["solve", "2"], 0, "solved"),
+    (["solve", "1"], 3, "unsolved"),  # the peer: unsolved, at most 3 cards
+    (["solve", "1", "--search", "classic"], 3, "unsolved"),
+    (["solve", "2", "--search", "classic", "--max-iters", "10"], 4, "intractable"),
+    (["solve", "2", "--max-iters", "10"], 4, "intractable"),
+])
+def test_solve_exit_codes(args, code, outcome):
+    assert run(*args).returncode == code
+    result = run(*args, "--json")
+    assert result.returncode == code
+    data = json.loads(result.stdout)
+    assert data["outcome"] == outcome
+    if outcome == "unsolved":
+        assert data["cards_played"] == 3 and data["solution"] == []
+    if outcome == "intractable":
+        assert data["iterations"] <= 10
+
+
+def test_solve_board_file(tmp_path):
+    path = tmp_path / "deal2.txt"
+    path.write_text(reference_board("2"), encoding="utf-8")
+    result = run("solve", "--board", str(path), "--json")
+    assert result.returncode == 0
+    data = json.loads(result.stdout)
+    assert data["deal"] is None and data["outcome"] == "solved"
+    assert_plays_out(reference_board("2"), [(item["pile"], item["card"]) for item in data["solution"]])
+
+
+def test_solve_stdin():
+    assert run("solve", "-", stdin=reference_board("1").encode()).returncode == 3
+    position = "Foundations: 5H\n6C\n7D 4S\n5S\n"  # win: 4S 5S 6C 7D
+    result = run("solve", "-", "--json", stdin=position.encode())
+    assert result.returncode == 0
+    plays = [(item["pile"], item["card"]) for item in json.loads(result.stdout)["solution"]]
+    assert_plays_out(position, plays)
+    assert run("solve", "--board", "-", stdin=position.encode()).returncode == 0
+
+
+def test_solve_text_output():
+    result = run("solve", "2")
+    text = result.stdout.decode()
+    assert result.returncode == 0 and "solved" in text and text.count("\n") >= 52
+
+
+BAD_BOARDS = {
+    "unknown card": "Foundations: AS\nJD KS XX\n",
+    "duplicate": "Foundations: AS\nJD KS\nJD\n",
+    "18 piles": "Foundations: AS\n" + "\n" * 17 + "2C\n",
+    "4 cards": "Foundations: AS\n2C 3C 4C 5C\n",
+    "empty": "",
+    "binary": "\udcff\udcfe",
+}
+
+
+@pytest.mark.parametrize("args", [
+    ["solve", "abc"], ["solve", "0"], ["solve", "ms0"], ["solve", "ms8589934592"], ["solve", ""],
+    ["solve", "12x"], ["deal", "abc"], ["deal", "0"], ["deal", "ms8589934592"], ["deal", ""],
+], ids=" ".join)
+def test_bad_game_number(args):
+    assert_one_line_error(run(*args))
+
+
+@pytest.mark.parametrize("name", BAD_BOARDS)
+def test_bad_board(name, tmp_path):
+    data = BAD_BOARDS[name].encode("utf-8", "surrogateescape")
+    path = tmp_path / "board.txt"
+    path.write_bytes(data)
+    assert_one_line_error(run("solve", "--board", str(path)))
+    assert_one_line_error(run("solve", "-", stdin=data))
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess) -> None:
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 1, err
+    assert result.stdout == b""
+    assert len(err.splitlines()) == 1 and err.endswith("\n"), err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [
+    ["solve"], ["solve", "1", "--board", "-"], ["solve", "1", "--max-iters", "0"],
+    ["solve", "1", "--search", "bfs"], ["deal", "1", "--format", "html"], ["deal"],
+])
+def test_usage_errors(args):
+    result = run(*args)
+    assert result.returncode == 2
+    assert result.stdout == b"" and b"Traceback" not in result.stderr
