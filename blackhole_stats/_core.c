@@ -730,9 +730,10 @@ static int fast_dfs(FastSearch *fs, int depth)
  * returns an upper bound for every position it leaves: exact when nothing
  * below was cut, otherwise still a bound, because a subtree is cut only
  * when depth + bound <= best. So every line longer than `best` is explored
- * and the final `best` is the true maximum. The dead-end test is not used
- * to cut here (it only says "not all cards"), but it does lower the bound
- * by one.
+ * and the final `best` is the true maximum. It runs only from a start
+ * that the verdict search refuted, so every position bounds at most
+ * (cards left - 1); that alone stops the search as soon as a line leaving
+ * one card is found.
  *
  * Per-position bound: a card can be played only if every card above it is
  * played first and its rank is next to a rank the foundation can reach,
@@ -788,9 +789,11 @@ static int max_dfs(MaxSearch *ms, int depth)
     if (s->left == 0)
         return 0;
     uint64_t key = position_key(s);
+    /* The start position cannot be finished, so no position reached from
+     * it can: one card at least always stays behind. */
     int bound = playable_bound(s);
-    if (bound == s->left && !can_finish(s))
-        bound--;
+    if (bound > s->left - 1)
+        bound = s->left - 1;
     long slot = fact_table_find(ms->bounds, key);
     if (slot >= 0 && ms->bounds->values[slot] < bound)
         bound = ms->bounds->values[slot];
@@ -798,6 +801,7 @@ static int max_dfs(MaxSearch *ms, int depth)
         return bound;
     Move moves[NPILES];
     int n = legal_moves(s, moves);
+    order_moves(s, moves, n, NULL, 0);
     int result = 0;
     for (int i = 0; i < n && result < bound; i++) {
         int p = moves[i].pile, old_f = s->f;

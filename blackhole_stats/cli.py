@@ -144,7 +144,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
             other_report = report.build_report(other_data, other, report.read_manifest(other))
             result = report.compare(data, other_data, result, other_report)
         written = write_plots(data, plots_dir) if plots_dir is not None else []
-    except (report.DatasetError, PlotsUnavailable) as error:
+    except (report.DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
         raise click.ClickException(str(error)) from None
     click.echo(report.render(result, fmt))
     for path in written:

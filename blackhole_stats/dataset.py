@@ -41,8 +41,6 @@ LOG_NAME = "_run.log"
 PART_PREFIX = "part-"
 PART_SUFFIX = ".parquet"
 TEMP_PREFIX = ".tmp-"
-SETTINGS = ("version", "search", "max_iters")
-"""Manifest keys that must match to add deals to an existing run (they change the results)."""
 
 _OUTCOME_VALUES = pa.array(OUTCOMES, pa.string())
 
@@ -160,6 +158,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     A new run needs an absent or empty directory. An existing one takes more
     deals (the manifest records the union) only with the same settings.
     """
+    settings = {"version": __version__, "search": search, "max_iters": max_iters}  # they change results
     manifest = read_manifest(out)
     if manifest is None:
         if deals is None:
@@ -171,15 +170,11 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         if info.type == pafs.FileType.Directory and fs.get_file_info(pafs.FileSelector(root)):
             raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
         fs.create_dir(root)
-        manifest = {"tool": "blackhole-stats", "version": __version__, "search": search,
-                    "max_iters": max_iters, "deals": []}
-    else:
-        wanted = {"version": __version__, "search": search, "max_iters": max_iters}
-        for key in SETTINGS:
-            if manifest.get(key) != wanted[key]:
-                raise DatasetError(
-                    f"{out} holds a run with {key}={manifest.get(key)!r}, not {wanted[key]!r}: "
-                    f"use the same settings to add to it, or another --out")
+        manifest = {"tool": "blackhole-stats", **settings, "deals": []}
+    for key, value in settings.items():
+        if manifest.get(key) != value:
+            raise DatasetError(f"{out} holds a run with {key}={manifest.get(key)!r}, not {value!r}: "
+                               "use the same settings to add to it, or another --out")
     everything = expected_deals(manifest)
     requested = everything if deals is None else deals
     everything = everything | requested
