@@ -154,20 +154,29 @@ static inline uint64_t mix64(uint64_t x)
     return x;
 }
 
-/* A fixed-size, 4-way set-associative table of canonical keys (< 2^54), each
- * tagged with a 10-bit generation so that starting a new search is O(1).
- * Losing an entry to replacement only costs time, never exactness: the
- * entries are facts ("refuted", "at most v more cards"), not obligations.
- * `values` is optional (NULL for a plain set). */
+/* A 4-way set-associative table of canonical keys (< 2^54), each tagged
+ * with a 10-bit generation so that starting a new search is O(1). Losing an
+ * entry to replacement only costs time, never exactness: the entries are
+ * facts ("refuted", "at most v more cards"), not obligations.
+ * `values` is optional (NULL for a plain set).
+ *
+ * Memory is allocated once at its maximum, but each search starts in a
+ * small window that stays in cache and doubles as the search grows: most
+ * deals need a few hundred positions, a few need millions. */
 #define KEY_BITS 54
-#define KEY_MASK ((1ull << KEY_BITS) - 1)
 #define GEN_LIMIT 1024u
 #define WAYS 4
+#define START_BITS 17
+#ifndef GROW_FACTOR
+#define GROW_FACTOR 1
+#endif
 
 typedef struct {
     uint64_t *tags;
     uint8_t *values;
-    uint64_t bucket_mask;
+    uint64_t bucket_mask;     /* the window in use */
+    uint64_t start_mask;
+    uint64_t max_mask;
     uint64_t gen;
 } FactTable;
 
@@ -176,7 +185,9 @@ static int fact_table_init(FactTable *t, int bits, int with_values)
     size_t slots = (size_t)1 << bits;
     t->tags = calloc(slots, sizeof(uint64_t));
     t->values = with_values ? calloc(slots, 1) : NULL;
-    t->bucket_mask = (slots / WAYS) - 1;
+    t->max_mask = (slots / WAYS) - 1;
+    t->start_mask = bits > START_BITS ? ((1ull << START_BITS) / WAYS) - 1 : t->max_mask;
+    t->bucket_mask = t->start_mask;
     t->gen = 1;
     return t->tags && (!with_values || t->values);
 }
@@ -191,16 +202,46 @@ static void fact_table_free(FactTable *t)
 
 static size_t fact_table_bytes(const FactTable *t)
 {
-    size_t slots = (size_t)(t->bucket_mask + 1) * WAYS;
+    size_t slots = (size_t)(t->max_mask + 1) * WAYS;
     return slots * (sizeof(uint64_t) + (t->values ? 1 : 0));
+}
+
+static size_t fact_table_window_slots(const FactTable *t)
+{
+    return (size_t)(t->bucket_mask + 1) * WAYS;
 }
 
 static void fact_table_new_generation(FactTable *t)
 {
+    t->bucket_mask = t->start_mask;
     if (++t->gen >= GEN_LIMIT) {
-        size_t slots = (size_t)(t->bucket_mask + 1) * WAYS;
-        memset(t->tags, 0, slots * sizeof(uint64_t));
+        memset(t->tags, 0, (size_t)(t->max_mask + 1) * WAYS * sizeof(uint64_t));
         t->gen = 1;
+    }
+}
+
+static void fact_table_put(FactTable *t, uint64_t key, int value);
+
+/* Double the window, moving this generation's entries to their new homes
+ * (the new half holds only stale generations, i.e. free slots). */
+static void fact_table_grow(FactTable *t)
+{
+    if (t->bucket_mask == t->max_mask)
+        return;
+    uint64_t old_mask = t->bucket_mask;
+    t->bucket_mask = old_mask * 2 + 1;
+    for (uint64_t bucket = 0; bucket <= old_mask; bucket++) {
+        for (int i = 0; i < WAYS; i++) {
+            size_t slot = bucket * WAYS + (size_t)i;
+            uint64_t tag = t->tags[slot];
+            if ((tag >> KEY_BITS) != t->gen)
+                continue;
+            uint64_t key = tag & ((1ull << KEY_BITS) - 1);
+            if ((mix64(key) & t->bucket_mask) == bucket)
+                continue;
+            t->tags[slot] = 0;
+            fact_table_put(t, key, t->values ? t->values[slot] : 0);
+        }
     }
 }
 
@@ -220,7 +261,7 @@ static inline long fact_table_find(const FactTable *t, uint64_t key)
     return -1;
 }
 
-static inline void fact_table_put(FactTable *t, uint64_t key, int value)
+static void fact_table_put(FactTable *t, uint64_t key, int value)
 {
     uint64_t tag = (t->gen << KEY_BITS) | key;
     uint64_t *b = fact_table_bucket(t, key);
@@ -668,6 +709,7 @@ typedef struct {
     FactTable *refuted;
     uint64_t nodes;
     uint64_t stop_at;   /* node count at which this run aborts */
+    uint64_t grow_at;   /* node count at which the table window doubles */
     int aborted;
     int noise;
     uint32_t rng;
@@ -685,7 +727,10 @@ static int fast_dfs(FastSearch *fs, int depth)
         fs->aborted = 1;
         return 0;
     }
-    fs->nodes++;
+    if (++fs->nodes >= fs->grow_at) {
+        fact_table_grow(fs->refuted);
+        fs->grow_at = fs->nodes + GROW_FACTOR * fact_table_window_slots(fs->refuted);
+    }
     if (depth > fs->deepest)
         fs->deepest = depth;
     if (s->left == 0)
@@ -746,6 +791,7 @@ typedef struct {
     FactTable *bounds;
     uint64_t nodes;
     uint64_t stop_at;
+    uint64_t grow_at;
     int aborted;
     int best;
 } MaxSearch;
@@ -783,7 +829,10 @@ static int max_dfs(MaxSearch *ms, int depth)
         ms->aborted = 1;
         return s->left;
     }
-    ms->nodes++;
+    if (++ms->nodes >= ms->grow_at) {
+        fact_table_grow(ms->bounds);
+        ms->grow_at = ms->nodes + GROW_FACTOR * fact_table_window_slots(ms->bounds);
+    }
     if (depth > ms->best)
         ms->best = depth;
     if (s->left == 0)
@@ -1028,7 +1077,7 @@ static void Solver_dealloc(SolverObject *self)
 static int Solver_init(SolverObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"table_bits", NULL};
-    int bits = 20;
+    int bits = 22;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i", kwlist, &bits))
         return -1;
     if (bits < 8 || bits > 30) {
@@ -1059,6 +1108,7 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
     fs.noise = 0;
     fs.rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
     fact_table_new_generation(&self->refuted);
+    fs.grow_at = GROW_FACTOR * fact_table_window_slots(&self->refuted);
     /* Restarts: a small node budget, doubled each time, with random
      * tie-breaks after the first run. Refutations are facts, so they are
      * kept across runs; only the last, unbounded-enough run decides. */
@@ -1106,6 +1156,7 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
         ms.aborted = 0;
         ms.best = fs.deepest;
         fact_table_new_generation(&self->bounds);
+        ms.grow_at = GROW_FACTOR * fact_table_window_slots(&self->bounds);
         max_dfs(&ms, 0);
         out->cards_played = ms.best;
         self->max_search_nodes = ms.nodes;
@@ -1198,7 +1249,7 @@ static PyTypeObject SolverType = {
     .tp_name = "blackhole_stats._core.Solver",
     .tp_basicsize = sizeof(SolverObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Solver(table_bits=20): exact Black Hole search with reusable tables.",
+    .tp_doc = "Solver(table_bits=22): exact Black Hole search with reusable tables.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Solver_init,
     .tp_dealloc = (destructor)Solver_dealloc,

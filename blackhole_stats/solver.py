@@ -24,8 +24,10 @@ from .board import Board, Move
 
 OUTCOMES = ("solved", "unsolved", "intractable")
 SEARCHES = ("fast", "classic")
-DEFAULT_TABLE_BITS = 20
-"""Slots in each of the fast search's tables, as a power of two (8 MiB each)."""
+DEFAULT_TABLE_BITS = 22
+"""Most slots in each of the fast search's two tables, as a power of two (32 MiB each).
+
+Each search starts in a 2^17-slot window that doubles as the search grows."""
 
 
 @dataclass(frozen=True)
