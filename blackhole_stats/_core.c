@@ -167,9 +167,7 @@ static inline uint64_t mix64(uint64_t x)
 #define GEN_LIMIT 1024u
 #define WAYS 4
 #define START_BITS 17
-#ifndef GROW_FACTOR
-#define GROW_FACTOR 1
-#endif
+
 
 typedef struct {
     uint64_t *tags;
@@ -676,13 +674,7 @@ static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, in
         if (h > 1)
             after[s->rank[p][h - 2]]++;
         int mobility = after[(r + 1) % NRANKS] + after[(r + NRANKS - 1) % NRANKS];
-#ifdef MOB_ASC
-        int score = (h << 10) | ((63 - mobility) << 4);
-#elif defined(NO_HEIGHT)
-        int score = (mobility << 4);
-#else
         int score = (h << 10) | (mobility << 4);
-#endif
         if (noise) {
             *rng = *rng * 1664525u + 1013904223u;
             score |= (int)(*rng >> 28);
@@ -704,6 +696,8 @@ static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, in
  * Fast search: DFS with refutation table, dead-end test, D1, restarts.
  * ====================================================================== */
 
+#define FIRST_RUN_BUDGET 200 /* nodes; doubled at each restart */
+
 typedef struct {
     Position pos;
     FactTable *refuted;
@@ -717,9 +711,6 @@ typedef struct {
     uint8_t path[NCARDS];
 } FastSearch;
 
-#ifdef STATS
-static uint64_t stat_dead, stat_expanded, stat_nomoves;
-#endif
 static int fast_dfs(FastSearch *fs, int depth)
 {
     Position *s = &fs->pos;
@@ -729,7 +720,7 @@ static int fast_dfs(FastSearch *fs, int depth)
     }
     if (++fs->nodes >= fs->grow_at) {
         fact_table_grow(fs->refuted);
-        fs->grow_at = fs->nodes + GROW_FACTOR * fact_table_window_slots(fs->refuted);
+        fs->grow_at = fs->nodes + fact_table_window_slots(fs->refuted);
     }
     if (depth > fs->deepest)
         fs->deepest = depth;
@@ -738,18 +729,12 @@ static int fast_dfs(FastSearch *fs, int depth)
     uint64_t key = position_key(s);
     if (fact_table_find(fs->refuted, key) >= 0)
         return 0;
-    if (!can_finish(s)) {
-#ifdef STATS
-        stat_dead++;
-#endif
+    Move moves[NPILES];
+    int n = legal_moves(s, moves);
+    if (n == 0 || !can_finish(s)) {
         fact_table_put(fs->refuted, key, 0);
         return 0;
     }
-    Move moves[NPILES];
-    int n = legal_moves(s, moves);
-#ifdef STATS
-    stat_expanded++; if (n == 0) stat_nomoves++;
-#endif
     order_moves(s, moves, n, &fs->rng, fs->noise);
     for (int i = 0; i < n; i++) {
         int p = moves[i].pile, old_f = s->f;
@@ -831,7 +816,7 @@ static int max_dfs(MaxSearch *ms, int depth)
     }
     if (++ms->nodes >= ms->grow_at) {
         fact_table_grow(ms->bounds);
-        ms->grow_at = ms->nodes + GROW_FACTOR * fact_table_window_slots(ms->bounds);
+        ms->grow_at = ms->nodes + fact_table_window_slots(ms->bounds);
     }
     if (depth > ms->best)
         ms->best = depth;
@@ -1108,14 +1093,11 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
     fs.noise = 0;
     fs.rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
     fact_table_new_generation(&self->refuted);
-    fs.grow_at = GROW_FACTOR * fact_table_window_slots(&self->refuted);
+    fs.grow_at = fact_table_window_slots(&self->refuted);
     /* Restarts: a small node budget, doubled each time, with random
      * tie-breaks after the first run. Refutations are facts, so they are
      * kept across runs; only the last, unbounded-enough run decides. */
-#ifndef BUDGET0
-#define BUDGET0 200
-#endif
-    uint64_t budget = BUDGET0;
+    uint64_t budget = FIRST_RUN_BUDGET;
     for (;;) {
         uint64_t limit = fs.nodes + budget;
         if (max_iters && limit > max_iters)
@@ -1143,9 +1125,6 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
         fs.noise = 1;
     }
     out->iterations = fs.nodes;
-#ifdef STATS
-    fprintf(stderr, "STATS %llu %llu %llu\n", (unsigned long long)stat_dead, (unsigned long long)stat_expanded, (unsigned long long)stat_nomoves);
-#endif
     self->max_search_nodes = 0;
     if (out->outcome == OUTCOME_UNSOLVED && want_most) {
         MaxSearch ms;
@@ -1156,7 +1135,7 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
         ms.aborted = 0;
         ms.best = fs.deepest;
         fact_table_new_generation(&self->bounds);
-        ms.grow_at = GROW_FACTOR * fact_table_window_slots(&self->bounds);
+        ms.grow_at = fact_table_window_slots(&self->bounds);
         max_dfs(&ms, 0);
         out->cards_played = ms.best;
         self->max_search_nodes = ms.nodes;
