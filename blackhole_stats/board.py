@@ -72,7 +72,8 @@ class Board:
     def from_text(cls, text: str) -> Board:
         """Parse black-hole-solve board text; raises BoardParseError naming line and token."""
         if "\r" in text:
-            raise BoardParseError("line endings must be '\\n' (found '\\r')")
+            line = text.count("\n", 0, text.index("\r")) + 1
+            raise BoardParseError(f"line {line}: stray '\\r' (line endings must be '\\n')")
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()  # the final newline

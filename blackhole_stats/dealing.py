@@ -52,7 +52,7 @@ class GameNumber:
         ms = body.startswith("ms")
         if ms:
             body = body[2:]
-        if body.lstrip("# \t").startswith("-"):
+        if re.sub(r"[\s#_.,]", "", body).startswith("-"):
             raise DealNumberError(f"invalid game number {text!r}: negative")
         digits = _SEPARATORS.sub("", body)
         if digits.endswith("L"):

@@ -9,10 +9,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+def shared_base() -> Path:
+    override = os.environ.get("BLACKHOLE_SHARED")
+    return Path(override) if override else REPO.parent / "shared"
+
+
 def reference_dir() -> Path | None:
     """The reference folder: $BLACKHOLE_SHARED (shared/ or shared/reference) or <repo>/../shared."""
-    override = os.environ.get("BLACKHOLE_SHARED")
-    base = Path(override) if override else REPO.parent / "shared"
+    base = shared_base()
     for candidate in (base / "reference", base):
         if (candidate / "pysolfc_boards.txt").is_file():
             return candidate
@@ -29,8 +33,8 @@ def require_reference(name: str) -> Path:
     """The reference file, or skip the calling test with the reason."""
     path = reference_file(name)
     if path is None:
-        pytest.skip(f"reference file {name} not found: set BLACKHOLE_SHARED or put shared/reference "
-                    f"beside the repository ({REPO.parent / 'shared'})")
+        pytest.skip(f"reference file {name} not found under {shared_base()} "
+                    "(set BLACKHOLE_SHARED to the shared/ folder, or put shared/ beside the repository)")
     return path
 
 

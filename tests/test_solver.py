@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import csv
-import random
 
 import pytest
 from hypothesis import HealthCheck, Phase, example, find, given, settings

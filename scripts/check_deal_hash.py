@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Check our dealer against the published SHA-256 of PySolFC deals 1..1,000,000.
+
+The hash (from shared/reference/DEALING.md) is over the concatenated board
+texts, each ending in a newline, no headers, with pysol-cards' convention
+for 32000 (the LCG deal, our ms32000). Exit status 0 if it matches, 1 if not.
+
+    python scripts/check_deal_hash.py                  # all 1,000,000 deals
+    python scripts/check_deal_hash.py --count 5000     # a prefix: print its hash
+    python scripts/check_deal_hash.py --pysol-cards 20000   # also time pysol-cards
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+
+from blackhole_stats.dealing import GameNumber, deal_card_ids
+
+EXPECTED = "d1a85650f391aac68cede4d7183f32ffdace10a8d150e3a235bf72314e503bd9"
+FULL_COUNT = 1_000_000
+
+RANKS, SUITS = b"A23456789TJQK", b"CSHD"
+# Card id = suit * 13 + rank. bytes.translate maps each id to its rank/suit letter.
+RANK_LETTER = bytes(RANKS[i % 13] if i < 52 else ord("?") for i in range(256))
+SUIT_LETTER = bytes(SUITS[i // 13] if i < 52 else ord("?") for i in range(256))
+# Card k (pile k // 3, position k % 3) sits at byte 16 + 3k (rank) and 17 + 3k (suit).
+TEMPLATE = b"Foundations: AS\n" + b"?? ?? ??\n" * 17
+CHUNK = 10_000
+
+
+def game(number: int) -> GameNumber:
+    return GameNumber(number, ms=number == 32000)  # pysol-cards' 32000 is the LCG deal
+
+
+def board_bytes(ids: bytes) -> bytearray:
+    text = bytearray(TEMPLATE)
+    text[16::3] = ids.translate(RANK_LETTER)
+    text[17::3] = ids.translate(SUIT_LETTER)
+    return text
+
+
+def hash_deals(count: int) -> str:
+    digest = hashlib.sha256()
+    for start in range(1, count + 1, CHUNK):
+        chunk = bytearray()
+        for number in range(start, min(start + CHUNK, count + 1)):
+            chunk += board_bytes(deal_card_ids(game(number)))
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
+def time_pysol_cards(count: int) -> tuple[float, float, int]:
+    """Seconds pysol-cards and we take for deals 1..count, and how many boards differ."""
+    from pysol_cards.cards import CardRenderer
+    from pysol_cards.deal_game import Game
+    from pysol_cards.random_base import RandomBase
+
+    renderer = CardRenderer(True)
+    started = time.perf_counter()
+    theirs = [Game("black_hole", n, RandomBase.DEALS_PYSOLFC, 13).calc_deal_string(n, renderer).encode()
+              for n in range(1, count + 1)]
+    their_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    ours = [bytes(board_bytes(deal_card_ids(game(n)))) for n in range(1, count + 1)]
+    our_seconds = time.perf_counter() - started
+    return their_seconds, our_seconds, sum(a != b for a, b in zip(theirs, ours))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=FULL_COUNT,
+                        help="hash deals 1..COUNT (default all 1,000,000, compared with the reference)")
+    parser.add_argument("--pysol-cards", type=int, default=0, metavar="N",
+                        help="also deal 1..N with pysol-cards: speed ratio and a board-by-board check")
+    args = parser.parse_args(argv)
+    if args.count < 1:
+        parser.error("--count must be at least 1")
+
+    started = time.perf_counter()
+    digest = hash_deals(args.count)
+    seconds = time.perf_counter() - started
+    ours = args.count / seconds
+    print(f"deals 1..{args.count:,}: sha256 {digest}")
+    print(f"dealt and formatted {args.count:,} boards in {seconds:.2f} s: {ours:,.0f} deals/s")
+
+    status = 0
+    if args.pysol_cards > 0:
+        their_seconds, our_seconds, differ = time_pysol_cards(args.pysol_cards)
+        print(f"deals 1..{args.pysol_cards:,}: pysol-cards {args.pysol_cards / their_seconds:,.0f} deals/s, "
+              f"ours {args.pysol_cards / our_seconds:,.0f} deals/s ({their_seconds / our_seconds:.0f}x); "
+              f"boards differing: {differ}")
+        status = 1 if differ else 0
+    if args.count == FULL_COUNT:
+        matches = digest == EXPECTED
+        print(f"expected       {EXPECTED}: {'MATCH' if matches else 'MISMATCH'}")
+        status = status or (0 if matches else 1)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
