@@ -57,7 +57,7 @@ def deal_command(game: GameNumber, fmt: str) -> None:
 
 @main.command("solve")
 @click.argument("game", required=False)
-@click.option("--board", "board_file", type=click.File("r", encoding="utf-8"),
+@click.option("--board", "board_file", type=click.File("rb"),
               help="Read a position in black-hole-solve's board format ('-' = stdin).")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
@@ -78,11 +78,11 @@ def solve_command(game: str | None, board_file, search: str, max_iters: int | No
     if game is not None and board_file is not None:
         raise click.UsageError("give a game number or --board, not both")
     if game == "-":
-        board_file, game = click.open_file("-"), None
+        board_file, game = click.open_file("-", "rb"), None
     label = None
     if board_file is not None:
         try:
-            board = Board.from_text(board_file.read())
+            board = Board.from_text(board_file.read().decode("utf-8"))  # bytes: keep any '\r' 
         except (BoardParseError, UnicodeDecodeError) as error:
             raise click.ClickException(f"bad board: {error}")
     else:
@@ -106,7 +106,9 @@ def _describe(label: str | None, result) -> str:
         lines.append(f"solution, {len(result.moves)} moves (pile numbers are 0-based, board order):")
         lines += [f"{index:>3}. {move}" for index, move in enumerate(result.moves, 1)]
     else:
-        lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}")
+        lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}"
+                     if result.outcome == "unsolved" else
+                     f"most cards played by a line found before the budget ran out: {result.cards_played}")
     return "\n".join(lines)
 
 
@@ -149,3 +151,95 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     click.echo(report.render(result, fmt))
     for path in written:
         click.echo(f"wrote {path}", err=True)
+
+
+@main.command("run")
+@click.option("--range", "ranges", multiple=True, metavar="RANGES",
+              help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas.")
+@click.option("--deals", "deals_file", type=click.File("r", encoding="utf-8"),
+              help="A file of game numbers to solve, one per line.")
+@click.option("--out", required=True, metavar="DIR",
+              help="The dataset directory (or a pyarrow/fsspec URL); a run already there is resumed.")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes  [default: all cores]")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+              help="Deals per task and per Parquet file  [default: 1000, less for small runs]")
+@click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
+              help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
+@click.option("--max-iters", type=click.IntRange(min=1), default=None,
+              help="Give up on a deal (outcome 'intractable') after this many iterations.")
+@click.option("--scheduler", metavar="tcp://HOST:PORT",
+              help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr  [default: when stderr is a terminal]")
+def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | None,
+                chunk_size: int | None, search: str, max_iters: int | None, scheduler: str | None,
+                progress: bool | None) -> None:
+    """Solve every deal of the ranges once, in parallel, into a Parquet dataset in DIR.
+
+    Each finished chunk is its own file, so a killed run keeps its work:
+    running the same command again (or just --out DIR) solves only the
+    deals that are missing. Adding ranges to a run is fine; changing
+    --search or --max-iters is refused. Exit status 130/143 after
+    Ctrl-C/SIGTERM, 1 if a chunk failed.
+
+    \b
+    Examples:
+      blackhole-stats run --range 1-1000000 --out runs/million
+      blackhole-stats run --range ms1-ms5000,42 --search classic --out runs/classic
+      blackhole-stats run --deals random.txt --out runs/random --workers 8
+    """
+    import shlex
+
+    from .dataset import DatasetError
+    from .deals import DealSet, DealSpecError
+    from .runner import RunError, RunStopped, run  # pyarrow loads only here
+    from .solver import OUTCOMES
+
+    try:
+        deals = DealSet.parse(ranges) if ranges else None
+        if deals_file is not None:
+            listed = DealSet.read_list(deals_file, deals_file.name)
+            deals = listed if deals is None else deals | listed
+        summary = run(out, deals, search=search, max_iters=max_iters, workers=workers,
+                      chunk_size=chunk_size, scheduler=scheduler,
+                      progress=sys.stderr.isatty() if progress is None else progress)
+    except RunStopped as stopped:
+        resume = shlex.join(["blackhole-stats", *sys.argv[1:]])
+        if stopped.signum is None:
+            raise click.ClickException(f"{stopped}; details in the log; resume with: {resume}") from None
+        click.echo(f"{stopped}; resume with: {resume}", err=True)
+        sys.exit(128 + stopped.signum)
+    except (DealSpecError, DatasetError, RunError) as error:
+        raise click.ClickException(str(error)) from None
+    counts = ", ".join(f"{n:,} {outcome}" for n, outcome in zip(summary.outcomes, OUTCOMES))
+    rate = summary.solved_now / summary.seconds if summary.seconds else 0.0
+    click.echo(f"{summary.solved_now:,} deals solved now ({counts}) in {summary.seconds:.1f} s, "
+               f"{rate:,.0f} deals/s with {summary.workers} workers; {summary.already_done:,} were "
+               f"already done; dataset: {summary.out}")
+
+
+@main.command("verify")
+@click.argument("directory", metavar="DIR")
+def verify_command(directory: str) -> None:
+    """Check a run's dataset against its manifest: every deal once, every solution legal.
+
+    Replays each stored solution from its deal and checks each row's
+    outcome, cards_played and solution against each other. Prints the
+    problems and exits 1 if there are any.
+
+    Example: blackhole-stats verify runs/million
+    """
+    from .dataset import DatasetError
+    from .verify import verify
+
+    try:
+        checked = verify(directory)
+    except DatasetError as error:
+        raise click.ClickException(str(error)) from None
+    for problem in checked.problems:
+        click.echo(problem)
+    if checked.problems:
+        raise click.ClickException(
+            f"verification failed: {len(checked.problems)} problem(s) in {directory}")
+    click.echo(f"ok: {checked.rows:,} rows, every deal of the manifest exactly once, "
+               "every solution replays legally")

@@ -2,9 +2,10 @@
 
 Readers never need this package: `pandas.read_parquet(DIR)`, `pyarrow.dataset`
 and DuckDB or polars on `DIR/*.parquet` read it as it is. That is why the side
-files start with `_` and temporary files with `.` (the prefixes pyarrow's
-dataset discovery skips, and neither ends in `.parquet`), and why each chunk is
-written under a temporary name and renamed into place only when complete.
+files start with `_`, files being written start with `.` and end in `.tmp`
+(pyarrow's dataset discovery skips both prefixes, `*.parquet` matches neither),
+and why each chunk is written under such a name and renamed into place only
+when complete.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import fcntl
 import json
 import os
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -22,7 +23,7 @@ from pyarrow import fs as pafs
 
 from . import __version__
 from .dealing import GameNumber
-from .deals import DealSet
+from .deals import DealSet, DealSpecError
 from .solver import OUTCOMES
 
 SCHEMA = pa.schema([
@@ -40,7 +41,8 @@ MANIFEST_NAME = "_manifest.json"
 LOG_NAME = "_run.log"
 PART_PREFIX = "part-"
 PART_SUFFIX = ".parquet"
-TEMP_PREFIX = ".tmp-"
+TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"
+"""Files being written: hidden from pyarrow's discovery and from `*.parquet` globs."""
 
 _OUTCOME_VALUES = pa.array(OUTCOMES, pa.string())
 
@@ -78,10 +80,11 @@ def local_path(out: str) -> str | None:
 def part_name(deals: DealSet) -> str:
     """`part-<first>-<last>-<count>.parquet`: unique, since no deal is ever written twice."""
     (first_ms, first, _), (last_ms, _, last) = deals.runs[0], deals.runs[-1]
-    return f"{PART_PREFIX}{GameNumber(first, first_ms)}-{GameNumber(last, last_ms)}-{deals.count}{PART_SUFFIX}"
+    first_game, last_game = GameNumber(first, first_ms), GameNumber(last, last_ms)
+    return f"{PART_PREFIX}{first_game}-{last_game}-{deals.count}{PART_SUFFIX}"
 
 
-def write_part(out: str, deals: DealSet, columns: dict[str, list]) -> str:
+def write_part(out: str, deals: DealSet, columns: dict[str, Sequence]) -> str:
     """Write one chunk (`outcome` given as indexes into OUTCOMES); readers see all of it or nothing."""
     arrays = [pa.DictionaryArray.from_arrays(pa.array(columns[field.name], pa.int8()), _OUTCOME_VALUES)
               if field.name == "outcome" else pa.array(columns[field.name], field.type)
@@ -89,7 +92,7 @@ def write_part(out: str, deals: DealSet, columns: dict[str, list]) -> str:
     table = pa.Table.from_arrays(arrays, schema=SCHEMA)
     fs, root = filesystem(out)
     name = part_name(deals)
-    temp = f"{root}/{TEMP_PREFIX}{name}"
+    temp = f"{root}/{TEMP_PREFIX}{name}{TEMP_SUFFIX}"
     pq.write_table(table, temp, filesystem=fs, compression="zstd")
     fs.move(temp, f"{root}/{name}")
     return name
@@ -107,7 +110,7 @@ def remove_temp_files(out: str) -> int:
     """Delete what killed writers left behind; returns how many."""
     fs, root = filesystem(out)
     stale = [info.path for info in fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
-             if info.base_name.startswith(TEMP_PREFIX)]
+             if info.base_name.startswith(TEMP_PREFIX) and info.base_name.endswith(TEMP_SUFFIX)]
     for path in stale:
         fs.delete_file(path)
     return len(stale)
@@ -134,14 +137,16 @@ def read_manifest(out: str) -> dict | None:
     try:
         with fs.open_input_stream(f"{root}/{MANIFEST_NAME}") as stream:
             return json.loads(stream.read())
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except ValueError as error:  # not JSON, not UTF-8
+        raise DatasetError(f"{root}/{MANIFEST_NAME} is damaged: {error}") from None
 
 
 def write_manifest(out: str, manifest: dict) -> None:
     """Replace the manifest atomically (temporary file, then rename)."""
     fs, root = filesystem(out)
-    temp = f"{root}/{TEMP_PREFIX}{MANIFEST_NAME}"
+    temp = f"{root}/{TEMP_PREFIX}{MANIFEST_NAME}{TEMP_SUFFIX}"
     with fs.open_output_stream(temp) as stream:
         stream.write(json.dumps(manifest, indent=2).encode() + b"\n")
     fs.move(temp, f"{root}/{MANIFEST_NAME}")
@@ -149,7 +154,10 @@ def write_manifest(out: str, manifest: dict) -> None:
 
 def expected_deals(manifest: dict) -> DealSet:
     """Every deal the run was asked for, over all its sessions."""
-    return DealSet.parse(manifest["deals"])
+    try:
+        return DealSet.parse(manifest["deals"])
+    except (KeyError, TypeError, DealSpecError) as error:
+        raise DatasetError(f"the manifest's list of deals is damaged: {error!r}") from None
 
 
 def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None) -> tuple[dict, DealSet]:
@@ -199,7 +207,8 @@ def lock(out: str) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise DatasetError(f"another run is writing to {out} (or its worker processes are still alive)") from None
+            raise DatasetError(f"another run is writing to {out} "
+                               "(or its worker processes are still alive)") from None
         yield
     finally:
         os.close(fd)

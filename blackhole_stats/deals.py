@@ -34,8 +34,7 @@ class DealSet:
         merged: list[Run] = []
         for ms, first, last in sorted(runs):
             if merged and merged[-1][0] == ms and first <= merged[-1][2] + 1:
-                if last > merged[-1][2]:
-                    merged[-1] = (ms, merged[-1][1], last)
+                merged[-1] = (ms, merged[-1][1], max(last, merged[-1][2]))
             else:
                 merged.append((ms, first, last))
         return cls(tuple(merged))
@@ -117,7 +116,7 @@ class DealSet:
         return [_spec(run) for run in self.runs]
 
     def __str__(self) -> str:
-        return ",".join(self.specs()) or "(none)"
+        return ",".join(self.specs())
 
 
 def _parse_run(item: str) -> Run:

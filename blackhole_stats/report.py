@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .dataset import MANIFEST_NAME
 from .solver import OUTCOMES
 
 COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds")
@@ -114,8 +115,8 @@ def _normalize(frame: pd.DataFrame, source: Path) -> pd.DataFrame:
 
 
 def read_manifest(path: str | Path) -> dict:
-    """The displayable settings from `path/manifest.json`; {} when there is none."""
-    file = Path(path) / "manifest.json"
+    """The displayable settings from a run directory's manifest; {} when there is none."""
+    file = Path(path) / MANIFEST_NAME
     if not file.is_file():
         return {}
     try:
@@ -367,10 +368,10 @@ def _report_sections(report: Report) -> list[_Section]:
             [(row["deal"], row["outcome"], _number(row["iterations"]), _number(row["cards_played"]),
               _number(row["seconds"], 3)) for row in report.hardest], align="llrrr"))
 
-    settings = _Section("Run settings (manifest.json)", [], ("setting", "value"),
+    settings = _Section(f"Run settings ({MANIFEST_NAME})", [], ("setting", "value"),
                         [(key, _setting(value)) for key, value in report.manifest.items()], align="ll")
     if not report.manifest:
-        settings.lines.append("no manifest.json with run settings")
+        settings.lines.append(f"no {MANIFEST_NAME} with run settings")
     sections.append(settings)
     return sections
 

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import report
+from blackhole_stats.dataset import MANIFEST_NAME
 from blackhole_stats.plots import PlotsUnavailable, write_plots
 from conftest import require_reference
 
@@ -72,7 +73,7 @@ def write_arrow(directory: Path, rows: list[dict], parts: int = 3, manifest: dic
         chunk = [{**row, "deal": Decimal(row["deal"])} for row in rows[part::parts]]
         pq.write_table(pa.Table.from_pylist(chunk, schema=SCHEMA), directory / f"part-{part:05d}.parquet")
     if manifest is not None:
-        (directory / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+        (directory / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
     return directory
 
 
@@ -333,7 +334,7 @@ def _bad_inputs(root: Path) -> dict[str, list]:
     (root / "corrupt" / "part.parquet").write_bytes(b"not parquet at all")
     (root / "binary.csv").write_bytes(b"\xff\xfe\x00garbage\x00\xff")
     bad_manifest = write_arrow(root / "bad_manifest", make_rows(count=20), parts=1)
-    (bad_manifest / "manifest.json").write_text("{not json", encoding="utf-8")
+    (bad_manifest / MANIFEST_NAME).write_text("{not json", encoding="utf-8")
     return {
         "missing": [root / "nowhere"],
         "no parquet files": [root / "empty"],

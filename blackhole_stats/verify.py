@@ -1,0 +1,118 @@
+"""`blackhole-stats verify`: check a run's dataset against its manifest, trusting nothing in it.
+
+Every deal the manifest asks for must be there exactly once, every row must
+agree with itself (outcome, cards_played, solution) and with the run's
+settings, and every solution must replay legally from its deal to an empty
+board.
+"""
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import dataset
+from .board import NUM_CARDS, NUM_PILES, PILE_SIZE
+from .cards import ACE_OF_SPADES, Card
+from .dealing import DealNumberError, GameNumber, deal_card_ids
+from .deals import DealSet, Run
+from .solver import OUTCOMES
+
+_CARD_OF_CODE = {card.text: card for card in map(Card.from_id, range(52))}
+
+
+@dataclass(frozen=True)
+class Verification:
+    """How many rows were read, and what is wrong (nothing, if `problems` is empty)."""
+
+    rows: int
+    problems: tuple[str, ...]
+
+
+def verify(out: str) -> Verification:
+    """Read every chunk file of the run in `out`; raises DatasetError if there is no run."""
+    out = dataset.normalize(out)
+    manifest = dataset.read_manifest(out)
+    if manifest is None:
+        raise dataset.DatasetError(f"there is no run in {out} (no {dataset.MANIFEST_NAME})")
+    fs, _ = dataset.filesystem(out)
+    wanted_types = [(field.name, field.type) for field in dataset.SCHEMA]
+    problems: list[str] = []
+    keys: list[Run] = []
+    for path in dataset.part_paths(out):
+        name = posixpath.basename(path)
+        try:
+            table = pq.read_table(path, filesystem=fs)
+        except pa.ArrowException as error:
+            problems.append(f"{name}: unreadable ({error})")
+            continue
+        if [(field.name, field.type) for field in table.schema] != wanted_types:
+            problems.append(f"{name}: schema {table.schema.to_string(show_schema_metadata=False)!r} "
+                            f"is not the documented one")
+            continue
+        columns = [table[column].to_pylist() for column in
+                   ("deal", "ms", "outcome", "cards_played", "solution")]
+        for number, ms, outcome, played, solution in zip(*columns):
+            try:
+                game = GameNumber(int(number), ms)
+            except DealNumberError as error:
+                problems.append(f"{name}: {error}")
+                continue
+            keys.append((ms, game.number, game.number))
+            problem = _row_problem(game, outcome, played, solution, manifest.get("max_iters"))
+            if problem:
+                problems.append(f"deal {game}: {problem}")
+    keys.sort()
+    repeated = DealSet.from_runs(key for key, previous in zip(keys[1:], keys) if key == previous)
+    present = DealSet.from_runs(keys)
+    expected = dataset.expected_deals(manifest)
+    for deals, what in ((repeated, "more than once"), (expected - present, "missing"),
+                        (present - expected, "not asked for by the manifest")):
+        if deals:
+            problems.append(f"deals {what}: {deals}")
+    return Verification(len(keys), tuple(problems))
+
+
+def _row_problem(game: GameNumber, outcome: str, played: int, solution: str | None,
+                 max_iters: int | None) -> str | None:
+    if outcome not in OUTCOMES:
+        return f"unknown outcome {outcome!r}"
+    if outcome == "solved":
+        if solution is None:
+            return "solved, but no solution"
+        if played != NUM_CARDS:
+            return f"solved, but cards_played is {played}"
+        return _replay_problem(game, solution)
+    if solution is not None:
+        return f"{outcome}, but with a solution"
+    if not 0 <= played < NUM_CARDS:
+        return f"{outcome}, but cards_played is {played}"
+    if outcome == "intractable" and max_iters is None:
+        return "intractable, but the run had no iteration limit"
+    return None
+
+
+def _replay_problem(game: GameNumber, solution: str) -> str | None:
+    """Play the card codes from the deal. Card ids, not Board objects: 30x faster on 10^6 rows."""
+    ids = deal_card_ids(game)
+    index_of_id = {card_id: index for index, card_id in enumerate(ids)}
+    heights = [PILE_SIZE] * NUM_PILES
+    foundation = ACE_OF_SPADES
+    codes = solution.split(" ")
+    for step, code in enumerate(codes, 1):
+        card = _CARD_OF_CODE.get(code)
+        if card is None:
+            return f"move {step}: {code!r} is not a card"
+        if card.id not in index_of_id:
+            return f"move {step}: {code} is not in the layout"
+        pile, depth = divmod(index_of_id[card.id], PILE_SIZE)
+        if depth != heights[pile] - 1:
+            return f"move {step}: {code} is not on top of pile {pile}"
+        if not card.fits_on(foundation):
+            return f"move {step}: {code} does not fit on {foundation}"
+        heights[pile], foundation = depth, card
+    if len(codes) != NUM_CARDS:
+        return f"the solution plays {len(codes)} cards, not {NUM_CARDS}"
+    return None

@@ -1,0 +1,246 @@
+"""`blackhole-stats run` for real: worker processes, signals, kills, resumes, a Dask cluster.
+
+Iteration counts are compared only for `--search classic`: the fast search's
+restart noise carries over between the deals one Solver solves, so its
+counts depend on which deals a worker saw before.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from blackhole_stats import runner
+from blackhole_stats.dataset import LOG_NAME, read_manifest
+from blackhole_stats.deals import DealSet
+from blackhole_stats.runner import RunStopped, run
+from blackhole_stats.verify import verify
+from conftest import require_reference
+
+SCRIPT = Path(sys.executable).parent / "blackhole-stats"
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+CLASSIC_CHEAP = 50_000
+"""Deals the peer decides in fewer iterations make a classic run of about a second."""
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def start(*args: str) -> subprocess.Popen:
+    """A run in its own process group, as a shell would start it."""
+    return subprocess.Popen([str(SCRIPT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+
+
+def wait_for_part(out: Path, process: subprocess.Popen) -> None:
+    """Until the first chunk file is there, so that a kill lands mid-run."""
+    deadline = time.monotonic() + 60
+    while not list(out.glob("part-*.parquet")):
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def verdicts(out: Path) -> pd.DataFrame:
+    """The rows by (ms, deal) as plain Python values; every deal exactly once."""
+    frame = pd.read_parquet(out, columns=["deal", "ms", "outcome", "iterations", "cards_played"])
+    frame["deal"] = frame["deal"].map(int)
+    frame["outcome"] = frame["outcome"].astype(str)
+    frame = frame.set_index(["ms", "deal"]).sort_index()
+    assert frame.index.is_unique
+    return frame
+
+
+@pytest.fixture(scope="module")
+def peer() -> pd.DataFrame:
+    frame = pd.read_csv(require_reference("peer_1_1000.csv"))
+    frame.index = pd.MultiIndex.from_arrays([[False] * len(frame), frame["deal"]], names=["ms", "deal"])
+    return frame
+
+
+@pytest.fixture(scope="module")
+def cheap_deals(peer, tmp_path_factory) -> Path:
+    """A --deals file: the deals of 1..1000 that classic decides quickly."""
+    path = tmp_path_factory.mktemp("deals") / "cheap.txt"
+    path.write_text("\n".join(map(str, peer.loc[peer["iterations"] < CLASSIC_CHEAP, "deal"])) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def classic_baseline(cheap_deals, tmp_path_factory) -> pd.DataFrame:
+    """An uninterrupted classic run of the cheap deals."""
+    out = tmp_path_factory.mktemp("baseline") / "run"
+    result = cli("run", "--deals", cheap_deals, "--search", "classic", "--out", out, "--chunk-size", "10")
+    assert result.returncode == 0, result.stderr
+    return verdicts(out)
+
+
+def test_classic_matches_the_peer(classic_baseline, peer):
+    expected = peer.loc[classic_baseline.index]
+    assert len(classic_baseline) > 400
+    assert (classic_baseline["outcome"] == expected["outcome"]).all()
+    assert (classic_baseline["iterations"] == expected["iterations"]).all()
+    assert (classic_baseline["cards_played"] == expected["max_played"]).all()
+
+
+def test_fast_matches_the_peer_on_1_to_1000(tmp_path, peer):
+    out = tmp_path / "run"
+    result = cli("run", "--range", "1-1000", "--out", out, "--workers", "2", "--chunk-size", "100")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""  # no progress bar: stderr is not a terminal
+    assert re.match(r"1,000 deals solved now \(877 solved, 123 unsolved, 0 intractable\) in ", result.stdout)
+    found = verdicts(out)
+    assert (found["outcome"] == peer["outcome"]).all()
+    assert (found["cards_played"] == peer["max_played"]).all()
+    assert read_manifest(str(out))["workers"] == 2
+    assert not verify(str(out)).problems
+
+
+@pytest.mark.parametrize("signum, whole_group", [(signal.SIGINT, True), (signal.SIGTERM, False)])
+def test_interrupt_then_resume(cheap_deals, classic_baseline, tmp_path, signum, whole_group):
+    """Ctrl-C reaches the whole process group; `kill PID` the parent only."""
+    out = tmp_path / "run"
+    process = start("run", "--deals", cheap_deals, "--search", "classic", "--out", out,
+                    "--workers", "1", "--chunk-size", "10")
+    wait_for_part(out, process)
+    if whole_group:
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signum, err
+    last = err.splitlines()[-1]
+    match = re.fullmatch(r"interrupted: ([\d,]+) of ([\d,]+) deals done; resume with: (.+)", last)
+    assert match, err
+    done, total = (int(group.replace(",", "")) for group in match.group(1, 2))
+    assert 0 < done < total == len(classic_baseline)
+    assert len(verdicts(out)) == done
+    assert read_manifest(str(out))["finished"] is None
+    command = shlex.split(match[3])
+    assert command[0] == "blackhole-stats"
+    resumed = cli(*command[1:])
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{total - done:,} deals solved now" in resumed.stdout
+    assert verdicts(out).equals(classic_baseline)
+    assert read_manifest(str(out))["finished"] is not None
+
+
+def test_kill_9_of_the_whole_run_then_resume(cheap_deals, classic_baseline, tmp_path):
+    out = tmp_path / "run"
+    command = ["run", "--deals", cheap_deals, "--search", "classic", "--out", out, "--chunk-size", "10"]
+    process = start(*command, "--workers", "2")
+    wait_for_part(out, process)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=60)
+    assert 0 < len(verdicts(out)) < len(classic_baseline)
+    resumed = cli(*command)
+    assert resumed.returncode == 0, resumed.stderr
+    assert not list(out.glob(".*"))
+    assert verdicts(out).equals(classic_baseline)
+    assert not verify(str(out)).problems
+
+
+def test_a_worker_that_dies_is_reported_and_the_run_resumes(tmp_path, peer):
+    out = tmp_path / "run"
+    command = ["run", "--range", "1-1000", "--out", out, "--workers", "2", "--chunk-size", "25"]
+    process = start(*command)
+    wait_for_part(out, process)
+    time.sleep(0.05)  # into its next chunk: a worker killed while it logs costs 5 s (multiprocessing-logging)
+    workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    os.kill(int(workers[0]), signal.SIGKILL)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 1, err
+    assert re.search(r"^error: chunk \d+-\d+ failed: BrokenProcessPool", err, re.MULTILINE), err
+    assert re.search(r"^Error: \d+ failed chunk\(s\) \(deals \d+-\d+: BrokenProcessPool.*; resume with: "
+                     r"blackhole-stats run --range 1-1000", err, re.MULTILINE), err
+    assert "BrokenProcessPool" in (out / LOG_NAME).read_text()
+    kept = len(verdicts(out))
+    assert 0 < kept < 1000
+    resumed = cli(*command)
+    assert resumed.returncode == 0, resumed.stderr
+    found = verdicts(out)
+    assert (found["outcome"] == peer["outcome"]).all() and (found["cards_played"] == peer["max_played"]).all()
+
+
+def test_a_deal_that_raises_is_named_and_the_rest_kept(tmp_path, monkeypatch):
+    """The workers are forked from this process, so they deal with the patched function."""
+    real = runner.deal_card_ids
+
+    def failing(game):
+        if game.number == 77:
+            raise RuntimeError("no such luck")
+        return real(game)
+
+    monkeypatch.setattr(runner, "deal_card_ids", failing)
+    out = tmp_path / "run"
+    failed = r"1 failed chunk\(s\) \(deal 77: RuntimeError: no such luck\)"
+    with pytest.raises(RunStopped, match=failed) as caught:
+        run(str(out), DealSet.parse(["1-100"]), workers=2, chunk_size=10)
+    assert (caught.value.done, caught.value.total, caught.value.signum) == (90, 100, None)
+    log = (out / LOG_NAME).read_text()
+    assert "chunk 71-80 failed: deal 77: RuntimeError: no such luck" in log and "Traceback" in log
+    assert [deal for _, deal in verdicts(out).index] == [*range(1, 71), *range(81, 101)]
+    monkeypatch.undo()
+    assert run(str(out), None, workers=2, chunk_size=10).solved_now == 10
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--range", "10-1"], "reversed"),
+    (["--range", "1-5,x"], "'x'"),
+    (["--range", "0"], "start at 1"),
+    (["--range", "ms1-ms9999999999"], "ms numbers go up to"),
+    (["--range", f"1-{10**38}"], "below 10^38"),
+])
+def test_bad_ranges_are_one_line(tmp_path, args, words):
+    result = cli("run", *args, "--out", tmp_path / "run")
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and words in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "run").exists()
+
+
+def test_other_settings_and_bad_deal_files_are_one_line(tmp_path):
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-5", "--out", out).returncode == 0
+    again = cli("run", "--range", "1-5", "--out", out)
+    assert again.returncode == 0 and again.stdout.startswith("0 deals solved now")
+    changed = cli("run", "--range", "1-5", "--out", out, "--max-iters", "10")
+    assert changed.returncode == 1 and changed.stderr.count("\n") == 1
+    assert "max_iters=None, not 10" in changed.stderr
+    listing = tmp_path / "deals.txt"
+    listing.write_text("12\n\nms3\nthirteen\n")
+    bad = cli("run", "--deals", listing, "--out", tmp_path / "other")
+    assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "deals.txt line 4" in bad.stderr
+
+
+def test_progress_bar_on_request(tmp_path):
+    result = cli("run", "--range", "1-20", "--out", tmp_path / "run", "--progress", "--chunk-size", "5")
+    assert result.returncode == 0, result.stderr
+    assert "20/20" in result.stderr and "deal/s" in result.stderr and "solved=" in result.stderr
+
+
+def test_dask_cluster(tmp_path, peer):
+    distributed = pytest.importorskip("distributed")
+    out = tmp_path / "run"
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        result = cli("run", "--range", "1-200", "--out", out.as_uri(), "--chunk-size", "25",
+                     "--scheduler", cluster.scheduler_address)
+        assert result.returncode == 0, result.stderr
+        assert "with 2 workers" in result.stdout
+        assert read_manifest(str(out))["scheduler"] == cluster.scheduler_address
+    found = verdicts(out)
+    expected = peer.loc[found.index]
+    assert len(found) == 200
+    assert (found["outcome"] == expected["outcome"]).all()
+    assert (found["cards_played"] == expected["max_played"]).all()
+    assert not verify(out.as_uri()).problems
+

@@ -1,0 +1,103 @@
+"""`blackhole-stats verify`: a good run passes; a doctored copy fails, naming the deal."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from blackhole_stats.dataset import MANIFEST_NAME
+from blackhole_stats.deals import DealSet
+from blackhole_stats.runner import run
+from blackhole_stats.verify import verify
+
+SCRIPT = Path(sys.executable).parent / "blackhole-stats"
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+
+def cli_verify(out: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SCRIPT), "verify", str(out)], capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture(scope="module")
+def good_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("good") / "run"
+    run(str(out), DealSet.parse(["1-60", "ms1-ms20"]), workers=2, chunk_size=20)
+    return out
+
+
+@pytest.fixture
+def copy(good_run, tmp_path) -> Path:
+    return Path(shutil.copytree(good_run, tmp_path / "copy"))
+
+
+def rewrite(part: Path, row: int, **values) -> None:
+    """Change one row of a chunk file, keeping its schema."""
+    table = pq.read_table(part)
+    for name, value in values.items():
+        column = table[name].to_pylist()
+        column[row] = value
+        table = table.set_column(table.schema.get_field_index(name), table.schema.field(name),
+                                 pa.array(column, table.schema.field(name).type))
+    pq.write_table(table, part)
+
+
+def test_a_good_run_passes(good_run):
+    checked = verify(str(good_run))
+    assert (checked.rows, checked.problems) == (80, ())
+    result = cli_verify(good_run)
+    assert result.returncode == 0 and result.stdout.startswith("ok: 80 rows")
+
+
+def test_an_illegal_solution_is_named(copy):
+    part = copy / "part-1-20-20.parquet"
+    solution = pq.read_table(part)["solution"][1].as_py()  # deal 2, solved
+    rewrite(part, 1, solution="5C " + solution.split(" ", 1)[1])  # a five never fits on the ace
+    result = cli_verify(copy)
+    assert result.returncode == 1
+    [line] = result.stdout.splitlines()
+    assert line.startswith("deal 2: move 1: 5C ")
+    assert line.endswith("does not fit on AS") or "is not on top of pile" in line
+    assert result.stderr == f"Error: verification failed: 1 problem(s) in {copy}\n"
+
+
+@pytest.mark.parametrize("values, words", [
+    ({"solution": None}, "deal 2: solved, but no solution"),
+    ({"cards_played": 50}, "deal 2: solved, but cards_played is 50"),
+    ({"outcome": "unsolved"}, "deal 2: unsolved, but with a solution"),
+    ({"outcome": "intractable", "solution": None, "cards_played": 30},
+     "deal 2: intractable, but the run had no iteration limit"),
+])
+def test_rows_that_contradict_themselves(copy, values, words):
+    rewrite(copy / "part-1-20-20.parquet", 1, **values)
+    assert verify(str(copy)).problems == (words,)
+
+
+def test_a_short_solution(copy):
+    part = copy / "part-1-20-20.parquet"
+    solution = pq.read_table(part)["solution"][1].as_py()
+    rewrite(part, 1, solution=solution.rsplit(" ", 1)[0])
+    assert verify(str(copy)).problems == ("deal 2: the solution plays 50 cards, not 51",)
+
+
+def test_duplicate_missing_and_extra_deals(copy):
+    shutil.copy(copy / "part-1-20-20.parquet", copy / "part-copy.parquet")
+    (copy / "part-21-40-20.parquet").unlink()
+    manifest = json.loads((copy / MANIFEST_NAME).read_text())
+    manifest["deals"] = ["1-60", "ms1-ms10"]
+    (copy / MANIFEST_NAME).write_text(json.dumps(manifest))
+    result = cli_verify(copy)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == ["deals more than once: 1-20", "deals missing: 21-40",
+                                          "deals not asked for by the manifest: ms11-ms20"]
+
+
+def test_not_a_run(tmp_path):
+    result = cli_verify(tmp_path)
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr == f"Error: there is no run in {tmp_path} (no {MANIFEST_NAME})\n"
