@@ -714,6 +714,15 @@ typedef struct {
     uint8_t path[NCARDS];
 } FastSearch;
 
+/* Count a node; double the table's window when the search has outgrown it. */
+static inline void count_node(uint64_t *nodes, uint64_t *grow_at, FactTable *table)
+{
+    if (++*nodes >= *grow_at) {
+        fact_table_grow(table);
+        *grow_at = *nodes + fact_table_window_slots(table);
+    }
+}
+
 static int fast_dfs(FastSearch *fs, int depth)
 {
     Position *s = &fs->pos;
@@ -721,10 +730,7 @@ static int fast_dfs(FastSearch *fs, int depth)
         fs->aborted = 1;
         return 0;
     }
-    if (++fs->nodes >= fs->grow_at) {
-        fact_table_grow(fs->refuted);
-        fs->grow_at = fs->nodes + fact_table_window_slots(fs->refuted);
-    }
+    count_node(&fs->nodes, &fs->grow_at, fs->refuted);
     if (depth > fs->deepest)
         fs->deepest = depth;
     if (s->left == 0)
@@ -778,9 +784,7 @@ typedef struct {
     Position pos;
     FactTable *bounds;
     uint64_t nodes;
-    uint64_t stop_at;
     uint64_t grow_at;
-    int aborted;
     int best;
 } MaxSearch;
 
@@ -813,14 +817,7 @@ static int playable_bound(const Position *s)
 static int max_dfs(MaxSearch *ms, int depth)
 {
     Position *s = &ms->pos;
-    if (ms->nodes >= ms->stop_at) {
-        ms->aborted = 1;
-        return s->left;
-    }
-    if (++ms->nodes >= ms->grow_at) {
-        fact_table_grow(ms->bounds);
-        ms->grow_at = ms->nodes + fact_table_window_slots(ms->bounds);
-    }
+    count_node(&ms->nodes, &ms->grow_at, ms->bounds);
     if (depth > ms->best)
         ms->best = depth;
     if (s->left == 0)
@@ -847,8 +844,6 @@ static int max_dfs(MaxSearch *ms, int depth)
         unplay(s, p, old_f);
         if (more > result)
             result = more;
-        if (ms->aborted)
-            return s->left;
     }
     if (result > bound)
         result = bound;
@@ -1134,8 +1129,6 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
         ms.pos = *start;
         ms.bounds = &self->bounds;
         ms.nodes = 0;
-        ms.stop_at = UINT64_MAX;
-        ms.aborted = 0;
         ms.best = fs.deepest;
         fact_table_new_generation(&self->bounds);
         ms.grow_at = fact_table_window_slots(&self->bounds);

@@ -36,8 +36,9 @@ from .solver import OUTCOMES, Solver
 log = logging.getLogger(__name__)
 
 DEFAULT_CHUNK_SIZE = 1000
-CHUNKS_PER_WORKER = 4  # a small run still spreads over every worker
 """Deals per task and per Parquet file: a few seconds of work, so little is lost to a kill."""
+MIN_CHUNKS_PER_WORKER = 4
+"""Without --chunk-size, chunks shrink so that a small run still gives every worker this many."""
 SLOW_DEAL_SECONDS = 10.0
 """Deals that take longer are named in the log."""
 CHUNKS_PER_WORKER = 2
@@ -113,6 +114,7 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     solver = getattr(_worker, "solver", None)
     if solver is None:
         solver = _worker.solver = Solver()
+        log.info("solver tables: %.0f MiB, reused for every deal", solver.memory_bytes / 2**20)
     log.info("chunk %s: started", task.deals)
     rows = []
     for ms, first, last in task.deals.runs:
@@ -168,7 +170,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             removed = dataset.remove_temp_files(out)
             todo = requested - dataset.read_done(out)
             if chunk_size is None:
-                per_chunk = -(-todo.count // (CHUNKS_PER_WORKER * backend.workers))  # ceiling
+                per_chunk = -(-todo.count // (MIN_CHUNKS_PER_WORKER * backend.workers))  # ceiling
                 chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
             manifest["chunk_size"] = chunk_size
             log.info("run started: %s deals asked, %s to solve, %s workers, search=%s, max_iters=%s; "
