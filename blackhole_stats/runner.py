@@ -172,7 +172,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             if chunk_size is None:
                 per_chunk = -(-todo.count // (MIN_CHUNKS_PER_WORKER * backend.workers))  # ceiling
                 chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
-            manifest["chunk_size"] = chunk_size
+            if todo:
+                manifest["chunk_size"] = chunk_size  # of the last session that solved anything
             log.info("run started: %s deals asked, %s to solve, %s workers, search=%s, max_iters=%s; "
                      "%s unfinished files removed", requested.count, todo.count, backend.workers, search,
                      max_iters, removed)
@@ -379,5 +380,17 @@ def _utc_now() -> str:
 
 
 def _machine() -> dict:
-    return {"hostname": socket.gethostname(), "platform": platform.platform(),
+    return {"hostname": socket.gethostname(), "platform": platform.platform(), "cpu": _cpu_model(),
             "cpu_count": os.cpu_count(), "python": platform.python_version()}
+
+
+def _cpu_model() -> str:
+    """The processor's name where the OS tells it (Linux), else what `platform` knows."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

@@ -160,7 +160,7 @@ def test_manifest(big_run):
     for key in ("started", "finished"):
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", manifest[key])
     assert manifest["elapsed_seconds"] > 0
-    assert set(manifest["machine"]) == {"hostname", "platform", "cpu_count", "python"}
+    assert set(manifest["machine"]) == {"hostname", "platform", "cpu", "cpu_count", "python"}
 
 
 def test_chunk_files(big_run):
@@ -197,6 +197,7 @@ def test_adding_deals_keeps_files_and_records_the_union(tmp_path):
     frame = pd.read_parquet(out)
     assert sorted(int(d) for d in frame["deal"]) == list(range(1, 46))
     assert run(str(out), None, workers=1).solved_now == 0  # nothing left: nothing written
+    assert dataset.read_manifest(str(out))["chunk_size"] == 10  # ... and the settings stay
 
 
 @pytest.mark.parametrize("change, words", [
