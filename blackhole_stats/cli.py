@@ -103,7 +103,8 @@ def _describe(label: str | None, result) -> str:
     lines = [f"{name}: {verdicts[result.outcome]} ({result.outcome}), "
              f"{result.iterations:,} iterations, {result.seconds:.3f} s"]
     if result.solved:
-        lines.append(f"solution, {len(result.moves)} moves (pile numbers are 0-based, board order):")
+        count = len(result.moves)
+        lines.append(f"solution, {count} move{'' if count == 1 else 's'} (pile numbers are 0-based, board order):")
         lines += [f"{index:>3}. {move}" for index, move in enumerate(result.moves, 1)]
     else:
         lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}"
