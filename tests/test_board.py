@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from blackhole_stats import Board, BoardParseError, Card, IllegalMove, deal
 
-from conftest import reference_boards, require_reference
+from conftest import reference_board, reference_boards, require_reference
 
 RANKS, SUITS = "A23456789TJQK", "CSHD"
 ALL_CARDS = [r + s for s in SUITS for r in RANKS]
@@ -204,3 +204,26 @@ def test_fuzz_cases_are_not_all_rejected():
         except BoardParseError:
             pass
     assert 10 < accepted < 200
+
+
+def test_svg_draws_every_card_of_the_reference_board():
+    """The notebook picture: well-formed SVG with one card shape per card, labelled with its symbols."""
+    import xml.etree.ElementTree as ElementTree
+
+    text = reference_board("1")
+    board = Board.from_text(text)
+    root = ElementTree.fromstring(board._repr_svg_())
+    namespace = "{http://www.w3.org/2000/svg}"
+    assert len(root.findall(f"{namespace}rect")) == 51
+    labels = [element.text for element in root.findall(f"{namespace}text")]
+    expected = [token[0].replace("T", "10") + dict(zip("CSHD", "♣♠♥♦"))[token[1]]
+                for line in text.splitlines()[1:] for token in line.split()]
+    assert sorted(labels[1:]) == sorted(expected)
+    assert labels[0] == "Foundation: A♠"
+
+
+def test_pretty_lists_piles_with_symbols():
+    text = reference_board("1")
+    lines = Board.from_text(text).pretty().splitlines()
+    assert lines[0] == "Foundation: A♠" and len(lines) == 18
+    assert lines[1].split() == ["0:", "J♦", "K♠", "10♥"]  # pile 0 of the reference board: JD KS TH
