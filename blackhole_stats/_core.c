@@ -282,6 +282,10 @@ typedef struct {
     int f;               /* foundation rank */
     int count[NRANKS];   /* cards of each rank still in the piles */
     int left;            /* cards still in the piles */
+    uint16_t present;    /* ranks with count > 0 */
+    int bottoms[NRANKS]; /* non-empty piles by the rank of their bottom card */
+    uint16_t ends;       /* ranks with bottoms > 0: the possible last cards */
+    uint32_t tops[NRANKS]; /* piles (bit p) whose playable card has each rank */
     /* Canonical key: suits never matter and piles are interchangeable, so a
      * position is the multiset of remaining pile rank-sequences plus f.
      * Every distinct pile prefix (a node of the prefix trie, <= 51 of them)
@@ -312,7 +316,13 @@ static inline void play(Position *s, int p)
     int r = s->rank[p][h - 1];
     s->piles_key = s->piles_key - s->weight[p][h] + s->weight[p][h - 1];
     s->h[p] = (uint8_t)(h - 1);
-    s->count[r]--;
+    s->tops[r] &= ~(1u << p);
+    if (h > 1)
+        s->tops[s->rank[p][h - 2]] |= 1u << p;
+    if (--s->count[r] == 0)
+        s->present &= (uint16_t)~(1u << r);
+    if (h == 1 && --s->bottoms[r] == 0)
+        s->ends &= (uint16_t)~(1u << r);
     s->left--;
     s->f = r;
 }
@@ -323,7 +333,15 @@ static inline void unplay(Position *s, int p, int old_f)
     int r = s->rank[p][h - 1];
     s->piles_key = s->piles_key - s->weight[p][h - 1] + s->weight[p][h];
     s->h[p] = (uint8_t)h;
+    if (h > 1)
+        s->tops[s->rank[p][h - 2]] &= ~(1u << p);
+    s->tops[r] |= 1u << p;
     s->count[r]++;
+    s->present |= (uint16_t)(1u << r);
+    if (h == 1) {
+        s->bottoms[r]++;
+        s->ends |= (uint16_t)(1u << r);
+    }
     s->left++;
     s->f = old_f;
 }
@@ -340,7 +358,13 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
             s->rank[p][i] = ranks[PILE_DEPTH * p + i];
         for (int i = 0; i < heights[p]; i++) {
             s->count[s->rank[p][i]]++;
+            s->present |= (uint16_t)(1u << s->rank[p][i]);
             s->left++;
+        }
+        if (heights[p]) {
+            s->tops[s->rank[p][heights[p] - 1]] |= 1u << p;
+            s->bottoms[s->rank[p][0]]++;
+            s->ends |= (uint16_t)(1u << s->rank[p][0]);
         }
     }
     long double product = 1.0L;
@@ -435,7 +459,7 @@ static void init_even_sign(void)
 typedef struct {
     uint16_t below[NRANKS];   /* ranks lying under a card of rank u in its pile */
     int triples;              /* 3-card piles, play order top, middle, bottom */
-    uint16_t top[NPILES], middle[NPILES], bottom[NPILES];
+    uint16_t outer[NPILES], middle[NPILES]; /* top | bottom, and middle rank bits */
 } PileOrder;
 
 static void pile_order_init(const Position *s, PileOrder *po)
@@ -453,9 +477,8 @@ static void pile_order_init(const Position *s, PileOrder *po)
             under |= (uint16_t)(1u << s->rank[p][i]);
         }
         if (h == 3) {
-            po->top[po->triples] = (uint16_t)(1u << s->rank[p][2]);
+            po->outer[po->triples] = (uint16_t)((1u << s->rank[p][2]) | (1u << s->rank[p][0]));
             po->middle[po->triples] = (uint16_t)(1u << s->rank[p][1]);
-            po->bottom[po->triples] = (uint16_t)(1u << s->rank[p][0]);
             po->triples++;
         }
     }
@@ -476,8 +499,8 @@ static inline int cut_violated(int f, int e1, int e2, int k, const PileOrder *po
             under_right |= po->below[__builtin_ctz(r)];
         return (under_right & left) != 0;
     }
-    for (int i = 0; i < po->triples; i++)
-        if ((po->top[i] & right) && (po->middle[i] & left) && (po->bottom[i] & right))
+    for (int i = 0; i < po->triples; i++) /* top and bottom in R: neither in L */
+        if ((po->middle[i] & left) && !(po->outer[i] & left))
             return 1;
     return 0;
 }
@@ -566,7 +589,7 @@ static int can_finish(const Position *s)
     /* Threshold masks: with sign +1 (EVEN_SIGN), 2x = alt - 1; else alt + 1. */
     uint16_t ok_plus = 0, ok_minus = 0, pos_plus = 0, pos_minus = 0;
     uint16_t one_plus = 0, one_minus = 0, two_plus = 0, two_minus = 0;
-    uint16_t needed = (uint16_t)(1u << s->f);
+    uint16_t needed = (uint16_t)(s->present | (1u << s->f));
     for (int v = 0; v < NRANKS; v++) {
         uint16_t bit = (uint16_t)(1u << v);
         int a = alt[v];
@@ -576,15 +599,10 @@ static int can_finish(const Position *s)
         if (a == 3) { one_plus |= bit; two_minus |= bit; }
         if (a == 1) one_minus |= bit;
         if (a == 5) two_plus |= bit;
-        if (s->count[v]) needed |= bit;
     }
-    uint16_t ends = 0;
-    for (int p = 0; p < NPILES; p++)
-        if (s->h[p])
-            ends |= (uint16_t)(1u << s->rank[p][0]);
     PileOrder po;
     int have_order = 0;
-    for (uint16_t rest = ends; rest; rest &= (uint16_t)(rest - 1)) {
+    for (uint16_t rest = s->ends; rest; rest &= (uint16_t)(rest - 1)) {
         int t = __builtin_ctz(rest);
         uint16_t plus = EVEN_SIGN[t], minus = (uint16_t)(~plus & ALL_RANKS);
         if (((ok_plus & plus) | (ok_minus & minus)) != ALL_RANKS)
@@ -634,10 +652,9 @@ static int legal_moves(const Position *s, Move moves[NPILES])
     int n = 0;
     uint32_t seen_nodes[2] = {0, 0}; /* trie node ids are 1..51 */
     int tall_of_rank[NRANKS] = {0};
-    for (int p = 0; p < NPILES; p++) {
-        int h = s->h[p];
-        if (h == 0 || !adjacent(s->rank[p][h - 1], s->f))
-            continue;
+    uint32_t playable = s->tops[s->f == NRANKS - 1 ? 0 : s->f + 1] | s->tops[s->f == 0 ? NRANKS - 1 : s->f - 1];
+    for (; playable; playable &= playable - 1) {
+        int p = __builtin_ctz(playable), h = s->h[p];
         int id = s->node[p][h];
         if (seen_nodes[id >> 5] >> (id & 31) & 1)
             continue;
@@ -665,18 +682,11 @@ static int legal_moves(const Position *s, Move moves[NPILES])
  * deals 1..4000: 34% fewer nodes on solvable deals than tie-breaks only). */
 static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, int noise)
 {
-    int tops[NRANKS] = {0};
-    for (int p = 0; p < NPILES; p++)
-        if (s->h[p])
-            tops[s->rank[p][s->h[p] - 1]]++;
     for (int i = 0; i < n; i++) {
         int p = moves[i].pile, h = s->h[p], r = s->rank[p][h - 1];
-        int after[NRANKS];
-        memcpy(after, tops, sizeof after);
-        after[r]--;
-        if (h > 1)
-            after[s->rank[p][h - 2]]++;
-        int mobility = after[(r + 1) % NRANKS] + after[(r + NRANKS - 1) % NRANKS];
+        /* Moves after playing r: piles topped by r +- 1, and the card this uncovers. */
+        int mobility = __builtin_popcount(s->tops[(r + 1) % NRANKS] | s->tops[(r + NRANKS - 1) % NRANKS])
+                       + (h > 1 && adjacent(s->rank[p][h - 2], r));
         int score = (h << 10) | (mobility << 4);
         if (noise) {
             *rng = *rng * 1664525u + 1013904223u;
