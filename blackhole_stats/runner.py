@@ -164,7 +164,6 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     with closing(backend), dataset.lock(out):
         started = time.monotonic()
         manifest.setdefault("started", _utc_now())
-        manifest.update(finished=None, workers=backend.workers, scheduler=scheduler, machine=_machine())
         dataset.write_manifest(out, manifest)  # first: from now on DIR is a run that can be resumed
         with _logging_to(out):
             removed = dataset.remove_temp_files(out)
@@ -172,8 +171,10 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             if chunk_size is None:
                 per_chunk = -(-todo.count // (MIN_CHUNKS_PER_WORKER * backend.workers))  # ceiling
                 chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
-            if todo:
-                manifest["chunk_size"] = chunk_size  # of the last session that solved anything
+            if todo:  # a session that solves nothing leaves the record of the ones that did
+                manifest.update(finished=None, workers=backend.workers, scheduler=scheduler,
+                                machine=_machine(), chunk_size=chunk_size)
+                dataset.write_manifest(out, manifest)
             log.info("run started: %s deals asked, %s to solve, %s workers, search=%s, max_iters=%s; "
                      "%s unfinished files removed", requested.count, todo.count, backend.workers, search,
                      max_iters, removed)
@@ -185,10 +186,11 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
 
             elapsed = time.monotonic() - started
             done = dataset.read_done(out)
-            manifest["elapsed_seconds"] = round(manifest.get("elapsed_seconds", 0.0) + elapsed, 3)
-            if not dataset.expected_deals(manifest) - done:
-                manifest["finished"] = _utc_now()
-            dataset.write_manifest(out, manifest)
+            if todo:
+                manifest["elapsed_seconds"] = round(manifest.get("elapsed_seconds", 0.0) + elapsed, 3)
+                if not dataset.expected_deals(manifest) - done:
+                    manifest["finished"] = _utc_now()
+                dataset.write_manifest(out, manifest)
             done_count = requested.count - (requested - done).count
             if signum is not None:
                 raise RunStopped("interrupted", done_count, requested.count, signum)

@@ -4,10 +4,10 @@
 1. `blackhole-stats run` over PySolFC deals 1..1,000,000 with the default
    (fast) search, into RUNS/million (resumable: rerun to finish it);
 2. `blackhole-stats verify` on it (every solution replayed);
-3. `blackhole-stats run --search classic` over a prefix (default 1..20000)
-   into RUNS/classic, to read the 2010 study's iteration figures, and a
-   comparison of the two runs' verdicts;
-4. the reports (markdown), the plots, and a compact per-deal Parquet file
+3. `blackhole-stats run --search classic` over a prefix (default 1..20000;
+   the committed results used 1..60000) into RUNS/classic, to read the 2010
+   study's iteration figures, and a comparison of the two runs;
+4. the reports (markdown), the plots, and compact per-deal Parquet files
    without solutions, written to RESULTS (default: results/).
 
     python scripts/study.py                       # the whole study
@@ -34,6 +34,13 @@ def cli(*args: str, stdout=None) -> None:
     subprocess.run(command, check=True, stdout=stdout)
 
 
+def write_compact(run: Path, target: Path) -> None:
+    """The run's rows without solutions and solve times: small enough to commit."""
+    table = pads.dataset(str(run), format="parquet").to_table(columns=COMPACT_COLUMNS)
+    pq.write_table(table.sort_by([("ms", "ascending"), ("deal", "ascending")]), target,
+                   compression="zstd", compression_level=19)
+
+
 def report(run: Path, markdown: Path, *extra: str) -> None:
     with markdown.open("w", encoding="utf-8") as handle:
         cli("report", str(run), "--format", "markdown", *extra, stdout=handle)
@@ -55,13 +62,14 @@ def main() -> None:
     if plots.exists():
         shutil.rmtree(plots)
     report(fast, args.results / "REPORT.md", "--plots", str(plots))
-    table = pads.dataset(str(fast), format="parquet").to_table(columns=COMPACT_COLUMNS)
-    pq.write_table(table.sort_by([("ms", "ascending"), ("deal", "ascending")]),
-                   args.results / "deals.parquet", compression="zstd", compression_level=19)
+    write_compact(fast, args.results / "deals.parquet")
 
     cli("run", "--range", args.classic, "--search", "classic", "--out", str(classic))
-    report(classic, args.results / "REPORT_classic.md", "--compare", str(fast))
-    print(f"results in {args.results}/: REPORT.md, REPORT_classic.md, plots/, deals.parquet")
+    report(classic, args.results / "REPORT_classic.md")
+    report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
+    write_compact(classic, args.results / "classic_deals.parquet")
+    print(f"results in {args.results}/: REPORT.md, REPORT_classic.md, COMPARE_classic_fast.md, plots/, "
+          "deals.parquet, classic_deals.parquet")
 
 
 if __name__ == "__main__":
