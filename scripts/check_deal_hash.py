@@ -16,15 +16,15 @@ import hashlib
 import sys
 import time
 
+from blackhole_stats.cards import NUM_RANKS, RANKS, SUITS
 from blackhole_stats.dealing import GameNumber, deal_card_ids
 
 EXPECTED = "d1a85650f391aac68cede4d7183f32ffdace10a8d150e3a235bf72314e503bd9"
 FULL_COUNT = 1_000_000
 
-RANKS, SUITS = b"A23456789TJQK", b"CSHD"
 # Card id = suit * 13 + rank. bytes.translate maps each id to its rank/suit letter.
-RANK_LETTER = bytes(RANKS[i % 13] if i < 52 else ord("?") for i in range(256))
-SUIT_LETTER = bytes(SUITS[i // 13] if i < 52 else ord("?") for i in range(256))
+RANK_LETTER = bytes(ord(RANKS[i % NUM_RANKS]) if i < 52 else ord("?") for i in range(256))
+SUIT_LETTER = bytes(ord(SUITS[i // NUM_RANKS]) if i < 52 else ord("?") for i in range(256))
 # Card k (pile k // 3, position k % 3) sits at byte 16 + 3k (rank) and 17 + 3k (suit).
 TEMPLATE = b"Foundations: AS\n" + b"?? ?? ??\n" * 17
 CHUNK = 10_000
