@@ -1,7 +1,10 @@
-"""Shared helpers: locating the independent reference data in ../shared/reference."""
+"""Shared helpers: the reference data in ../shared/reference, and the real CLI as a subprocess."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -74,3 +77,44 @@ def assert_plays_out(board_text: str, plays: list[tuple[int, str]]) -> None:
         assert (RANKS.index(card[0]) - foundation) % 13 in (1, 12), f"{card} does not fit"
         foundation = RANKS.index(piles[pile].pop()[0])
     assert not any(piles), "cards left over"
+
+
+SCRIPT = Path(sys.executable).parent / "blackhole-stats"
+"""The installed console script: tests drive the CLI exactly as a user's shell does."""
+
+
+def cli(*args, stdin: bytes | None = b"", env: dict | None = None, timeout: float = 120,
+        **popen) -> subprocess.CompletedProcess:
+    """Run `blackhole-stats ARGS`; stdout and stderr come back as bytes."""
+    return subprocess.run([str(SCRIPT), *map(str, args)], input=stdin, capture_output=True,
+                          timeout=timeout, env={**os.environ, **(env or {})}, **popen)
+
+
+def assert_one_line_failure(result: subprocess.CompletedProcess, code: int = 1) -> str:
+    """Exit `code` (1 bad input, 2 bad usage), nothing on stdout, one stderr line, no traceback."""
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == code, (result.returncode, err)
+    assert result.stdout == b"", result.stdout[:500]
+    assert "Traceback" not in err, err
+    assert len(err.splitlines()) == 1 and err.endswith("\n"), err
+    return err
+
+
+def pause_env(tmp_path: Path, **pauses: float) -> dict:
+    """Environment that makes `_testhooks.pause(name)` announce itself under tmp_path and sleep."""
+    folder = tmp_path / "pauses"
+    folder.mkdir(exist_ok=True)
+    spec = ",".join(f"{name}={seconds}" for name, seconds in pauses.items())
+    return {"BLACKHOLE_STATS_TEST_PAUSE": spec, "BLACKHOLE_STATS_TEST_PAUSE_DIR": str(folder)}
+
+
+def wait_for_pause(tmp_path: Path, name: str, process: subprocess.Popen | None = None,
+                   timeout: float = 120) -> list[int]:
+    """Until some process has reached `pause(name)`; returns the ids of those that have."""
+    marker = tmp_path / "pauses" / name
+    deadline = time.monotonic() + timeout
+    while not marker.exists() or not marker.read_text().strip():
+        assert process is None or process.poll() is None, process.communicate() if process else None
+        assert time.monotonic() < deadline, f"nothing reached pause {name!r}"
+        time.sleep(0.01)
+    return [int(line) for line in marker.read_text().split()]

@@ -1,0 +1,37 @@
+"""Hooks that make a slow part slow on purpose, so that fault tests never race the clock.
+
+`BLACKHOLE_STATS_TEST_PAUSE="name=seconds,other=seconds"` makes `pause("name")`
+append this process's id to the file `$BLACKHOLE_STATS_TEST_PAUSE_DIR/name`
+(so a test can wait until a process has got there) and then sleep. Outside
+tests the variable is unset and `pause` costs one dictionary lookup.
+"""
+from __future__ import annotations
+
+import os
+import time
+
+PAUSE_VARIABLE = "BLACKHOLE_STATS_TEST_PAUSE"
+PAUSE_DIR_VARIABLE = "BLACKHOLE_STATS_TEST_PAUSE_DIR"
+
+
+def _read_pauses(spec: str) -> dict[str, float]:
+    pauses = {}
+    for item in filter(None, spec.split(",")):
+        name, _, seconds = item.partition("=")
+        pauses[name.strip()] = float(seconds)
+    return pauses
+
+
+_PAUSES = _read_pauses(os.environ.get(PAUSE_VARIABLE, ""))
+
+
+def pause(name: str) -> None:
+    """Announce reaching `name`, then sleep, when a test asked for it; otherwise nothing."""
+    seconds = _PAUSES.get(name)
+    if seconds is None:
+        return
+    folder = os.environ.get(PAUSE_DIR_VARIABLE)
+    if folder:
+        with open(os.path.join(folder, name), "a", encoding="utf-8") as marker:
+            marker.write(f"{os.getpid()}\n")
+    time.sleep(seconds)
