@@ -11,9 +11,9 @@ middle of a game is a board too.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .cards import ACE_OF_SPADES, NUM_RANKS, Card, CardParseError
 
@@ -21,6 +21,15 @@ NUM_PILES = 17
 PILE_SIZE = 3
 NUM_CARDS = NUM_PILES * PILE_SIZE
 FOUNDATION_PREFIX = "Foundations: "
+RED_SUITS = (2, 3)
+"""Hearts and diamonds, in SUITS order."""
+
+SVG_ROWS = (range(0, 5), range(5, 9), range(9, 13), range(13, 17))
+"""Piles per row of the picture, as PySolFC lays out Black Hole."""
+SVG_CARD_WIDTH, SVG_CARD_HEIGHT = 54, 72
+SVG_FAN_STEP = 36
+"""How much of a covered card shows: room for '10♥' in the picture's font."""
+SVG_PILE_GAP, SVG_MARGIN = 18, 14
 
 # bytes.translate table: PySolFC card id (suit * 13 + rank) -> rank.
 RANK_OF_ID = bytes(i % NUM_RANKS if i < 52 else 0 for i in range(256))
@@ -54,6 +63,8 @@ class Board:
 
     foundation: Card
     piles: tuple[tuple[Card, ...], ...]
+    name: str | None = field(default=None, compare=False)
+    """The game number it was dealt from (e.g. "42", "ms42"); None for positions read or played."""
 
     def __post_init__(self) -> None:
         if len(self.piles) != NUM_PILES:
@@ -123,34 +134,59 @@ class Board:
     def __str__(self) -> str:
         return self.to_text()
 
+    def __repr__(self) -> str:
+        name = f" {self.name}" if self.name else ""
+        return f"<Board{name}: foundation {self.foundation}, {self.cards_left} cards left>"
+
     def _repr_svg_(self) -> str:
-        """Draw the 17 fans in a notebook, in PySolFC's 5-4-4-4 rows."""
-        rows = [range(0, 5), range(5, 9), range(9, 13), range(13, 17)]
-        width, card_w, card_h, step = 520, 38, 54, 16
-        height = 40 + len(rows) * 80
+        return self.svg()
+
+    def svg(self, title: str | None = None, play_order: Mapping[Card, int] | None = None) -> str:
+        """The board as SVG, in PySolFC's 5-4-4-4 rows of fans, piles numbered as the CLI numbers them.
+
+        Fans are spread wide enough that every covered card shows its rank and
+        suit. `play_order` (card -> move number) writes each card's move on it,
+        which turns a solution into one picture.
+        """
+        title = title or (f"Deal {self.name}" if self.name else "Position")
+        columns = max(len(row) for row in SVG_ROWS)
+        pile_width = SVG_CARD_WIDTH + (PILE_SIZE - 1) * SVG_FAN_STEP
+        width = SVG_MARGIN * 2 + columns * pile_width + (columns - 1) * SVG_PILE_GAP
+        row_height = SVG_CARD_HEIGHT + 26
+        top = 64
+        height = top + len(SVG_ROWS) * row_height
+        if play_order:
+            title += " (#n: the n-th card played)"
         parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-                 'font-family="sans-serif" font-size="13">',
-                 f'<text x="8" y="22">Foundation: {escape(self.foundation.pretty)}</text>']
-        for row_index, row in enumerate(rows):
+                 f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif">',
+                 f'<rect width="{width}" height="{height}" fill="#2e7d4f"/>',
+                 f'<text class="title" x="{SVG_MARGIN}" y="30" font-size="20" font-weight="bold" '
+                 f'fill="#fff">{escape(title)}</text>']
+
+        def corner(row_index: int, column: int) -> tuple[int, int]:
+            return SVG_MARGIN + column * (pile_width + SVG_PILE_GAP), top + row_index * row_height
+
+        x, y = corner(1, columns - 1)  # the second row leaves the last column free
+        parts.append(f'<text x="{x}" y="{y - 6}" font-size="12" fill="#d8f0e0">foundation</text>')
+        parts.append(_svg_card(self.foundation, x, y, None))
+        for row_index, row in enumerate(SVG_ROWS):
             for column, pile_index in enumerate(row):
-                x0, y0 = 8 + column * 102, 34 + row_index * 80
+                x, y = corner(row_index, column)
+                parts.append(f'<text class="pile-number" x="{x}" y="{y - 6}" font-size="12" '
+                             f'fill="#d8f0e0">pile {pile_index}</text>')
                 for depth, card in enumerate(self.piles[pile_index]):
-                    x = x0 + depth * step
-                    colour = "#c00" if card.suit in (2, 3) else "#000"
-                    parts.append(f'<rect x="{x}" y="{y0}" width="{card_w}" height="{card_h}" rx="4" '
-                                 'fill="#fff" stroke="#555"/>')
-                    parts.append(f'<text x="{x + 3}" y="{y0 + 15}" fill="{colour}">'
-                                 f'{escape(card.pretty)}</text>')
+                    order = play_order.get(card) if play_order else None
+                    parts.append(_svg_card(card, x + depth * SVG_FAN_STEP, y, order))
         parts.append("</svg>")
         return "".join(parts)
 
     # ----------------------------------------------------------------- play
     @classmethod
-    def from_card_ids(cls, ids: Sequence[int]) -> Board:
+    def from_card_ids(cls, ids: Sequence[int], name: str | None = None) -> Board:
         """A fresh deal: 51 PySolFC card ids, pile p position i at 3 * p + i."""
         piles = tuple(tuple(Card.from_id(ids[PILE_SIZE * p + i]) for i in range(PILE_SIZE))
                       for p in range(NUM_PILES))
-        return cls(ACE_OF_SPADES, piles)
+        return cls(ACE_OF_SPADES, piles, name)
 
     @property
     def cards_left(self) -> int:
@@ -198,6 +234,19 @@ class Board:
             for i, card in enumerate(pile):
                 ranks[PILE_SIZE * p + i] = card.rank
         return bytes(ranks), bytes(len(pile) for pile in self.piles), self.foundation.rank
+
+
+def _svg_card(card: Card, x: int, y: int, order: int | None) -> str:
+    """One card: rank and suit in the strip that stays visible when the next card covers it."""
+    colour = "#c00" if card.suit in RED_SUITS else "#000"
+    move = ("" if order is None else
+            f'<text class="move" x="{x + 4}" y="{y + SVG_CARD_HEIGHT - 8}" font-size="12" '
+            f'font-weight="bold" fill="#1a4fb0">#{order}</text>')
+    return (f'<g class="card" data-card="{card.text}">'
+            f'<rect x="{x}" y="{y}" width="{SVG_CARD_WIDTH}" height="{SVG_CARD_HEIGHT}" rx="5" '
+            f'fill="#fff" stroke="#333"/>'
+            f'<text class="label" x="{x + 3}" y="{y + 17}" font-size="15" font-weight="bold" '
+            f'fill="{colour}">{escape(card.pretty)}</text>{move}</g>')
 
 
 def _parse_card(token: str, line: int) -> Card:

@@ -87,4 +87,4 @@ def deal(game: GameNumber | str | int) -> Board:
     """The board PySolFC deals for a game number."""
     if not isinstance(game, GameNumber):
         game = GameNumber.parse(game)
-    return Board.from_card_ids(deal_card_ids(game))
+    return Board.from_card_ids(deal_card_ids(game), str(game))

@@ -206,20 +206,62 @@ def test_fuzz_cases_are_not_all_rejected():
     assert 10 < accepted < 200
 
 
-def test_svg_draws_every_card_of_the_reference_board():
-    """The notebook picture: well-formed SVG with one card shape per card, labelled with its symbols."""
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def svg_cards(svg_text: str) -> dict:
+    """card code -> (label text, label x, card x, move badge or None), from the drawn SVG."""
     import xml.etree.ElementTree as ElementTree
 
+    cards = {}
+    for group in ElementTree.fromstring(svg_text).iter(f"{SVG}g"):
+        label = group.find(f"{SVG}text[@class='label']")
+        badge = group.find(f"{SVG}text[@class='move']")
+        cards[group.get("data-card")] = (label.text, float(label.get("x")),
+                                         float(group.find(f"{SVG}rect").get("x")),
+                                         None if badge is None else badge.text)
+    return cards
+
+
+def test_svg_draws_every_card_legibly_with_numbered_piles_and_the_deal():
+    """Each card's rank and suit sit in the strip the next card of its fan leaves visible."""
+    import xml.etree.ElementTree as ElementTree
+
+    from blackhole_stats import deal
+
     text = reference_board("1")
-    board = Board.from_text(text)
-    root = ElementTree.fromstring(board._repr_svg_())
-    namespace = "{http://www.w3.org/2000/svg}"
-    assert len(root.findall(f"{namespace}rect")) == 51
-    labels = [element.text for element in root.findall(f"{namespace}text")]
-    expected = [token[0].replace("T", "10") + dict(zip("CSHD", "♣♠♥♦"))[token[1]]
-                for line in text.splitlines()[1:] for token in line.split()]
-    assert sorted(labels[1:]) == sorted(expected)
-    assert labels[0] == "Foundation: A♠"
+    svg = deal(1)._repr_svg_()
+    cards = svg_cards(svg)
+    tokens = [line.split() for line in text.splitlines()[1:]]
+    assert set(cards) == {token for pile in tokens for token in pile} | {"AS"}
+    for pile in tokens:
+        for token, above in zip(pile, pile[1:]):
+            label, label_x, _, _ = cards[token]
+            assert label == token[0].replace("T", "10") + dict(zip("CSHD", "♣♠♥♦"))[token[1]]
+            # at most ~0.7 em per glyph in a 15 px bold face: '10♥' needs 32 px
+            assert label_x + 0.7 * 15 * len(label) <= cards[above][2], (token, above)
+    root = ElementTree.fromstring(svg)
+    texts = [element.text for element in root.iter(f"{SVG}text")]
+    assert [t for t in texts if t.startswith("pile ")] == [f"pile {n}" for n in range(17)]
+    assert root.find(f"{SVG}text[@class='title']").text == "Deal 1"
+    assert "foundation" in texts
+
+
+def test_svg_shows_a_solution_as_move_numbers():
+    from blackhole_stats import deal, solve
+
+    board = deal(2)
+    moves = solve(board).moves
+    cards = svg_cards(board.svg(play_order={move.card: n for n, move in enumerate(moves, 1)}))
+    assert {code: badge for code, (_, _, _, badge) in cards.items() if badge} == \
+        {move.card.text: f"#{n}" for n, move in enumerate(moves, 1)}
+
+
+def test_reprs_are_one_short_line():
+    from blackhole_stats import deal
+
+    assert repr(deal("ms42")) == "<Board ms42: foundation AS, 51 cards left>"
+    assert repr(Board.from_text("Foundations: 5H\n6C\n7D 4S\n")) == "<Board: foundation 5H, 3 cards left>"
 
 
 def test_pretty_lists_piles_with_symbols():
