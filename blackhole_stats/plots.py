@@ -41,51 +41,66 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     for name, draw in (("iterations.png", _iterations), ("cards_played.png", _cards_played),
                        ("solvable_fraction.png", _solvable_fraction)):
         figure = Figure(figsize=SIZE, layout="constrained")
-        if draw(figure.subplots(), data):
+        if draw(figure, data):
             figure.savefig(out_dir / name, dpi=DPI)
             written.append(out_dir / name)
     return written
 
 
-def _iterations(ax, data: pd.DataFrame) -> bool:
-    """Histogram of iterations per outcome, log-spaced bins on a log axis (0 counts in the first bin)."""
+def _thousands(axis) -> None:
+    """Tick labels as 1,000 and 1,000,000 instead of 1e3 or 1000000."""
+    from matplotlib.ticker import FuncFormatter
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+
+
+def _iterations(figure, data: pd.DataFrame) -> bool:
+    """Histogram of iterations, one panel per outcome so that each has its own count scale.
+
+    Log-spaced bins on a log axis shared by the panels (0 counts in the first bin).
+    """
     if "iterations" not in data or data.empty:
         return False
+    present = [outcome for outcome in OUTCOMES if (data["outcome"] == outcome).any()]
     top = max(int(data["iterations"].max()), 10)
     bins = np.geomspace(1, top * 1.01, 60)
-    for outcome in OUTCOMES:
+    axes = np.atleast_1d(figure.subplots(len(present), 1, sharex=True))
+    for ax, outcome in zip(axes, present):
         values = data.loc[data["outcome"] == outcome, "iterations"].to_numpy()
-        if len(values):
-            ax.hist(np.clip(values, 1, None), bins=bins, histtype="step", linewidth=1.5,
-                    color=COLORS[outcome], label=f"{outcome} ({len(values):,} deals)")
-    ax.set_xscale("log")
-    ax.set_xlabel("iterations (positions expanded), log scale")
-    ax.set_ylabel("deals per bin")
-    ax.set_title("How much search each deal needed, by outcome")
-    ax.legend()
+        ax.hist(np.clip(values, 1, None), bins=bins, color=COLORS[outcome])
+        ax.set_xscale("log")
+        ax.set_ylabel("deals per bin")
+        ax.set_title(f"{outcome}: {len(values):,} deals", fontsize="medium", loc="left")
+        _thousands(ax.yaxis)
+    _thousands(axes[-1].xaxis)
+    axes[-1].set_xlabel("iterations (positions expanded), log scale")
+    figure.suptitle("How much search each deal needed, by outcome")
     return True
 
 
-def _cards_played(ax, data: pd.DataFrame) -> bool:
+def _cards_played(figure, data: pd.DataFrame) -> bool:
     """Bar chart: how many unsolvable deals got exactly k cards onto the foundation."""
     if "cards_played" not in data:
         return False
     cards = data.loc[data["outcome"] == "unsolved", "cards_played"].value_counts().sort_index()
     if cards.empty:
         return False
+    ax = figure.subplots()
     ax.bar(cards.index, cards.to_numpy(), width=0.8, color=COLORS["unsolved"])
-    ax.set_xlim(-1, 52)
-    ax.set_xlabel("most cards any line of play puts on the foundation (51 = solved)")
+    ax.set_xlim(-1, 51)
+    ax.set_xlabel("most cards any line of play puts on the foundation (of 51)")
     ax.set_ylabel("unsolvable deals")
+    _thousands(ax.yaxis)
     ax.set_title(f"How close the {cards.sum():,} unsolvable deals got (0 = no legal first move)")
     return True
 
 
-def _solvable_fraction(ax, data: pd.DataFrame) -> bool:
+def _solvable_fraction(figure, data: pd.DataFrame) -> bool:
     """Running solvable fraction of decided deals in deal-number order, with its 95% Wilson band."""
     decided = data[data["outcome"] != "intractable"]
     if decided.empty:
         return False
+    ax = figure.subplots()
     for ms, deals in decided.groupby("ms"):
         solved = np.cumsum((deals["outcome"] == "solved").to_numpy())
         trials = np.arange(1, len(deals) + 1)
@@ -98,6 +113,7 @@ def _solvable_fraction(ax, data: pd.DataFrame) -> bool:
     numbers = decided["deal"].to_numpy(dtype=float)
     if numbers.max() >= LOG_SPAN * numbers.min():  # early deals would be squeezed against the axis
         ax.set_xscale("log")
+    _thousands(ax.xaxis)
     ax.set_xlabel("deal number" + (", log scale" if ax.get_xscale() == "log" else ""))
     ax.set_ylabel("solvable fraction so far")
     ax.set_title("Running solvable fraction over the deal numbers")

@@ -1,0 +1,49 @@
+"""The charts' axes, read back from the matplotlib figures that `write_plots` saves."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from blackhole_stats import plots
+
+matplotlib_figure = pytest.importorskip("matplotlib.figure", reason="plots need the 'plots' extra")
+
+
+@pytest.fixture
+def data() -> pd.DataFrame:
+    """5,000 solved deals and 50 unsolved ones: counts that differ a hundredfold."""
+    solved = pd.DataFrame({"deal": range(1, 5001), "ms": False, "outcome": "solved",
+                           "iterations": 100, "cards_played": 51})
+    unsolved = pd.DataFrame({"deal": range(5001, 5051), "ms": False, "outcome": "unsolved",
+                             "iterations": [3 + n for n in range(50)], "cards_played": 50})
+    frame = pd.concat([solved, unsolved], ignore_index=True)
+    frame["outcome"] = pd.Categorical(frame["outcome"], categories=plots.OUTCOMES)
+    return frame
+
+
+def drawn(draw, data):
+    figure = matplotlib_figure.Figure()
+    assert draw(figure, data)
+    figure.canvas.draw()
+    return figure
+
+
+def tick_labels(axis) -> list[str]:
+    return [label.get_text() for label in axis.get_ticklabels() if label.get_text()]
+
+
+def test_iterations_gives_each_outcome_its_own_count_scale(data):
+    solved, unsolved = drawn(plots._iterations, data).axes
+    assert solved.get_ylim()[1] >= 5000 and unsolved.get_ylim()[1] < 100  # not flattened
+    assert any("," in label for label in tick_labels(solved.yaxis))  # 5,000 not 5000
+    assert "1,000" in tick_labels(unsolved.xaxis) or "100" in tick_labels(unsolved.xaxis)
+
+
+def test_cards_played_axis_ends_at_the_cards_there_are(data):
+    (ax,) = drawn(plots._cards_played, data).axes
+    assert ax.get_xlim()[1] <= 51 and "51 = solved" not in ax.get_xlabel()
+
+
+def test_deal_numbers_have_thousands_separators(data):
+    (ax,) = drawn(plots._solvable_fraction, data).axes
+    assert any("," in label for label in tick_labels(ax.xaxis))
