@@ -8,6 +8,7 @@ numpy/pandas computations; the output says which conventions it uses.
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,8 @@ VERDICTS = ("deal", "outcome")
 MANIFEST_KEYS = ("search", "max_iters", "deals", "version", "started", "finished",
                  "elapsed_seconds", "machine")
 HARDEST = 10
+TEXT_WIDTH = 80
+"""Columns of the text format: a standard terminal."""
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile, `statistics.NormalDist().inv_cdf(0.975)`."""
 METHODS = "std: sample standard deviation (n - 1); q1, median, q3, p99: linear interpolation (numpy's default)"
@@ -333,8 +336,8 @@ def _report_sections(report: Report) -> list[_Section]:
         summary.append(f"solve time, summed over deals: {report.solve_seconds:,.1f} s")
     sections = [_Section(f"Black Hole report: {report.source}", summary)]
 
-    outcome_lines = ["solvable fraction of decided deals (solved + unsolved) [95% Wilson score interval]: "
-                     + _proportion(report.solvable)]
+    outcome_lines = [f"solvable fraction of decided deals: {_proportion(report.solvable)} "
+                     "(95% Wilson score interval; decided = solved + unsolved)"]
     if report.no_first_move is not None:
         outcome_lines.append(f"no legal first move (unsolved with 0 cards played): {report.no_first_move:,} deals")
     sections.append(_Section("Outcomes", outcome_lines, ("outcome", "deals", "percent"),
@@ -343,22 +346,25 @@ def _report_sections(report: Report) -> list[_Section]:
 
     if report.iterations is not None:
         sections.append(_Section(
-            "Iterations (positions expanded) per outcome", [METHODS],
+            "Iterations (positions expanded) per outcome", [METHODS + "; rounded to whole positions"],
             ("outcome", "count", "min", "q1", "median", "mean", "q3", "p99", "max", "std"),
-            [(outcome, _number(s.count), _number(s.min), _number(s.q1), _number(s.median), _number(s.mean),
-              _number(s.q3), _number(s.p99), _number(s.max), _number(s.std))
+            [(outcome, _number(s.count), _number(s.min), *(_number(value, 0) for value in
+                                                           (s.q1, s.median, s.mean, s.q3, s.p99)),
+              _number(s.max), _number(s.std, 0))
              for outcome, s in report.iterations.items()]))
 
     if report.cards_played is not None:
         unsolved = report.outcomes["unsolved"]
-        fewer = 0
         rows = []
-        for cards, n in report.cards_played.items():
-            rows.append((str(cards), _number(n), _percent(n, unsolved), _percent(unsolved - fewer, unsolved)))
-            fewer += n
+        for low, high in _cards_played_bins(max(report.cards_played, default=0)):
+            n = sum(count for cards, count in report.cards_played.items() if low <= cards <= high)
+            at_least = sum(count for cards, count in report.cards_played.items() if cards >= low)
+            label = str(low) if low == high else f"{low}-{high}"
+            rows.append((label, _number(n), _percent(n, unsolved), _percent(at_least, unsolved)))
         sections.append(_Section(
             "Cards played by unsolvable deals (how close they got)",
-            ["the most cards any line of play puts on the foundation; 'at least' counts deals that got this far"],
+            ["the most cards any line of play puts on the foundation; 'at least' counts deals that got "
+             "this far; every count is in the JSON output"],
             ("cards played", "deals", "percent", "at least"), rows))
 
     if report.hardest:
@@ -410,6 +416,17 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
     return sections
 
 
+def _cards_played_bins(most: int) -> list[tuple[int, int]]:
+    """Rows of the cards-played table: the first few and the last few one by one, tens between."""
+    bins = [(cards, cards) for cards in range(min(most, 5) + 1)]
+    edges = list(range(10, most - 5, 10))
+    for low, high in zip([6, *(edge + 1 for edge in edges)], [*edges, most - 5]):
+        if low <= high:
+            bins.append((low, high))
+    bins += [(cards, cards) for cards in range(max(most - 4, 6), most + 1)]
+    return bins
+
+
 def _number(value, digits: int = 1) -> str:
     """Thousands separators; ints stay whole, floats get `digits` decimals, None is '-'."""
     if value is None:
@@ -442,9 +459,13 @@ def _setting(value) -> str:
 
 
 def _text(sections: list[_Section]) -> str:
+    """Fits a terminal of TEXT_WIDTH columns: notes wrap between words, tables are built to fit."""
     out = []
     for index, section in enumerate(sections):
-        out += [section.title, ("=" if index == 0 else "-") * len(section.title), *section.lines]
+        out += [section.title, ("=" if index == 0 else "-") * min(len(section.title), TEXT_WIDTH)]
+        for line in section.lines:
+            out += textwrap.wrap(line, TEXT_WIDTH, subsequent_indent="  ", break_long_words=False,
+                                 break_on_hyphens=False)
         if section.rows:
             widths = [max(map(len, column)) for column in zip(section.headers, *section.rows)]
             for number, row in enumerate([section.headers, *section.rows]):

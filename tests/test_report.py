@@ -204,8 +204,13 @@ def test_cli_text_format(dataset, rows):
     done = run_cli(dataset)
     assert done.returncode == 0, done.stderr
     text = done.stdout
+    assert max(map(len, text.splitlines())) <= 80  # a standard terminal, notes wrapped between words
+    flat = " ".join(text.split())
     assert f"{len(rows):,} deals" in text
-    assert "95% Wilson score interval" in text and "linear interpolation" in text
+    assert "95% Wilson score interval" in flat and "linear interpolation" in flat
+    table = text.split("Cards played by unsolvable deals")[1].split("\n\n")[0]
+    binned = [line.split() for line in table.splitlines() if re.match(r"^\d+(-\d+)?\s", line)]
+    assert sum(int(row[1].replace(",", "")) for row in binned) == sum(row["outcome"] == "unsolved" for row in rows)
     assert "Hardest deals" in text and "Cards played by unsolvable deals" in text
     for setting in (r"search\s+fast", r"deals\s+1-1000000", r"machine\s+cpu=test, cores=2"):
         assert re.search(f"^{setting}$", text, re.MULTILINE), setting
