@@ -29,6 +29,8 @@ VERDICTS = ("deal", "outcome")
 MANIFEST_KEYS = ("search", "max_iters", "deals", "version", "started", "finished",
                  "elapsed_seconds", "machine")
 HARDEST = 10
+ITERATION_STATS = ("count", "min", "q1", "median", "mean", "q3", "p99", "max", "std")
+"""Rows of the iterations table; one column per outcome, so it fits 80 columns at any size."""
 TEXT_WIDTH = 80
 """Columns of the text format: a standard terminal."""
 Z95 = 1.959963984540054
@@ -345,13 +347,11 @@ def _report_sections(report: Report) -> list[_Section]:
                               for outcome, n in report.outcomes.items()]))
 
     if report.iterations is not None:
+        stats = report.iterations
+        rows = [(name, *(_number(getattr(s, name), 0) for s in stats.values())) for name in ITERATION_STATS]
         sections.append(_Section(
             "Iterations (positions expanded) per outcome", [METHODS + "; rounded to whole positions"],
-            ("outcome", "count", "min", "q1", "median", "mean", "q3", "p99", "max", "std"),
-            [(outcome, _number(s.count), _number(s.min), *(_number(value, 0) for value in
-                                                           (s.q1, s.median, s.mean, s.q3, s.p99)),
-              _number(s.max), _number(s.std, 0))
-             for outcome, s in report.iterations.items()]))
+            ("", *stats), rows))
 
     if report.cards_played is not None:
         unsolved = report.outcomes["unsolved"]
