@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Iterable, Mapping, Sequence
 
-from .cards import ACE_OF_SPADES, NUM_RANKS, Card, CardParseError
+from .cards import ACE_OF_SPADES, DECK, NUM_RANKS, Card, CardParseError
 
 NUM_PILES = 17
 PILE_SIZE = 3
@@ -184,7 +184,7 @@ class Board:
     @classmethod
     def from_card_ids(cls, ids: Sequence[int], name: str | None = None) -> Board:
         """A fresh deal: 51 PySolFC card ids, pile p position i at 3 * p + i."""
-        piles = tuple(tuple(Card.from_id(ids[PILE_SIZE * p + i]) for i in range(PILE_SIZE))
+        piles = tuple(tuple(DECK[card_id] for card_id in ids[PILE_SIZE * p:PILE_SIZE * (p + 1)])
                       for p in range(NUM_PILES))
         return cls(ACE_OF_SPADES, piles, name)
 

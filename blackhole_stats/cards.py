@@ -24,14 +24,17 @@ class Card:
 
     @classmethod
     def from_text(cls, text: str) -> Card:
-        if len(text) != 2 or text[0] not in RANKS or text[1] not in SUITS:
+        card = CARD_BY_TEXT.get(text)
+        if card is None:
             raise CardParseError(f"unknown card {text!r} (expected rank {RANKS} then suit {SUITS}, e.g. 'TD')")
-        return cls(RANKS.index(text[0]), SUITS.index(text[1]))
+        return card
 
     @classmethod
     def from_id(cls, card_id: int) -> Card:
         """From PySolFC's card id, suit * 13 + rank."""
-        return cls(card_id % NUM_RANKS, card_id // NUM_RANKS)
+        if not 0 <= card_id < len(DECK):
+            raise CardParseError(f"unknown card id {card_id!r} (expected 0..{len(DECK) - 1})")
+        return DECK[card_id]
 
     @property
     def id(self) -> int:
@@ -58,5 +61,10 @@ class Card:
         return f"Card.from_text({self.text!r})"
 
 
-ACE_OF_SPADES = Card.from_text("AS")
+DECK = tuple(Card(card_id % NUM_RANKS, card_id // NUM_RANKS) for card_id in range(NUM_RANKS * len(SUITS)))
+"""Every card, indexed by PySolFC's card id: `DECK[card_id]` without building a new object."""
+CARD_BY_TEXT = {card.text: card for card in DECK}
+"""Every card by its code: the one table that parses `"TD"`."""
+
+ACE_OF_SPADES = CARD_BY_TEXT["AS"]
 """The card that starts on the foundation in every deal."""
