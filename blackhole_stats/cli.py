@@ -24,8 +24,6 @@ EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell shows for any tool whose reader stopped early (`| head`)."""
-GAME_COMMAND = {"ignore_unknown_options": True}
-"""`deal -1` must reach GameNumber.parse ("negative"), not be taken for an unknown option."""
 
 
 class StdoutFailed(Exception):
@@ -128,23 +126,31 @@ def _name(path: str) -> str:
     return path if path.isprintable() else quoted(path, limit=200)
 
 
-def _looks_like_option(value: str) -> bool:
-    """`--jsno` or `-x` is a mistyped option (usage error); `-1` or `-12x` is a bad game number."""
-    return re.match(r"-+[^\W\d_]", value) is not None
-
-
 class GameNumberType(click.ParamType):
     name = "GAME"
 
     def convert(self, value, param, ctx):
         if isinstance(value, GameNumber):
             return value
-        if _looks_like_option(value):
-            raise click.NoSuchOption(value, ctx=ctx)
         try:
             return GameNumber.parse(value)
         except DealNumberError as error:
             raise click.ClickException(str(error)) from None  # one line, no usage banner
+
+
+class GameCommand(click.Command):
+    """A command with a GAME argument, where `-1` is a negative game number, not an unknown option."""
+
+    def parse_args(self, ctx, args):
+        given = list(args)  # click's parser consumes `args`
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            number = next((arg for arg in given if re.match(r"-+[0-9]", arg)
+                           and arg.startswith(error.option_name)), None)
+            if number is not None:
+                GameNumberType().convert(number, None, ctx)  # refuses it: "negative", exit 1
+            raise
 
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -161,7 +167,7 @@ def main() -> None:
     """
 
 
-@main.command("deal", context_settings=GAME_COMMAND)
+@main.command("deal", cls=GameCommand)
 @click.argument("game", type=GameNumberType())
 @click.option("--format", "fmt", type=click.Choice(["board", "pretty"]), default="board",
               show_default=True, help="board: black-hole-solve's text; pretty: suit symbols.")
@@ -177,7 +183,7 @@ def deal_command(game: GameNumber, fmt: str) -> None:
     click.echo(board.pretty() if fmt == "pretty" else board.to_text(), nl=False)
 
 
-@main.command("solve", context_settings=GAME_COMMAND)
+@main.command("solve", cls=GameCommand)
 @click.argument("game", required=False)
 @click.option("--board", "board_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="Read a position in black-hole-solve's board format ('-' = stdin).")
@@ -195,8 +201,6 @@ def solve_command(game: str | None, board_file: str | None, search: str, max_ite
     1 bad input, 2 bad usage.
     Example: blackhole-stats solve 2 --json
     """
-    if game is not None and _looks_like_option(game):
-        raise click.NoSuchOption(game)
     if game is None and board_file is None:
         raise click.UsageError("give a game number, --board FILE, or '-' for a board on stdin")
     if game is not None and board_file is not None:
