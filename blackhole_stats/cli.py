@@ -105,18 +105,17 @@ def _discard_stdout() -> None:
 
 @contextlib.contextmanager
 def _open_input(path: str) -> Iterator[BinaryIO]:
-    """A file, or standard input for '-', opened for reading bytes; a closed stdin is one line."""
-    if path == "-":
-        if sys.stdin is None:
-            raise click.ClickException("standard input is closed")
-        yield sys.stdin.buffer
-        return
+    """A file, or standard input for '-', for reading bytes; closed or unreadable is one line."""
     try:
-        stream = open(path, "rb")
-    except OSError as error:
+        if path == "-":
+            if sys.stdin is None:
+                raise click.ClickException("standard input is closed")
+            yield sys.stdin.buffer
+        else:
+            with open(path, "rb") as stream:
+                yield stream
+    except OSError as error:  # opening, or reading in the caller's block
         raise click.ClickException(f"cannot read {_name(path)}: {error.strerror}") from None
-    with stream:
-        yield stream
 
 
 def _name(path: str) -> str:
@@ -214,8 +213,6 @@ def solve_command(game: str | None, board_file: str | None, search: str, max_ite
                 board = Board.read(stream)  # bytes: keep any '\r'
             except BoardParseError as error:
                 raise click.ClickException(f"bad board: {error}") from None
-            except OSError as error:
-                raise click.ClickException(f"cannot read {_name(board_file)}: {error.strerror}") from None
     else:
         number = GameNumberType().convert(game, None, None)
         board = deal(number)
@@ -357,10 +354,7 @@ def _read_deals(path: str):
     from .deals import DealSet
 
     with _open_input(path) as stream:
-        try:
-            deals = DealSet.read(stream, _name(path))
-        except OSError as error:
-            raise click.ClickException(f"cannot read {_name(path)}: {error.strerror}") from None
+        deals = DealSet.read(stream, _name(path))
     if not deals:
         raise click.ClickException(f"{_name(path)} lists no deals (only blank lines and '#' comments)")
     return deals

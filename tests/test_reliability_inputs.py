@@ -199,6 +199,18 @@ def test_stdin_closed_is_one_line(args):
     assert "standard input is closed" in err
 
 
+@pytest.mark.parametrize("command", ["solve", "run"])
+def test_stdin_that_cannot_be_read_is_one_line(tmp_path, command):
+    args = ["solve", "-"] if command == "solve" else ["run", "--deals", "-", "--out", tmp_path / "run"]
+    write_only = os.open(tmp_path / "sink", os.O_WRONLY | os.O_CREAT)
+    try:
+        err = assert_one_line_failure(run_script(*args, stdin=write_only))
+    finally:
+        os.close(write_only)
+    assert "cannot read standard input: Bad file descriptor" in err
+    assert not (tmp_path / "run").exists()
+
+
 def test_stdin_closed_for_deals_is_one_line(tmp_path):
     err = assert_one_line_failure(run_script("run", "--deals", "-", "--out", tmp_path / "run", close=[0]))
     assert "standard input is closed" in err and not (tmp_path / "run").exists()
