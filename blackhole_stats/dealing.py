@@ -50,7 +50,7 @@ class GameNumber:
             raise DealNumberError(f"invalid game number {self}: ms numbers go up to {MS_MAX}")
 
     @classmethod
-    def parse(cls, text: str | numbers.Number) -> GameNumber:
+    def parse(cls, value: str | numbers.Number) -> GameNumber:
         """Read text as PySolFC's game-number dialog does, or take a number's integral value.
 
         Text: `12345`, `#12,345`, `ms12345` (ms is case-sensitive); PySolFC
@@ -58,8 +58,9 @@ class GameNumber:
         Numbers: what a dataset or numpy hands back, `5`, `np.int64(5)`,
         `Decimal("5")`, `5.0`; `5.5`, NaN and bools are refused.
         """
-        if not isinstance(text, str):
-            return cls(text)
+        if not isinstance(value, str):
+            return cls(value)
+        text = value
         body = text.strip()
         ms = body.startswith("ms")
         if ms:
@@ -117,8 +118,8 @@ def deal_card_ids(game: GameNumber) -> bytes:
     return _core.deal_mt(game.number.to_bytes(4 * words, "little"))
 
 
-def deal(game: GameNumber | str | int) -> Board:
-    """The board PySolFC deals for a game number."""
+def deal(game: GameNumber | str | numbers.Number) -> Board:
+    """The board PySolFC deals for a game number (text as PySolFC reads it, or an integral number)."""
     if not isinstance(game, GameNumber):
         game = GameNumber.parse(game)
     return Board.from_card_ids(deal_card_ids(game))

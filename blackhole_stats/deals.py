@@ -22,6 +22,7 @@ from .quoting import quoted
 
 MAX_DEAL = 10**38 - 1
 """Largest number a dataset can hold: its `deal` column is decimal128(38, 0)."""
+MAX_DEAL_DIGITS = len(str(MAX_DEAL))
 MAX_LINE = 1_000_000
 """Longest `--deals` line read (characters): memory stays bounded whatever the file holds."""
 
@@ -55,8 +56,10 @@ class DealSet:
         return cls(tuple(merged))
 
     @classmethod
-    def parse(cls, specs: Iterable[str]) -> DealSet:
+    def parse(cls, specs: Iterable[str] | str) -> DealSet:
         """Read items like `1-1000`, `ms1-ms5000`, `42`, comma-separated within each spec."""
+        if isinstance(specs, str):  # one spec, not its characters ("15" is not deals 1 and 5)
+            specs = [specs]
         return cls.from_runs(run for spec in specs for run in _parse_spec(spec))
 
     @classmethod
@@ -168,7 +171,7 @@ def _parse_run(item: str) -> Run:
 def _number(digits: str, ms: bool) -> int:
     """The number `digits` name, checked as a game number that a dataset can hold."""
     significant = digits.lstrip("0")
-    if len(significant) > len(str(MAX_DEAL)):
+    if len(significant) > MAX_DEAL_DIGITS:
         raise DealNumberError(f"game number {quoted(digits)} is too large: datasets hold numbers below 10^38")
     game = GameNumber(int(significant or "0"), ms)
     if game.number > MAX_DEAL:

@@ -41,6 +41,7 @@ def test_parse_reads_ranges_strictly_and_huge_numbers():
     """PySolFC's dialog drops separators from one number; in a range they are never dropped."""
     assert DealSet.parse([" 1000 - 1200 , ms7 "]).runs == ((False, 1000, 1200), (True, 7, 7))
     assert DealSet.parse(["0007"]).runs == ((False, 7, 7),)
+    assert DealSet.parse("15").runs == ((False, 15, 15),)  # one spec, not the specs "1" and "5"
     assert DealSet.parse([f"{10**38 - 1}"]).count == 1
     for collapsing in ("#1_000-1 200", "1 5", "1.5", "1_000", "12,345.0", "#5", "5L", "ms 5", "MS5"):
         with pytest.raises(DealSpecError, match="digits only"):
