@@ -202,6 +202,7 @@ def _text_lines(stream: BinaryIO, source: str) -> Iterator[str]:
         for line in lines:
             yield _text_line(line, source, line_number)
             line_number += 1
+        _text_line(pending, source, line_number)  # a binary file is refused at its first block
         if len(pending) > MAX_LINE:
             raise DealSpecError(f"{source} line {line_number}: longer than {MAX_LINE:,} characters")
     try:

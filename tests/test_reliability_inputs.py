@@ -174,6 +174,17 @@ def test_bad_tokens_are_shown_escaped_and_short(tmp_path, token):
         assert err[:-1].isprintable() and len(err) < 400, err
 
 
+@pytest.mark.parametrize("source, words", [("/dev/zero", "line 1: a NUL character"),
+                                           ("long line", "line 2: longer than 1,000,000 characters")])
+def test_endless_deals_input_is_refused_early(tmp_path, source, words):
+    """An endless or huge stream is refused from its first blocks (the timeout is only a safety net)."""
+    if source == "long line":
+        source = tmp_path / "long.txt"
+        source.write_bytes(b"1\n" + b"12," * 2_000_000)
+    err = assert_one_line_failure(cli("run", "--deals", source, "--out", tmp_path / "run", timeout=60))
+    assert words in err and not (tmp_path / "run").exists()
+
+
 def test_deals_from_stdin(tmp_path):
     result = cli("run", "--deals", "-", "--out", tmp_path / "run", "--workers", "1",
                  stdin="# from a pipe\n4-6\n".encode("utf-16"))
