@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import Iterable, Mapping, Sequence
+from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
 
 from .cards import ACE_OF_SPADES, DECK, NUM_RANKS, Card, CardParseError
+from .quoting import quoted
 
 NUM_PILES = 17
 PILE_SIZE = 3
@@ -30,6 +31,9 @@ SVG_CARD_WIDTH, SVG_CARD_HEIGHT = 54, 72
 SVG_FAN_STEP = 36
 """How much of a covered card shows: room for '10♥' in the picture's font."""
 SVG_PILE_GAP, SVG_MARGIN = 18, 14
+
+MAX_LINE = 64
+"""Longest board line read (characters; a valid one has at most 15): longer is refused unread."""
 
 # bytes.translate table: PySolFC card id (suit * 13 + rank) -> rank.
 RANK_OF_ID = bytes(i % NUM_RANKS if i < 52 else 0 for i in range(256))
@@ -82,30 +86,41 @@ class Board:
     @classmethod
     def from_text(cls, text: str) -> Board:
         """Parse black-hole-solve board text; raises BoardParseError naming line and token."""
-        if "\r" in text:
-            line = text.count("\n", 0, text.index("\r")) + 1
-            raise BoardParseError(f"line {line}: stray '\\r' (line endings must be '\\n')")
         lines = text.split("\n")
-        if lines and lines[-1] == "":
+        if lines[-1] == "":
             lines.pop()  # the final newline
-        if not lines or not lines[0].startswith(FOUNDATION_PREFIX):
-            first = lines[0] if lines else ""
-            raise BoardParseError(f"line 1: expected 'Foundations: <card>', got {first!r}")
-        foundation_tokens = lines[0][len(FOUNDATION_PREFIX):].split(" ")
+        return cls.from_lines(lines)
+
+    @classmethod
+    def read(cls, stream: BinaryIO) -> Board:
+        """Parse board text from a binary stream, reading no further than the first bad line.
+
+        A huge file or a pipe that never ends costs a line's worth of memory
+        before it is refused, never its whole size.
+        """
+        return cls.from_lines(_stream_lines(stream))
+
+    @classmethod
+    def from_lines(cls, lines: Iterable[str]) -> Board:
+        """Parse board lines (without their '\\n'); stops at the first bad one, even in an endless iterable."""
+        numbered = enumerate(lines, 1)
+        _, first = next(numbered, (1, ""))
+        _check_line(first, 1)
+        if not first.startswith(FOUNDATION_PREFIX):
+            raise BoardParseError(f"line 1: expected 'Foundations: <card>', got {quoted(first)}")
+        foundation_tokens = first[len(FOUNDATION_PREFIX):].split(" ")
         if len(foundation_tokens) != 1:
-            raise BoardParseError(f"line 1: expected one foundation card, got {lines[0]!r}")
+            raise BoardParseError(f"line 1: expected one foundation card, got {quoted(first)}")
         foundation = _parse_card(foundation_tokens[0], 1)
-        pile_lines = lines[1:]
-        if len(pile_lines) > NUM_PILES:
-            raise BoardParseError(
-                f"line {NUM_PILES + 2}: more than {NUM_PILES} piles ({pile_lines[NUM_PILES]!r})")
         seen = {foundation: 1}
         piles = []
-        for offset, line in enumerate(pile_lines):
-            number = offset + 2
+        for number, line in numbered:
+            if number > NUM_PILES + 1:
+                raise BoardParseError(f"line {number}: more than {NUM_PILES} piles ({quoted(line)})")
+            _check_line(line, number)
             tokens = line.split(" ") if line else []
             if len(tokens) > PILE_SIZE:
-                raise BoardParseError(f"line {number}: more than {PILE_SIZE} cards in a pile ({line!r})")
+                raise BoardParseError(f"line {number}: more than {PILE_SIZE} cards in a pile ({quoted(line)})")
             pile = []
             for token in tokens:
                 card = _parse_card(token, number)
@@ -247,6 +262,24 @@ def _svg_card(card: Card, x: int, y: int, order: int | None) -> str:
             f'fill="#fff" stroke="#333"/>'
             f'<text class="label" x="{x + 3}" y="{y + 17}" font-size="15" font-weight="bold" '
             f'fill="{colour}">{escape(card.pretty)}</text>{move}</g>')
+
+
+def _stream_lines(stream: BinaryIO) -> Iterator[str]:
+    """Decoded lines of a binary stream; a longer line than MAX_LINE arrives cut, to be refused."""
+    number = 1
+    while raw := stream.readline(MAX_LINE + 1):  # the line and its '\n'
+        try:
+            yield raw.removesuffix(b"\n").decode("utf-8")
+        except UnicodeDecodeError:
+            raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
+        number += 1
+
+
+def _check_line(line: str, number: int) -> None:
+    if "\r" in line:
+        raise BoardParseError(f"line {number}: stray '\\r' (line endings must be '\\n')")
+    if len(line) > MAX_LINE:
+        raise BoardParseError(f"line {number}: longer than {MAX_LINE} characters ({quoted(line)})")
 
 
 def _parse_card(token: str, line: int) -> Card:

@@ -1,18 +1,128 @@
 """The `blackhole-stats` command line: a thin shell over the library."""
 from __future__ import annotations
 
+import contextlib
+import errno
+import io
 import json
+import os
+import re
 import sys
+from typing import BinaryIO, Iterator
 
 import click
 
 from . import __version__
+from ._testhooks import pause
 from .board import Board, BoardParseError
 from .dealing import DealNumberError, GameNumber, deal
+from .quoting import quoted
 from .solver import SEARCHES, Solver
 
 EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
 """`solve` exit codes; 1 is an input error, 2 a usage error (click's)."""
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what a shell shows for any tool whose reader stopped early (`| head`)."""
+
+
+class StdoutFailed(Exception):
+    """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.errno = error.errno
+
+
+class _Stdout(io.FileIO):
+    """File descriptor 1, whose write errors say that they are standard output's."""
+
+    def write(self, data) -> int | None:
+        try:
+            return super().write(data)
+        except OSError as error:
+            raise StdoutFailed(error) from error
+
+
+class Commands(click.Group):
+    """The command group: every command runs through `main`, which ends stream faults and Ctrl-C."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """click's main, plus one line and a status for what click leaves as a traceback.
+
+        Standard output closed at start, full, or failing mid-way: one line,
+        exit 1 (`solve 2 >&-` must not exit 0 having printed nothing). A
+        reader that stopped early (`| head`): quiet, exit 141. A Ctrl-C no
+        command handled: "interrupted", exit 130 (not click's "Aborted!", 1).
+        """
+        if not standalone_mode:  # a program driving click itself handles what it gets
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        if sys.stdout is None:
+            _fail_early("standard output is closed")
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
+                                      encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                                      line_buffering=sys.stdout.line_buffering)
+        try:
+            try:
+                status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            except SystemExit as stop:
+                status = stop.code
+            sys.stdout.flush()
+        except click.ClickException as error:
+            error.show()
+            status = error.exit_code
+        except (click.Abort, KeyboardInterrupt):  # Abort: click's name for a Ctrl-C while parsing
+            click.echo("interrupted", err=True)
+            status = EXIT_INTERRUPTED
+        except StdoutFailed as error:
+            _discard_stdout()
+            if error.errno == errno.EPIPE:
+                status = EXIT_BROKEN_PIPE
+            else:
+                click.echo(f"Error: cannot write to standard output: {error}", err=True)
+                status = 1
+        sys.exit(status)
+
+    def invoke(self, ctx):
+        try:
+            pause("command-start")
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # before click's main turns it into "Aborted!" after a blank line
+            raise click.Abort() from None
+
+
+def _fail_early(message: str) -> None:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(1)
+
+
+def _discard_stdout() -> None:
+    """Point fd 1 at the null device, so that the interpreter's last flush of unwritten output succeeds."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
+
+
+@contextlib.contextmanager
+def _open_input(path: str) -> Iterator[BinaryIO]:
+    """A file, or standard input for '-', for reading bytes; closed or unreadable is one line."""
+    try:
+        if path == "-":
+            if sys.stdin is None:
+                raise click.ClickException("standard input is closed")
+            yield sys.stdin.buffer
+        else:
+            with open(path, "rb") as stream:
+                yield stream
+    except OSError as error:  # opening, or reading in the caller's block
+        raise click.ClickException(f"cannot read {_name(path)}: {error.strerror}") from None
+
+
+def _name(path: str) -> str:
+    """A path as messages show it: escaped if it holds a newline or other control characters."""
+    if path == "-":
+        return "standard input"
+    return path if path.isprintable() else quoted(path, limit=200)
 
 
 class GameNumberType(click.ParamType):
@@ -27,7 +137,22 @@ class GameNumberType(click.ParamType):
             raise click.ClickException(str(error)) from None  # one line, no usage banner
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class GameCommand(click.Command):
+    """A command with a GAME argument, where `-1` is a negative game number, not an unknown option."""
+
+    def parse_args(self, ctx, args):
+        given = list(args)  # click's parser consumes `args`
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            number = next((arg for arg in given if re.match(r"-+[0-9]", arg)
+                           and arg.startswith(error.option_name)), None)
+            if number is not None:
+                GameNumberType().convert(number, None, ctx)  # refuses it: "negative", exit 1
+            raise
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="blackhole-stats")
 def main() -> None:
     """Deal, solve and study PySolFC's Black Hole solitaire.
@@ -41,7 +166,7 @@ def main() -> None:
     """
 
 
-@main.command("deal")
+@main.command("deal", cls=GameCommand)
 @click.argument("game", type=GameNumberType())
 @click.option("--format", "fmt", type=click.Choice(["board", "pretty"]), default="board",
               show_default=True, help="board: black-hole-solve's text; pretty: suit symbols.")
@@ -49,22 +174,24 @@ def deal_command(game: GameNumber, fmt: str) -> None:
     """Print the layout PySolFC deals for GAME (e.g. 42, ms42, 26464608654870335080).
 
     Plain numbers follow today's PySolFC (Microsoft LCG below 32000, Mersenne
-    Twister from 32000 up); msN is always the LCG.
+    Twister from 32000 up); msN is always the LCG. GAME is read as PySolFC's
+    dialog reads it: spaces, '#', '-', '_', '.' and ',' are dropped
+    (#12,345 is 12345).
     """
     board = deal(game)
     click.echo(board.pretty() if fmt == "pretty" else board.to_text(), nl=False)
 
 
-@main.command("solve")
+@main.command("solve", cls=GameCommand)
 @click.argument("game", required=False)
-@click.option("--board", "board_file", type=click.File("rb"),
+@click.option("--board", "board_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="Read a position in black-hole-solve's board format ('-' = stdin).")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
 @click.option("--max-iters", type=click.IntRange(min=1), default=None,
               help="Give up (outcome 'intractable') after this many iterations.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def solve_command(game: str | None, board_file, search: str, max_iters: int | None,
+def solve_command(game: str | None, board_file: str | None, search: str, max_iters: int | None,
                   as_json: bool) -> None:
     """Decide GAME (or a position from --board FILE, or '-' for stdin) exactly.
 
@@ -78,13 +205,14 @@ def solve_command(game: str | None, board_file, search: str, max_iters: int | No
     if game is not None and board_file is not None:
         raise click.UsageError("give a game number or --board, not both")
     if game == "-":
-        board_file, game = click.open_file("-", "rb"), None
+        board_file = "-"
     label = None
     if board_file is not None:
-        try:
-            board = Board.from_text(board_file.read().decode("utf-8"))  # bytes: keep any '\r' 
-        except (BoardParseError, UnicodeDecodeError) as error:
-            raise click.ClickException(f"bad board: {error}")
+        with _open_input(board_file) as stream:
+            try:
+                board = Board.read(stream)  # bytes: keep any '\r'
+            except BoardParseError as error:
+                raise click.ClickException(f"bad board: {error}") from None
     else:
         number = GameNumberType().convert(game, None, None)
         board = deal(number)
@@ -156,9 +284,11 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
 
 @main.command("run")
 @click.option("--range", "ranges", multiple=True, metavar="RANGES",
-              help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas.")
-@click.option("--deals", "deals_file", type=click.File("r", encoding="utf-8"),
-              help="A file of game numbers to solve, one per line.")
+              help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas "
+                   "(digits only: '1 5' and '1.5' are refused, never read as 15).")
+@click.option("--deals", "deals_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+              help="A text file ('-' = stdin) of what --range takes, one or more per line; blank "
+                   "lines and lines starting with '#' are skipped. UTF-8, or UTF-16/32 with a BOM.")
 @click.option("--out", required=True, metavar="DIR",
               help="The dataset directory (or a pyarrow/fsspec URL); a run already there is resumed.")
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes  [default: all cores]")
@@ -199,7 +329,7 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
     try:
         deals = DealSet.parse(ranges) if ranges else None
         if deals_file is not None:
-            listed = DealSet.read_list(deals_file, deals_file.name)
+            listed = _read_deals(deals_file)
             deals = listed if deals is None else deals | listed
         summary = run(out, deals, search=search, max_iters=max_iters, workers=workers,
                       chunk_size=chunk_size, scheduler=scheduler,
@@ -217,6 +347,17 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
     click.echo(f"{summary.solved_now:,} deals solved now ({counts}) in {summary.seconds:.1f} s, "
                f"{rate:,.0f} deals/s with {summary.workers} workers; {summary.already_done:,} were "
                f"already done; dataset: {summary.out}")
+
+
+def _read_deals(path: str):
+    """The deals a --deals file lists; one that lists none is a mistake, not an empty run."""
+    from .deals import DealSet
+
+    with _open_input(path) as stream:
+        deals = DealSet.read(stream, _name(path))
+    if not deals:
+        raise click.ClickException(f"{_name(path)} lists no deals (only blank lines and '#' comments)")
+    return deals
 
 
 @main.command("verify")

@@ -8,11 +8,14 @@ older dealers (pysol-cards, the 2010 study) use the LCG for it, i.e. their
 """
 from __future__ import annotations
 
+import numbers
+import operator
 import re
 from dataclasses import dataclass
 
 from . import _core
 from .board import Board
+from .quoting import quoted
 
 LCG_LIMIT = 32000
 """Plain numbers below this use the Microsoft LCG; from here up, MT19937."""
@@ -20,6 +23,7 @@ MS_MAX = 2**33 - 1
 """Largest `msN` (FreeCell Pro's extension of the LCG)."""
 MAX_DIGITS = 4000
 """Longest number accepted (CPython refuses to convert much longer ones)."""
+_TOO_LONG = 10**MAX_DIGITS
 
 _SEPARATORS = re.compile(r"[\s#\-_.,]")
 
@@ -36,31 +40,40 @@ class GameNumber:
     ms: bool = False
 
     def __post_init__(self) -> None:
+        if type(self.number) is not int:  # numpy integers, Decimal, float; a bool is refused
+            object.__setattr__(self, "number", _whole_number(self.number))
+        if abs(self.number) >= _TOO_LONG:  # too long for str() too
+            raise DealNumberError(f"invalid game number: more than {MAX_DIGITS} digits")
         if self.number < 1:
             raise DealNumberError(f"invalid game number {self}: numbers start at 1")
         if self.ms and self.number > MS_MAX:
             raise DealNumberError(f"invalid game number {self}: ms numbers go up to {MS_MAX}")
 
     @classmethod
-    def parse(cls, text: str | int) -> GameNumber:
-        """Read a number as PySolFC does: `12345`, `#12,345`, `ms12345` (ms is case-sensitive)."""
-        if isinstance(text, int) and not isinstance(text, bool):
-            return cls(text)
-        if not isinstance(text, str):
-            raise DealNumberError(f"invalid game number {text!r}")
+    def parse(cls, value: str | numbers.Number) -> GameNumber:
+        """Read text as PySolFC's game-number dialog does, or take a number's integral value.
+
+        Text: `12345`, `#12,345`, `ms12345` (ms is case-sensitive); PySolFC
+        drops spaces, '#', '-', '_', '.' and ',' from it, so `"12.5"` is 125.
+        Numbers: what a dataset or numpy hands back, `5`, `np.int64(5)`,
+        `Decimal("5")`, `5.0`; `5.5`, NaN and bools are refused.
+        """
+        if not isinstance(value, str):
+            return cls(value)
+        text = value
         body = text.strip()
         ms = body.startswith("ms")
         if ms:
             body = body[2:]
         if re.sub(r"[\s#_.,]", "", body).startswith("-"):
-            raise DealNumberError(f"invalid game number {text!r}: negative")
+            raise DealNumberError(f"invalid game number {quoted(text)}: negative")
         digits = _SEPARATORS.sub("", body)
         if digits.endswith("L"):
             digits = digits[:-1]
         if not digits or not digits.isascii() or not digits.isdigit():
-            raise DealNumberError(f"invalid game number {text!r}: expected digits, optionally after 'ms'")
+            raise DealNumberError(f"invalid game number {quoted(text)}: expected digits, optionally after 'ms'")
         if len(digits) > MAX_DIGITS:
-            raise DealNumberError(f"invalid game number {text[:20]!r}...: more than {MAX_DIGITS} digits")
+            raise DealNumberError(f"invalid game number {quoted(text)}: more than {MAX_DIGITS} digits")
         return cls(int(digits), ms)
 
     @property
@@ -75,6 +88,28 @@ class GameNumber:
         return f"ms{self.number}" if self.ms else str(self.number)
 
 
+def _whole_number(value: object) -> int:
+    """The int a number stands for: ints, numpy integers, and floats or Decimals with no fraction.
+
+    Datasets hand deals back as numpy integers, Decimals (the decimal128
+    column) or floats (a column with gaps); a bool is not a game number.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Number):
+        kind = "a truth value" if isinstance(value, bool) else type(value).__name__
+        raise DealNumberError(f"invalid game number {value!r}: {kind}, not a number")
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    try:
+        numerator, denominator = value.as_integer_ratio()  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OverflowError):  # complex, NaN, infinity
+        denominator = 0
+    if denominator != 1:
+        raise DealNumberError(f"invalid game number {value!r}: not a whole number")
+    return numerator
+
+
 def deal_card_ids(game: GameNumber) -> bytes:
     """The 51 dealt card ids (pile p position i at 3 * p + i); the fast path."""
     if game.uses_lcg:
@@ -83,8 +118,8 @@ def deal_card_ids(game: GameNumber) -> bytes:
     return _core.deal_mt(game.number.to_bytes(4 * words, "little"))
 
 
-def deal(game: GameNumber | str | int) -> Board:
-    """The board PySolFC deals for a game number."""
+def deal(game: GameNumber | str | numbers.Number) -> Board:
+    """The board PySolFC deals for a game number (text as PySolFC reads it, or an integral number)."""
     if not isinstance(game, GameNumber):
         game = GameNumber.parse(game)
     return Board.from_card_ids(deal_card_ids(game), str(game))

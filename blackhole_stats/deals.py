@@ -2,17 +2,33 @@
 
 `DealSet.parse(["1-1000", "ms1-ms50,42"])` reads what `run --range` takes;
 `specs()` writes it back in the same syntax (merged and sorted), which is
-what a run's manifest records.
+what a run's manifest records. `DealSet.read(stream, name)` reads a `--deals`
+file: the same items, one or more a line, with `#` comment lines.
+
+Unlike `GameNumber.parse` (one number typed into PySolFC's dialog, which
+drops spaces, '-', '.', ',' and '_'), ranges and lists are read strictly:
+`1-5` is five deals and `1 5` or `1.5` is refused, never deal 15.
 """
 from __future__ import annotations
 
+import codecs
+import re
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from itertools import chain
+from typing import BinaryIO, Iterable, Iterator
 
 from .dealing import DealNumberError, GameNumber
+from .quoting import quoted
 
 MAX_DEAL = 10**38 - 1
 """Largest number a dataset can hold: its `deal` column is decimal128(38, 0)."""
+MAX_DEAL_DIGITS = len(str(MAX_DEAL))
+MAX_LINE = 1_000_000
+"""Longest `--deals` line read (characters): memory stays bounded whatever the file holds."""
+
+_ITEM = re.compile(r"\s*(ms)?([0-9]+)\s*(?:-\s*(ms)?([0-9]+)\s*)?")
+"""N, msN, A-B or msA-msB, ASCII digits only, spaces allowed around the numbers."""
+_ITEM_SYNTAX = "expected N, A-B, msN or msA-msB (digits only, ',' between items)"
 
 Run = tuple[bool, int, int]
 """(ms, first, last): the inclusive range first..last, all `msN` or all plain."""
@@ -40,25 +56,33 @@ class DealSet:
         return cls(tuple(merged))
 
     @classmethod
-    def from_games(cls, games: Iterable[GameNumber]) -> DealSet:
-        return cls.from_runs((game.ms, game.number, game.number) for game in games)
-
-    @classmethod
-    def parse(cls, specs: Iterable[str]) -> DealSet:
+    def parse(cls, specs: Iterable[str] | str) -> DealSet:
         """Read items like `1-1000`, `ms1-ms5000`, `42`, comma-separated within each spec."""
-        return cls.from_runs(_parse_run(item.strip()) for spec in specs for item in spec.split(","))
+        if isinstance(specs, str):  # one spec, not its characters ("15" is not deals 1 and 5)
+            specs = [specs]
+        return cls.from_runs(run for spec in specs for run in _parse_spec(spec))
 
     @classmethod
     def read_list(cls, lines: Iterable[str], source: str) -> DealSet:
-        """One game number per line (blank lines skipped); errors name `source` and the line."""
-        games = []
+        """What `parse` reads, a spec a line; blank and `#` lines are skipped; errors name the line."""
+        runs: list[Run] = []
         for number, line in enumerate(lines, 1):
-            if line.strip():
+            text = line.strip()
+            if text and not text.startswith("#"):
                 try:
-                    games.append(_checked(GameNumber.parse(line)))
-                except DealNumberError as error:
+                    runs.extend(_parse_spec(text))
+                except DealSpecError as error:
                     raise DealSpecError(f"{source} line {number}: {error}") from None
-        return cls.from_games(games)
+        return cls.from_runs(runs)
+
+    @classmethod
+    def read(cls, stream: BinaryIO, source: str) -> DealSet:
+        """`read_list` of a text file's bytes: UTF-8 (with or without BOM), or UTF-16/32 with a BOM.
+
+        Windows editors save UTF-16 with a BOM; anything else that is not
+        text (invalid UTF-8, NUL bytes) is refused rather than guessed at.
+        """
+        return cls.read_list(_text_lines(stream, source), source)
 
     @property
     def count(self) -> int:
@@ -119,25 +143,81 @@ class DealSet:
         return ",".join(self.specs())
 
 
+def _parse_spec(spec: str) -> Iterator[Run]:
+    if not isinstance(spec, str):
+        raise DealSpecError(f"bad deal range {spec!r}: not text")
+    for item in spec.split(","):
+        yield _parse_run(item)
+
+
 def _parse_run(item: str) -> Run:
-    ends = item.split("-")
-    if not item or len(ends) > 2:
-        raise DealSpecError(f"bad deal range {item!r}: expected N, A-B, msN or msA-msB")
+    match = _ITEM.fullmatch(item)
+    if match is None:
+        raise DealSpecError(f"bad deal range {quoted(item)}: {_ITEM_SYNTAX}")
+    first_ms, first, last_ms, last = match.groups()
+    if last is None:
+        last_ms, last = first_ms, first
+    if first_ms != last_ms:
+        raise DealSpecError(f"bad deal range {quoted(item)}: both ends must be plain numbers or both msN")
     try:
-        first, last = (_checked(GameNumber.parse(end)) for end in (ends[0], ends[-1]))
+        first, last = (_number(digits, bool(first_ms)) for digits in (first, last))
     except DealNumberError as error:
-        raise DealSpecError(f"bad deal range {item!r}: {error}") from None
-    if first.ms != last.ms:
-        raise DealSpecError(f"bad deal range {item!r}: both ends must be plain numbers or both msN")
-    if first.number > last.number:
-        raise DealSpecError(f"bad deal range {item!r}: reversed (first is greater than last)")
-    return first.ms, first.number, last.number
+        raise DealSpecError(f"bad deal range {quoted(item)}: {error}") from None
+    if first > last:
+        raise DealSpecError(f"bad deal range {quoted(item)}: reversed (first is greater than last)")
+    return bool(first_ms), first, last
 
 
-def _checked(game: GameNumber) -> GameNumber:
+def _number(digits: str, ms: bool) -> int:
+    """The number `digits` name, checked as a game number that a dataset can hold."""
+    significant = digits.lstrip("0")
+    if len(significant) > MAX_DEAL_DIGITS:
+        raise DealNumberError(f"game number {quoted(digits)} is too large: datasets hold numbers below 10^38")
+    game = GameNumber(int(significant or "0"), ms)
     if game.number > MAX_DEAL:
         raise DealNumberError(f"game number {game} is too large: datasets hold numbers below 10^38")
-    return game
+    return game.number
+
+
+def _text_lines(stream: BinaryIO, source: str) -> Iterator[str]:
+    """The lines of a text stream, decoded as its BOM says (else UTF-8), read a block at a time."""
+    head = stream.read(4)
+    if head.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        encoding = "utf-32"
+    elif head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        encoding = "utf-16"
+    else:
+        encoding = "utf-8-sig"  # drops a UTF-8 BOM if there is one
+    not_text = f"not {'UTF-8' if encoding == 'utf-8-sig' else encoding.upper()} text"
+    decoder = codecs.getincrementaldecoder(encoding)()
+    line_number, pending = 1, ""
+    for block in chain([head], iter(lambda: stream.read(1 << 16), b"")):
+        try:
+            text = decoder.decode(block)
+        except UnicodeDecodeError as error:
+            bad_line = line_number + error.object[:error.start].decode(error.encoding, "replace").count("\n")
+            raise DealSpecError(f"{source} line {bad_line}: {not_text}; expected a text file of game numbers"
+                                ) from None
+        *lines, pending = (pending + text).split("\n")
+        for line in lines:
+            yield _text_line(line, source, line_number)
+            line_number += 1
+        _text_line(pending, source, line_number)  # a binary file is refused at its first block
+        if len(pending) > MAX_LINE:
+            raise DealSpecError(f"{source} line {line_number}: longer than {MAX_LINE:,} characters")
+    try:
+        pending += decoder.decode(b"", final=True)
+    except UnicodeDecodeError:  # the file ends inside a character
+        raise DealSpecError(f"{source} line {line_number}: {not_text}; the file ends inside a character") from None
+    if pending:
+        yield _text_line(pending, source, line_number)
+
+
+def _text_line(line: str, source: str, line_number: int) -> str:
+    if "\0" in line:
+        raise DealSpecError(f"{source} line {line_number}: a NUL character; expected a text file "
+                            "of game numbers")
+    return line
 
 
 def _spec(run: Run) -> str:

@@ -1,6 +1,7 @@
 """Board text: round trips, partial positions, parse errors, fuzzing."""
 from __future__ import annotations
 
+import io
 import random
 
 import pytest
@@ -188,6 +189,33 @@ def test_fuzz_from_text(text):
     assert card_tokens(canonical) == card_tokens(text)
     assert all(len(pile) <= 3 for pile in board.piles) and len(board.piles) == 17
     assert "\r" not in text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(mutated_texts(), st.text(max_size=80), st.lists(ALPHABET, max_size=40).map("".join)))
+@example(DEAL_1 + "QQ\n" * 1000)
+@example("Foundations: AS\n" + "2C" * 1000)
+def test_reading_a_stream_agrees_with_from_text(text):
+    """Board.read (line by line from bytes, for files and stdin) accepts and refuses what from_text does."""
+    data = text.encode("utf-8", "surrogatepass")
+    try:
+        expected = Board.from_text(text)
+    except BoardParseError:
+        with pytest.raises(BoardParseError):
+            Board.read(io.BytesIO(data))
+        return
+    assert Board.read(io.BytesIO(data)) == expected
+
+
+def test_reading_stops_at_the_first_bad_line():
+    stream = io.BytesIO(DEAL_1.encode() + b"QQ\n" + b"more junk\n" * 1000)
+    with pytest.raises(BoardParseError, match="line 19: more than 17 piles"):
+        Board.read(stream)
+    assert stream.tell() == len(DEAL_1) + 3  # nothing after line 19 was read
+    endless = io.BytesIO(b"Foundations: AS\n" + b"2C" * 10**6)
+    with pytest.raises(BoardParseError, match="line 2: longer than 64 characters"):
+        Board.read(endless)
+    assert endless.tell() < 100
 
 
 def test_fuzz_cases_are_not_all_rejected():

@@ -37,15 +37,21 @@ def test_parse_merges_overlaps_and_duplicates():
     assert DealSet.parse(deals.specs()) == deals
 
 
-def test_parse_accepts_pysolfc_spellings_and_huge_numbers():
-    assert DealSet.parse(["#1_000-1 200"]).runs == ((False, 1000, 1200),)
+def test_parse_reads_ranges_strictly_and_huge_numbers():
+    """PySolFC's dialog drops separators from one number; in a range they are never dropped."""
+    assert DealSet.parse([" 1000 - 1200 , ms7 "]).runs == ((False, 1000, 1200), (True, 7, 7))
+    assert DealSet.parse(["0007"]).runs == ((False, 7, 7),)
+    assert DealSet.parse("15").runs == ((False, 15, 15),)  # one spec, not the specs "1" and "5"
     assert DealSet.parse([f"{10**38 - 1}"]).count == 1
+    for collapsing in ("#1_000-1 200", "1 5", "1.5", "1_000", "12,345.0", "#5", "5L", "ms 5", "MS5"):
+        with pytest.raises(DealSpecError, match="digits only"):
+            DealSet.parse([collapsing])
 
 
 @pytest.mark.parametrize("spec, words", [
-    ("10-1", "reversed"), ("0-5", "start at 1"), ("1-x", "expected digits"), ("", "expected N"),
+    ("10-1", "reversed"), ("0-5", "start at 1"), ("1-x", "digits only"), ("", "expected N"),
     ("1-2-3", "expected N"), ("1-ms5", "both ends"), ("ms1-ms9999999999", "ms numbers go up to"),
-    (f"1-{10**38}", "below 10^38"), ("-5", "expected digits"),
+    (f"1-{10**38}", "below 10^38"), ("-5", "digits only"), ("1\n5", "digits only"),
 ])
 def test_bad_ranges_name_the_item(spec, words):
     with pytest.raises(DealSpecError, match=re.escape(words)) as caught:
@@ -57,6 +63,13 @@ def test_read_list_names_file_and_line():
     assert DealSet.read_list(["3\n", "\n", "ms7\n", "3\n"], "x.txt").specs() == ["3", "ms7"]
     with pytest.raises(DealSpecError, match=r"x\.txt line 2: .*'seven'"):
         DealSet.read_list(["3", "seven"], "x.txt")
+
+
+def test_read_list_takes_what_parse_takes_and_comments():
+    lines = ["# deals to redo\n", "1-5\n", "  # indented comment\n", "\n", "ms2-ms3, 9\r\n", "7\n"]
+    assert DealSet.read_list(lines, "x.txt").specs() == ["1-5", "7", "9", "ms2-ms3"]
+    with pytest.raises(DealSpecError, match=r"x\.txt line 1: bad deal range '1 5'"):
+        DealSet.read_list(["1 5"], "x.txt")
 
 
 runs = st.lists(st.tuples(st.booleans(), st.integers(1, 60), st.integers(0, 8)), max_size=8)

@@ -1,0 +1,372 @@
+"""Inputs a hostile or careless user gives the real `blackhole-stats` script.
+
+What this proves, each through the installed script in a subprocess:
+
+* `--range` and `--deals` store exactly the deals they name (read back from
+  the Parquet files with pandas): `1-5` is five deals, and a token PySolFC's
+  one-number dialog would collapse (`1 5`, `1.5`, `1_000`) is refused, never
+  read as deal 15; `deal`/`solve` keep PySolFC's spelling and name the number
+  they dealt.
+* `--deals` files: comments, blank lines, CRLF, a UTF-8 BOM, UTF-16/UTF-32 with
+  a BOM are read; binary files, NUL bytes and invalid UTF-8 are refused with
+  one line naming the file, tokens shown escaped and shortened.
+* Standard streams: stdin closed, stdout closed or full end in one line and
+  exit 1; a reader that stops early (`| head`) ends quietly with exit 141;
+  a Ctrl-C ends in "interrupted", exit 130.
+* `deal -1` is a bad game number (exit 1), not an unknown option.
+* A 100 MB `--board` file or stdin stream is refused at its first bad line
+  with the memory of a small board, not the size of the file.
+* Game numbers that datasets and numpy hand back (Decimal, numpy integers,
+  integral floats) deal the right board; other values are refused.
+"""
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blackhole_stats import DealNumberError, GameNumber, deal
+from blackhole_stats.deals import DealSet, DealSpecError
+
+from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, reference_board, wait_for_pause
+
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+
+def stored_deals(out: Path) -> set[tuple[bool, int]]:
+    """(ms, deal) of every row of the dataset, as pandas reads the directory."""
+    frame = pd.read_parquet(out)
+    assert not frame.duplicated(["ms", "deal"]).any()
+    return {(bool(ms), int(number)) for ms, number in zip(frame["ms"], frame["deal"])}
+
+
+def plain(*numbers: int) -> set[tuple[bool, int]]:
+    return {(False, n) for n in numbers}
+
+
+def run_ok(*args) -> subprocess.CompletedProcess:
+    result = cli("run", *args, "--workers", "1")
+    assert result.returncode == 0, result.stderr.decode()
+    return result
+
+
+# ------------------------------------------------------- ranges and lists: the deals they name
+@pytest.mark.parametrize("lines, expected", [
+    (["1-5"], plain(1, 2, 3, 4, 5)),  # PySolFC's spelling made this deal 15
+    (["# deals to redo", "", "  3 - 4 , 9", "ms2-ms3", "   # indented comment", "7"],
+     plain(3, 4, 7, 9) | {(True, 2), (True, 3)}),
+    (["10\r", "1-2\r", "# Windows line endings\r"], plain(1, 2, 10)),
+], ids=["1-5", "comments-lists-ms", "crlf"])
+def test_deals_file_lines_store_exactly_their_deals(tmp_path, lines, expected):
+    listing = tmp_path / "deals.txt"
+    listing.write_bytes("\n".join(lines).encode() + b"\n")
+    run_ok("--deals", listing, "--out", tmp_path / "run")
+    assert stored_deals(tmp_path / "run") == expected
+
+
+def test_ranges_store_exactly_their_deals(tmp_path):
+    run_ok("--range", "1-3, 7", "--range", "ms1 - ms2", "--range", "0012", "--out", tmp_path / "run")
+    assert stored_deals(tmp_path / "run") == plain(1, 2, 3, 7, 12) | {(True, 1), (True, 2)}
+
+
+COLLAPSING = ["1 5", "1.5", "1_000", "#5", "12,345.0", "5L", "ms 5", "1-2-3", "1--5", "1-5,", "-5", "１２"]
+"""Tokens that PySolFC's dialog would read as one other number, or that are no range at all."""
+
+
+@pytest.mark.parametrize("token", COLLAPSING)
+def test_range_tokens_that_would_collapse_are_refused(tmp_path, token):
+    err = assert_one_line_failure(cli("run", "--range", token, "--out", tmp_path / "run"))
+    assert "bad deal range" in err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("token", [token for token in COLLAPSING if token != "#5"])  # '#5': a comment
+def test_deals_file_tokens_that_would_collapse_are_refused(tmp_path, token):
+    listing = tmp_path / "deals.txt"
+    listing.write_text(f"1\n{token}\n", encoding="utf-8")
+    err = assert_one_line_failure(cli("run", "--deals", listing, "--out", tmp_path / "run"))
+    assert "deals.txt line 2: bad deal range" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_deals_file_of_only_comments_is_refused(tmp_path):
+    listing = tmp_path / "deals.txt"
+    listing.write_text("# nothing yet\n\n", encoding="utf-8")
+    err = assert_one_line_failure(cli("run", "--deals", listing, "--out", tmp_path / "run"))
+    assert "lists no deals" in err and not (tmp_path / "run").exists()
+
+
+def test_deal_and_solve_keep_pysolfc_spelling_and_name_the_number_dealt():
+    assert cli("deal", "#12,345").stdout == cli("deal", "12345").stdout
+    assert cli("deal", "1-5").stdout.decode() == reference_board("15")
+    result = cli("solve", "1-5", "--json")
+    assert json.loads(result.stdout)["deal"] == "15"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789 -,._#msL\t", max_size=20))
+def test_ranges_never_invent_numbers(text):
+    """Whatever a range spec reads as, each end is a number written in it, never digits glued together."""
+    try:
+        deals = DealSet.parse([text])
+    except DealSpecError:
+        return
+    written = {int(digits) for digits in re.findall(r"[0-9]+", text)}
+    assert {end for _, first, last in deals.runs for end in (first, last)} <= written
+    assert not re.search(r"[0-9][ \t._#L]+[0-9]|[._#L]", text.replace("ms", ""))
+
+
+# ------------------------------------------------------- --deals file encodings
+ENCODED = {
+    "utf-8 BOM": codecs.BOM_UTF8 + b"3\n1-2\n",
+    "utf-16 BOM (Windows Notepad)": "3\r\n1-2\r\n".encode("utf-16"),
+    "utf-16-be BOM": codecs.BOM_UTF16_BE + "3\n1-2\n".encode("utf-16-be"),
+    "utf-32 BOM": "3\n1-2\n".encode("utf-32"),
+}
+
+
+@pytest.mark.parametrize("name", ENCODED)
+def test_deals_files_with_a_bom_are_read(tmp_path, name):
+    listing = tmp_path / "deals.txt"
+    listing.write_bytes(ENCODED[name])
+    run_ok("--deals", listing, "--out", tmp_path / "run")
+    assert stored_deals(tmp_path / "run") == plain(1, 2, 3)
+
+
+NOT_TEXT = {
+    "png": (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "line 1"),
+    "nul byte": (b"1\n2\n3\x004\n", "line 3"),
+    "invalid utf-8": (b"1\n2\xff\n", "line 2"),
+    "utf-16 without BOM": ("1\n2\n".encode("utf-16-le"), "line 1"),
+    "cut utf-16": (codecs.BOM_UTF16_LE + "1\n".encode("utf-16-le") + b"2", "line 2"),
+}
+
+
+@pytest.mark.parametrize("name", NOT_TEXT)
+def test_deals_files_that_are_not_text_are_refused(tmp_path, name):
+    data, where = NOT_TEXT[name]
+    listing = tmp_path / "deals.bin"
+    listing.write_bytes(data)
+    err = assert_one_line_failure(cli("run", "--deals", listing, "--out", tmp_path / "run"))
+    assert f"deals.bin {where}: " in err
+    assert err[:-1].isprintable(), err  # escaped: no raw control characters
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("token", ["1\x1b[2J5", "7" * 5000 + "x", "x" * 100_000])
+def test_bad_tokens_are_shown_escaped_and_short(tmp_path, token):
+    listing = tmp_path / "deals.txt"
+    listing.write_text(f"{token}\n", encoding="utf-8")
+    for args in (["--deals", listing], ["--range", token]):
+        err = assert_one_line_failure(cli("run", *args, "--out", tmp_path / "run"))
+        assert err[:-1].isprintable() and len(err) < 400, err
+
+
+@pytest.mark.parametrize("source, words", [("/dev/zero", "line 1: a NUL character"),
+                                           ("long line", "line 2: longer than 1,000,000 characters")])
+def test_endless_deals_input_is_refused_early(tmp_path, source, words):
+    """An endless or huge stream is refused from its first blocks (the timeout is only a safety net)."""
+    if source == "long line":
+        source = tmp_path / "long.txt"
+        source.write_bytes(b"1\n" + b"12," * 2_000_000)
+    err = assert_one_line_failure(cli("run", "--deals", source, "--out", tmp_path / "run", timeout=60))
+    assert words in err and not (tmp_path / "run").exists()
+
+
+def test_deals_from_stdin(tmp_path):
+    result = cli("run", "--deals", "-", "--out", tmp_path / "run", "--workers", "1",
+                 stdin="# from a pipe\n4-6\n".encode("utf-16"))
+    assert result.returncode == 0, result.stderr
+    assert stored_deals(tmp_path / "run") == plain(4, 5, 6)
+
+
+# ------------------------------------------------------- standard streams
+def run_script(*args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, close=(), env=None,
+               ) -> subprocess.CompletedProcess:
+    """The script with real file descriptors: `close` lists fds closed before it starts."""
+    result = subprocess.run([str(SCRIPT), *map(str, args)], stdin=stdin, stdout=stdout,
+                            stderr=subprocess.PIPE, timeout=120, env={**os.environ, **(env or {})},
+                            preexec_fn=(lambda: [os.close(fd) for fd in close]) if close else None)
+    if result.stdout is None:  # stdout went elsewhere: nothing reached our pipe
+        result.stdout = b""
+    return result
+
+
+@pytest.mark.parametrize("args", [["solve", "-"], ["solve", "--board", "-"]])
+def test_stdin_closed_is_one_line(args):
+    err = assert_one_line_failure(run_script(*args, close=[0]))
+    assert "standard input is closed" in err
+
+
+@pytest.mark.parametrize("command", ["solve", "run"])
+def test_stdin_that_cannot_be_read_is_one_line(tmp_path, command):
+    args = ["solve", "-"] if command == "solve" else ["run", "--deals", "-", "--out", tmp_path / "run"]
+    write_only = os.open(tmp_path / "sink", os.O_WRONLY | os.O_CREAT)
+    try:
+        err = assert_one_line_failure(run_script(*args, stdin=write_only))
+    finally:
+        os.close(write_only)
+    assert "cannot read standard input: Bad file descriptor" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_stdin_closed_for_deals_is_one_line(tmp_path):
+    err = assert_one_line_failure(run_script("run", "--deals", "-", "--out", tmp_path / "run", close=[0]))
+    assert "standard input is closed" in err and not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("args", [["solve", "2"], ["deal", "2"], ["deal", "--help"]])
+def test_stdout_closed_is_one_line(args):
+    err = assert_one_line_failure(run_script(*args, stdout=None, close=[1]))
+    assert "standard output is closed" in err
+
+
+@pytest.mark.parametrize("args", [["deal", "2"], ["solve", "2", "--json"], ["solve", "1"], ["--help"]])
+def test_stdout_full_is_one_line(args):
+    with open("/dev/full", "wb") as full:
+        err = assert_one_line_failure(run_script(*args, stdout=full))
+    assert "cannot write to standard output: No space left on device" in err
+
+
+@pytest.mark.parametrize("args", [["deal", "2"], ["solve", "2"], ["deal", "--help"]])
+def test_reader_gone_is_quiet(args):
+    """`blackhole-stats deal 2 | head -c 10`: the pipe's reader left before we wrote."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        result = run_script(*args, stdout=write_end)
+    finally:
+        os.close(write_end)
+    assert result.returncode == 141 and result.stderr == b"", result.stderr
+
+
+def test_ctrl_c_is_one_line_exit_130(tmp_path):
+    env = pause_env(tmp_path, **{"command-start": 60})
+    process = subprocess.Popen([str(SCRIPT), "solve", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, **env})
+    try:
+        wait_for_pause(tmp_path, "command-start", process)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert_one_line_failure(subprocess.CompletedProcess(process.args, process.returncode, out, err), 130)
+    assert err == b"interrupted\n"
+
+
+# ------------------------------------------------------- negative numbers are numbers
+@pytest.mark.parametrize("args", [["deal", "-1"], ["solve", "-1"], ["deal", "-12x"], ["solve", "--json", "-5"],
+                                  ["deal", "--format", "pretty", "-1"]], ids=" ".join)
+def test_negative_game_numbers_are_bad_input(args):
+    assert "negative" in assert_one_line_failure(cli(*args))
+
+
+@pytest.mark.parametrize("args", [["deal", "--bogus"], ["deal", "-x"], ["solve", "--jsno", "2"]], ids=" ".join)
+def test_mistyped_options_stay_usage_errors(args):
+    result = cli(*args)
+    assert result.returncode == 2 and b"No such option" in result.stderr and b"Traceback" not in result.stderr
+
+
+# ------------------------------------------------------- huge boards: memory of a board, not of the file
+def peak_rss_kib(args: list[str], stdin_path: Path | None = None) -> tuple[int, subprocess.CompletedProcess]:
+    """Run the script from a fresh Python whose only child it is; its peak RSS (KiB) and result."""
+    probe = ("import resource, subprocess, sys\n"
+             "stdin = open(sys.argv[1], 'rb') if sys.argv[1] else subprocess.DEVNULL\n"
+             "result = subprocess.run(sys.argv[2:], stdin=stdin, capture_output=True)\n"
+             "sys.stderr.buffer.write(result.stderr)\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.exit(result.returncode)\n")
+    result = subprocess.run([sys.executable, "-c", probe, str(stdin_path or ""), str(SCRIPT), *args],
+                            capture_output=True, timeout=300)
+    return int(result.stdout), subprocess.CompletedProcess(args, result.returncode, b"", result.stderr)
+
+
+JUNK_MB = 100
+
+
+@pytest.fixture(scope="module")
+def huge_inputs(tmp_path_factory) -> dict[str, Path]:
+    """A valid board, and 100 MB files that go wrong at line 19, in line 2, and at byte 0."""
+    folder = tmp_path_factory.mktemp("huge")
+    board = deal(2).to_text().encode()
+    files = {"small": folder / "small.txt"}
+    files["small"].write_bytes(board)
+    makers = {"junk after the board": (board, b"XX\n"), "one endless line": (board[:16], b"2C" * 32),
+              "zeros": (b"", b"\0" * 64)}
+    block = 1 << 20
+    for name, (head, unit) in makers.items():
+        path = files[name] = folder / f"{name.replace(' ', '-')}.txt"
+        with open(path, "wb") as stream:
+            stream.write(head)
+            chunk = unit * (block // len(unit))
+            for _ in range(JUNK_MB):
+                stream.write(chunk)
+    return files
+
+
+@pytest.fixture(scope="module")
+def small_board_rss(huge_inputs) -> int:
+    """Peak RSS (KiB) of solving a valid board file: the memory a board costs."""
+    rss, result = peak_rss_kib(["solve", "--board", str(huge_inputs["small"])])
+    assert result.returncode == 0, result.stderr
+    return rss
+
+
+@pytest.mark.parametrize("name, where", [("junk after the board", "line 19: more than 17 piles"),
+                                         ("one endless line", "line 2: longer than 64 characters"),
+                                         ("zeros", "line 1: ")])
+@pytest.mark.parametrize("via", ["--board", "stdin"])
+def test_huge_board_input_is_refused_with_small_memory(huge_inputs, small_board_rss, name, where, via):
+    path = huge_inputs[name]
+    assert path.stat().st_size > JUNK_MB * 10**6
+    if via == "--board":
+        rss, result = peak_rss_kib(["solve", "--board", str(path)])
+    else:
+        rss, result = peak_rss_kib(["solve", "-"], stdin_path=path)
+    err = assert_one_line_failure(result)
+    assert f"bad board: {where}" in err and err[:-1].isprintable()
+    assert rss < small_board_rss + 16 * 1024, (rss, small_board_rss)  # reading 100 MB whole costs GBs
+
+
+# ------------------------------------------------------- numbers from datasets and numpy
+def test_deal_numbers_as_a_dataset_hands_them_back(tmp_path):
+    """The notebook: `deal(row.deal)` over a dataset read with pandas deals each row's own board."""
+    run_ok("--range", "1-3,32000", "--out", tmp_path / "run")
+    frame = pd.read_parquet(tmp_path / "run")
+    values = list(frame["deal"])
+    assert all(isinstance(value, Decimal) for value in values)
+    for value in values:
+        assert deal(value) == deal(int(value)) == deal(np.int64(int(value))) == deal(float(value))
+    assert deal(Decimal(15)).to_text() == reference_board("15")
+
+
+@pytest.mark.parametrize("value, number", [
+    (5, 5), (np.int64(5), 5), (np.uint64(7), 7), (np.int32(32000), 32000), (Decimal("5"), 5),
+    (Decimal("5.000"), 5), (5.0, 5), (np.float64(9.0), 9), (1e20, 10**20),
+])
+def test_integral_values_are_game_numbers(value, number):
+    game = GameNumber.parse(value)
+    assert game == GameNumber(number) and type(game.number) is int and str(game) == str(number)
+
+
+@pytest.mark.parametrize("value", [True, False, np.bool_(True), float("nan"), float("inf"), 5.5,
+                                   Decimal("5.5"), Decimal("NaN"), Decimal("Infinity"), np.float64("nan"),
+                                   -1, np.int64(-3), 0, 0.0, Decimal(0), 1 + 0j, None, b"5", [5]],
+                         ids=repr)
+def test_other_values_are_refused(value):
+    with pytest.raises(DealNumberError):
+        GameNumber.parse(value)
+    with pytest.raises(DealNumberError):
+        deal(value)
