@@ -137,17 +137,18 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
       blackhole-stats report runs/first --compare peer_1_1000.csv --format json
     """
     from . import report  # pandas loads only for this command
+    from .dataset import DatasetError, read_manifest
     from .plots import PlotsUnavailable, write_plots
 
     try:
         data = report.load(dataset)
-        result = report.build_report(data, dataset, report.read_manifest(dataset))
+        result = report.build_report(data, dataset, read_manifest(dataset))
         if other is not None:
             other_data = report.load(other, required=report.VERDICTS)
-            other_report = report.build_report(other_data, other, report.read_manifest(other))
+            other_report = report.build_report(other_data, other, read_manifest(other))
             result = report.compare(data, other_data, result, other_report)
         written = write_plots(data, plots_dir) if plots_dir is not None else []
-    except (report.DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
+    except (DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
         raise click.ClickException(str(error)) from None
     click.echo(report.render(result, fmt))
     for path in written:
