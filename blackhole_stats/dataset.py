@@ -431,6 +431,8 @@ class Session:
     out: str
     manifest: dict
     requested: DealSet
+    done: DealSet
+    """What the chunk files held when the session began."""
     _record: dict = field(default_factory=dict, init=False, repr=False)
 
     def begin_solving(self, **details) -> None:
@@ -488,6 +490,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "search": search,
                         "max_iters": max_iters, "deals": [], "started": _utc_now(), "sessions": []}
         _check_settings(out, manifest, search, max_iters)
+        done = read_done(out)  # before writing anything: a refused run leaves DIR as it was
         _upgrade(manifest)
         everything = expected_deals(manifest)
         requested = everything if deals is None else deals
@@ -495,7 +498,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         manifest["deals"] = everything.specs()
         manifest["total_deals"] = everything.count
         write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
-        yield Session(out, manifest, requested)
+        yield Session(out, manifest, requested, done)
 
 
 def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None) -> None:

@@ -164,7 +164,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
         started = time.monotonic()
         with _logging_to(out):
             removed = dataset.remove_temp_files(out)
-            todo = requested - dataset.read_done(out)
+            todo = requested - session.done
             if chunk_size is None:
                 per_chunk = -(-todo.count // (MIN_CHUNKS_PER_WORKER * backend.workers))  # ceiling
                 chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
