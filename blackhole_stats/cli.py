@@ -123,7 +123,7 @@ def _describe(label: str | None, result) -> str:
               help="Another dataset, .parquet file or CSV (deal, outcome, optional iterations, ms, "
                    "cards_played or max_played): list deals whose verdicts differ, statistics side by side.")
 def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | None) -> None:
-    """Summarize the solved deals in DATASET (a run directory, a .parquet file or a CSV).
+    """Summarize the solved deals in DATASET (a run directory, a .parquet file or a CSV; a path or URL).
 
     Outcome counts with a 95% Wilson interval for the solvable fraction,
     iteration statistics per outcome, how close unsolvable deals got, the
@@ -226,8 +226,10 @@ def verify_command(directory: str) -> None:
     """Check a run's dataset against its manifest: every deal once, every solution legal.
 
     Replays each stored solution from its deal and checks each row's
-    outcome, cards_played and solution against each other. Prints the
-    problems and exits 1 if there are any.
+    outcome, cards_played and solution against each other, and that DIR
+    holds nothing else that pandas, pyarrow, DuckDB or polars would read
+    (a backup copy would count its deals twice). Prints the problems and
+    exits 1 if there are any.
 
     Example: blackhole-stats verify runs/million
     """
@@ -244,4 +246,4 @@ def verify_command(directory: str) -> None:
         raise click.ClickException(
             f"verification failed: {len(checked.problems)} problem(s) in {directory}")
     click.echo(f"ok: {checked.rows:,} rows, every deal of the manifest exactly once, "
-               "every solution replays legally")
+               "every solution replays legally, no other files for readers to pick up")

@@ -72,7 +72,7 @@ _OUTCOME_VALUES = pa.array(OUTCOMES, pa.string())
 
 
 class DatasetError(ValueError):
-    """A run directory that cannot be used as asked; the message says why and what to do."""
+    """A dataset or run directory that cannot be used as asked; the message names it and says why."""
 
 
 # ------------------------------------------------------------------ where a run can live
@@ -113,12 +113,14 @@ def locate(out: str) -> str:
     """`out` normalized (local paths absolute: workers may run elsewhere; URLs as given).
 
     The one check of `run --out`, `verify DIR` and `report DATASET`, so that
-    all three accept and refuse the same forms: malformed or unknown URLs,
+    all three accept and refuse the same forms: control characters, malformed or unknown URLs,
     storage that lives in this process only, names the OS refuses, paths
     under a file, and things that are neither directories nor files.
     """
     if not out:
         raise DatasetError("the dataset path is empty")
+    if any(ord(character) < 32 for character in out):  # a newline would split the one-line error too
+        raise DatasetError(f"the dataset path {out!r} contains a control character")
     fs, root = filesystem(out)
     if _lives_in_this_process(fs):
         raise DatasetError(f"{out} lives in this process only: nothing would persist; "
@@ -160,7 +162,7 @@ def local_path(out: str) -> str | None:
 
 
 # ------------------------------------------------------------------ what a run directory holds
-@dataclass(frozen=True)
+@dataclass
 class RunFiles:
     """A run directory's entries: chunk files, our unfinished files, and anything else (strays)."""
 
