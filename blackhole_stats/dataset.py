@@ -489,8 +489,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             files = list_run(out)
             if files.parts or files.strays:
                 raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
-            manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "search": search,
-                        "max_iters": max_iters, "deals": [], "started": _utc_now(), "sessions": []}
+            manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "search": search, "max_iters": max_iters,
+                        "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
         _check_settings(out, manifest, search, max_iters)
         done = read_done(out)  # before writing anything: a refused run leaves DIR as it was
         _upgrade(manifest)

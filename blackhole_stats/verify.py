@@ -49,7 +49,7 @@ def verify(out: str) -> Verification:
     files = dataset.list_run(out)
     problems = [f"{name}: not a file of this run, yet read by {readers}: move it out of the run directory"
                 for name, readers in files.strays]
-    problems += [f"{name}: unfinished file of an interrupted run (running the run again removes it)"
+    problems += [f"{name}: unfinished file of an interrupted run (the next run on this directory removes it)"
                  for name in files.temporary]
     keys: list[Run] = []
     for path in files.parts:

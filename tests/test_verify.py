@@ -123,3 +123,16 @@ def test_committed_results_are_not_runs():
         result = cli_verify(path)
         assert (result.returncode, result.stdout) == (1, "")
         assert result.stderr == f"Error: {path} is a file, not a run directory (report reads single files)\n"
+
+
+def test_unfinished_files_are_named_and_only_ours_are_removed(copy):
+    (copy / "._manifest.json.tmp").write_text("{")
+    (copy / ".part-61-80-20.parquet.tmp").write_bytes(b"half a file")
+    (copy / ".mine.tmp").write_text("someone's")
+    assert verify(str(copy)).problems == (
+        ".mine.tmp: not a file of this run, yet read by polars (DIR): move it out of the run directory",
+        "._manifest.json.tmp: unfinished file of an interrupted run (the next run on this directory removes it)",
+        ".part-61-80-20.parquet.tmp: unfinished file of an interrupted run (the next run on this directory "
+        "removes it)")
+    assert run(str(copy), None, workers=1).solved_now == 0
+    assert sorted(path.name for path in copy.glob(".*")) == [".mine.tmp"]
