@@ -304,7 +304,7 @@ def read_done(out: str) -> DealSet:
 
 # ------------------------------------------------------------------ the manifest
 def read_manifest(out: str) -> dict | None:
-    """The manifest, checked (`check_manifest`), or None if `out` holds no run."""
+    """The manifest, checked (`_manifest_problem`), or None if `out` holds no run."""
     fs, root = filesystem(out)
     path = f"{root}/{MANIFEST_NAME}"
     try:
@@ -321,7 +321,7 @@ def read_manifest(out: str) -> dict | None:
                            f"at offset {error.start})") from None
     except ValueError as error:
         raise DatasetError(f"{path} is damaged: not valid JSON ({error})") from None
-    problem = check_manifest(manifest)
+    problem = _manifest_problem(manifest)
     if problem:
         raise DatasetError(f"{path} is damaged: {problem}")
     return manifest
@@ -331,7 +331,7 @@ _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "true o
                int: "a number", float: "a number", type(None): "null"}
 
 
-def check_manifest(manifest) -> str | None:
+def _manifest_problem(manifest) -> str | None:
     """What is wrong with a parsed manifest's structure, or None: the one place that knows it.
 
     Required: tool, search, max_iters, deals; the rest is checked when present
@@ -421,7 +421,7 @@ def expected_deals(manifest: dict) -> DealSet:
         raise DatasetError(f"the manifest's list of deals is damaged: {error!r}") from None
 
 
-def results_format(manifest: dict) -> int | None:
+def _results_format(manifest: dict) -> int | None:
     """The format of a run's rows; None for a manifest from an unknown version that did not record it."""
     return manifest.get("results_format", _FORMAT_OF_VERSION.get(manifest.get("version")))
 
@@ -504,7 +504,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
 
 
 def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None) -> None:
-    found = results_format(manifest)
+    found = _results_format(manifest)
     if found is None:
         raise DatasetError(f"{out} holds a run written by {TOOL} {manifest.get('version')!r}, whose results "
                            f"format this version ({__version__}) does not know: use another --out")
@@ -519,7 +519,7 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
 
 def _upgrade(manifest: dict) -> None:
     """A 0.1.0 manifest in today's form: its format written out, its `version` as the first session."""
-    manifest["results_format"] = results_format(manifest)
+    manifest["results_format"] = _results_format(manifest)
     if "sessions" not in manifest:
         old = manifest.pop("version", None)
         manifest["sessions"] = [] if old is None else [
