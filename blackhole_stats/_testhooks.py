@@ -2,8 +2,10 @@
 
 `BLACKHOLE_STATS_TEST_PAUSE="name=seconds,other=seconds"` makes `pause("name")`
 append this process's id to the file `$BLACKHOLE_STATS_TEST_PAUSE_DIR/name`
-(so a test can wait until a process has got there) and then sleep. Outside
-tests the variable is unset and `pause` costs one dictionary lookup.
+(so a test can wait until a process has got there) and then sleep, until the
+seconds are up or the test creates `name.release` there (so a paused process
+can go on as soon as the test has done its part). Outside tests the variable
+is unset and `pause` costs one dictionary lookup.
 """
 from __future__ import annotations
 
@@ -31,7 +33,12 @@ def pause(name: str) -> None:
     if seconds is None:
         return
     folder = os.environ.get(PAUSE_DIR_VARIABLE)
-    if folder:
-        with open(os.path.join(folder, name), "a", encoding="utf-8") as marker:
-            marker.write(f"{os.getpid()}\n")
-    time.sleep(seconds)
+    if not folder:
+        time.sleep(seconds)
+        return
+    with open(os.path.join(folder, name), "a", encoding="utf-8") as marker:
+        marker.write(f"{os.getpid()}\n")
+    deadline = time.monotonic() + seconds
+    release = os.path.join(folder, f"{name}.release")
+    while time.monotonic() < deadline and not os.path.exists(release):
+        time.sleep(0.01)

@@ -251,7 +251,7 @@ def _describe(label: str | None, result) -> str:
               help="Another dataset, .parquet file or CSV (deal, outcome, optional iterations, ms, "
                    "cards_played or max_played): list deals whose verdicts differ, statistics side by side.")
 def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | None) -> None:
-    """Summarize the solved deals in DATASET (a run directory, a .parquet file or a CSV).
+    """Summarize the solved deals in DATASET (a run directory, a .parquet file or a CSV; a path or URL).
 
     Outcome counts with a 95% Wilson interval for the solvable fraction,
     iteration statistics per outcome, how close unsolvable deals got, the
@@ -265,17 +265,18 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
       blackhole-stats report runs/first --compare peer_1_1000.csv --format json
     """
     from . import report  # pandas loads only for this command
+    from .dataset import DatasetError, read_manifest
     from .plots import PlotsUnavailable, write_plots
 
     try:
         data = report.load(dataset)
-        result = report.build_report(data, dataset, report.read_manifest(dataset))
+        result = report.build_report(data, dataset, read_manifest(dataset))
         if other is not None:
             other_data = report.load(other, required=report.VERDICTS)
-            other_report = report.build_report(other_data, other, report.read_manifest(other))
+            other_report = report.build_report(other_data, other, read_manifest(other))
             result = report.compare(data, other_data, result, other_report)
         written = write_plots(data, plots_dir) if plots_dir is not None else []
-    except (report.DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
+    except (DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
         raise click.ClickException(str(error)) from None
     click.echo(report.render(result, fmt))
     for path in written:
@@ -366,8 +367,10 @@ def verify_command(directory: str) -> None:
     """Check a run's dataset against its manifest: every deal once, every solution legal.
 
     Replays each stored solution from its deal and checks each row's
-    outcome, cards_played and solution against each other. Prints the
-    problems and exits 1 if there are any.
+    outcome, cards_played and solution against each other, and that DIR
+    holds nothing else that pandas, pyarrow, DuckDB or polars would read
+    (a backup copy would count its deals twice). Prints the problems and
+    exits 1 if there are any.
 
     Example: blackhole-stats verify runs/million
     """
@@ -384,4 +387,4 @@ def verify_command(directory: str) -> None:
         raise click.ClickException(
             f"verification failed: {len(checked.problems)} problem(s) in {directory}")
     click.echo(f"ok: {checked.rows:,} rows, every deal of the manifest exactly once, "
-               "every solution replays legally")
+               "every solution replays legally, no other files for readers to pick up")

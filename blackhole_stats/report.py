@@ -17,7 +17,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .dataset import MANIFEST_NAME
+from .dataset import MANIFEST_NAME, DatasetError, data_files, expected_deals, first_line
+from .deals import DealSet
 from .solver import OUTCOMES
 
 COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds")
@@ -26,8 +27,9 @@ REQUIRED = ("deal", "outcome", "iterations", "cards_played")
 """What a dataset must have to be reported on."""
 VERDICTS = ("deal", "outcome")
 """What the other side of `--compare` must have (e.g. another solver's CSV)."""
-MANIFEST_KEYS = ("search", "max_iters", "deals", "version", "started", "finished",
-                 "elapsed_seconds", "machine")
+MANIFEST_KEYS = ("search", "max_iters", "deals", "results_format", "version", "started", "finished",
+                 "elapsed_seconds", "machine", "sessions")
+"""The manifest's settings a report shows (`version`: manifests of 0.1.0; later ones list `sessions`)."""
 HARDEST = 10
 ITERATION_STATS = ("count", "min", "q1", "median", "mean", "q3", "p99", "max", "std")
 """Rows of the iterations table; one column per outcome, so it fits 80 columns at any size."""
@@ -38,64 +40,51 @@ Z95 = 1.959963984540054
 METHODS = "std: sample standard deviation (n - 1); q1, median, q3, p99: linear interpolation (numpy's default)"
 
 
-class DatasetError(ValueError):
-    """A dataset the report cannot use; the message names the file and the problem."""
-
-
 def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame:
-    """The dataset at `path`: a directory of `*.parquet` parts, one Parquet file, or a CSV.
+    """The dataset at `path` (a path or URL): a directory of `*.parquet` parts, one Parquet file, or a CSV.
 
     Returns the documented columns present, normalized: `deal` as Python ints
     (object dtype, because game numbers go past 2^64), `ms` bool, `outcome`
     categorical, numbers as int64/float64; sorted by (ms, deal). In a CSV,
-    `max_played` stands for `cards_played`.
+    `max_played` stands for `cards_played`. Raises `dataset.DatasetError`.
     """
-    path = Path(path)
-    if path.is_dir():
-        files = sorted(path.glob("*.parquet"))
-        if not files:
-            raise DatasetError(f"{path}: no *.parquet files in this directory")
-    elif path.is_file():
-        files = [path]
-    else:
-        raise DatasetError(f"{path}: no such file or directory")
-    frames = [_read_csv(file, required) if file.suffix.lower() == ".csv" else _read_parquet(file, required)
+    source = str(path)
+    fs, files = data_files(source)
+    frames = [_read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
               for file in files]
-    return _normalize(pd.concat(frames, ignore_index=True), path)
+    return _normalize(pd.concat(frames, ignore_index=True), source)
 
 
-def _read_parquet(file: Path, required: tuple[str, ...]) -> pd.DataFrame:
+def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     try:
-        names = pq.read_schema(file).names
+        names = pq.read_schema(file, filesystem=fs).names
         _check_columns(file, names, required)
-        return pq.read_table(file, columns=[name for name in COLUMNS if name in names]).to_pandas()
+        return pq.read_table(file, columns=[name for name in COLUMNS if name in names], filesystem=fs).to_pandas()
     except (pa.ArrowException, OSError) as error:
-        raise DatasetError(f"{file}: not a readable Parquet file ({_first_line(error)})") from None
+        raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
 
 
-def _read_csv(file: Path, required: tuple[str, ...]) -> pd.DataFrame:
+def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     try:
-        frame = pd.read_csv(file, dtype={"deal": str})
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as error:
-        raise DatasetError(f"{file}: not a readable CSV file ({_first_line(error)})") from None
+        with fs.open_input_file(file) as handle:
+            frame = pd.read_csv(handle, dtype={"deal": str})
+    except (OSError, pa.ArrowException, UnicodeDecodeError, pd.errors.ParserError,
+            pd.errors.EmptyDataError) as error:
+        raise DatasetError(f"{file}: not a readable CSV file ({first_line(error)})") from None
     if "cards_played" not in frame and "max_played" in frame:
         frame = frame.rename(columns={"max_played": "cards_played"})
     _check_columns(file, frame.columns, required)
     return frame[[name for name in COLUMNS if name in frame]]
 
 
-def _check_columns(file: Path, names, required: tuple[str, ...]) -> None:
+def _check_columns(file: str, names, required: tuple[str, ...]) -> None:
     missing = [name for name in required if name not in names]
     if missing:
         raise DatasetError(f"{file}: missing column {', '.join(missing)} "
                            f"(needs {', '.join(required)})")
 
 
-def _first_line(error: Exception) -> str:
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
-def _normalize(frame: pd.DataFrame, source: Path) -> pd.DataFrame:
+def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     try:
         deals = np.array([int(value) for value in frame["deal"]], dtype=object)
     except (TypeError, ValueError, ArithmeticError):
@@ -117,20 +106,6 @@ def _normalize(frame: pd.DataFrame, source: Path) -> pd.DataFrame:
                 raise DatasetError(f"{source}: column {column} has missing or non-numeric values")
             data[column] = values.to_numpy().astype(dtype)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
-
-
-def read_manifest(path: str | Path) -> dict:
-    """The displayable settings from a run directory's manifest; {} when there is none."""
-    file = Path(path) / MANIFEST_NAME
-    if not file.is_file():
-        return {}
-    try:
-        manifest = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise DatasetError(f"{file}: not valid JSON ({_first_line(error)})") from None
-    if not isinstance(manifest, dict):
-        raise DatasetError(f"{file}: expected a JSON object")
-    return {key: manifest[key] for key in MANIFEST_KEYS if key in manifest}
 
 
 def deal_name(number: int, ms: bool) -> str:
@@ -188,6 +163,28 @@ class IterationStats:
                    median=float(median), q1=float(q1), q3=float(q3), p99=float(p99))
 
 
+@dataclass(frozen=True)
+class ManifestCheck:
+    """The dataset's rows against the deals its manifest asks for (`verify` names them)."""
+
+    asked: int
+    rows: int
+    missing: int
+    not_asked_for: int
+    repeated: int
+
+    @property
+    def matches(self) -> bool:
+        return self.rows == self.asked and not self.missing
+
+    @classmethod
+    def of(cls, data: pd.DataFrame, manifest: dict) -> ManifestCheck:
+        asked = expected_deals(manifest)
+        held = DealSet.from_runs((ms, deal, deal) for deal, ms in zip(data["deal"], data["ms"]))
+        return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
+                   not_asked_for=(held - asked).count, repeated=len(data) - held.count)
+
+
 @dataclass
 class Report:
     """Everything a report shows, as plain data (JSON output is `asdict` of it).
@@ -210,10 +207,12 @@ class Report:
     hardest: list[dict]
     solve_seconds: float | None
     manifest: dict = field(default_factory=dict)
+    against_manifest: ManifestCheck | None = None
+    """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
 
 
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) -> Report:
-    """Compute a Report from a normalized dataset (see `load`)."""
+    """Compute a Report from a normalized dataset (see `load`) and its run's manifest, if any."""
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
     iterations = cards_played = no_first_move = None
@@ -241,7 +240,8 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
         no_first_move=no_first_move,
         hardest=hardest,
         solve_seconds=float(data["seconds"].sum()) if "seconds" in data else None,
-        manifest=dict(manifest or {}),
+        manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
+        against_manifest=ManifestCheck.of(data, manifest) if manifest else None,
     )
 
 
@@ -334,6 +334,11 @@ def _report_sections(report: Report) -> list[_Section]:
     summary = [f"{report.deals:,} deals{span}, {report.ms_deals:,} of them ms deals"]
     if report.duplicates:
         summary.append(f"warning: {report.duplicates:,} rows repeat a deal already listed")
+    check = report.against_manifest
+    if check is not None and not check.matches:
+        summary.append(f"warning: the manifest asks for {check.asked:,} deals, the dataset has {check.rows:,} rows: "
+                       f"{check.missing:,} missing, {check.not_asked_for:,} not asked for, "
+                       f"{check.repeated:,} repeated (blackhole-stats verify names them)")
     if report.solve_seconds is not None:
         summary.append(f"solve time, summed over deals: {report.solve_seconds:,.1f} s")
     sections = [_Section(f"Black Hole report: {report.source}", summary)]
@@ -451,6 +456,8 @@ def _proportion(proportion: Proportion | None) -> str:
 def _setting(value) -> str:
     if isinstance(value, dict):
         return ", ".join(f"{key}={item}" for key, item in value.items())
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):  # sessions
+        return "; ".join(_setting(item) for item in value)
     if isinstance(value, list):
         return json.dumps(value, separators=(",", ":"))
     if isinstance(value, float):

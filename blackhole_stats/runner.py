@@ -20,7 +20,6 @@ import time
 from concurrent import futures
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Iterator
 
 import multiprocessing_logging
@@ -158,23 +157,20 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     Dask scheduler is unusable, and RunStopped after SIGINT/SIGTERM or a failed
     chunk (finished chunks are kept; the same call resumes).
     """
-    out = dataset.normalize(out)
-    manifest, requested = dataset.open_run(out, deals, search, max_iters)
+    out = dataset.locate(out)
     backend = _Cluster(scheduler) if scheduler else _Processes(workers or os.cpu_count() or 1)
-    with closing(backend), dataset.lock(out):
+    with closing(backend), dataset.open_run(out, deals, search, max_iters) as session:
+        requested = session.requested
         started = time.monotonic()
-        manifest.setdefault("started", _utc_now())
-        dataset.write_manifest(out, manifest)  # first: from now on DIR is a run that can be resumed
         with _logging_to(out):
             removed = dataset.remove_temp_files(out)
-            todo = requested - dataset.read_done(out)
+            todo = requested - session.done
             if chunk_size is None:
                 per_chunk = -(-todo.count // (MIN_CHUNKS_PER_WORKER * backend.workers))  # ceiling
                 chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
             if todo:  # a session that solves nothing leaves the record of the ones that did
-                manifest.update(finished=None, workers=backend.workers, scheduler=scheduler,
-                                machine=_machine(), chunk_size=chunk_size)
-                dataset.write_manifest(out, manifest)
+                session.begin_solving(workers=backend.workers, scheduler=scheduler, machine=_machine(),
+                                      chunk_size=chunk_size)
             log.info("run started: %s deals asked, %s to solve, %s workers, search=%s, max_iters=%s; "
                      "%s unfinished files removed", requested.count, todo.count, backend.workers, search,
                      max_iters, removed)
@@ -187,10 +183,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             elapsed = time.monotonic() - started
             done = dataset.read_done(out)
             if todo:
-                manifest["elapsed_seconds"] = round(manifest.get("elapsed_seconds", 0.0) + elapsed, 3)
-                if not dataset.expected_deals(manifest) - done:
-                    manifest["finished"] = _utc_now()
-                dataset.write_manifest(out, manifest)
+                session.end_solving(elapsed, sum(tally.outcomes), done)
             done_count = requested.count - (requested - done).count
             if signum is not None:
                 raise RunStopped("interrupted", done_count, requested.count, signum)
@@ -375,10 +368,6 @@ def _logging_to(out: str) -> Iterator[None]:
             log.removeHandler(handler)
             handler.close()  # waits for the workers' records to be written
         log.setLevel(level)
-
-
-def _utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _machine() -> dict:

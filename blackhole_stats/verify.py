@@ -3,7 +3,7 @@
 Every deal the manifest asks for must be there exactly once, every row must
 agree with itself (outcome, cards_played, solution) and with the run's
 settings, and every solution must replay legally from its deal to an empty
-board.
+board. Nothing else may be in the directory that a reader of it would count.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from pyarrow import fs as pafs
 
 from . import dataset
 from .board import NUM_CARDS, NUM_PILES, PILE_SIZE
@@ -32,38 +33,53 @@ class Verification:
 
 
 def verify(out: str) -> Verification:
-    """Read every chunk file of the run in `out`; raises DatasetError if there is no run."""
-    out = dataset.normalize(out)
+    """Read every chunk file of the run in `out`; raises DatasetError if there is no run.
+
+    Anything else in DIR that a reader of the directory would pick up (a
+    backup copy, a stray Parquet file, a subdirectory) is a problem too: the
+    dataset is what pandas, pyarrow, DuckDB and polars read, not only our files.
+    """
+    out = dataset.locate(out)
     manifest = dataset.read_manifest(out)
+    fs, root = dataset.filesystem(out)
+    if manifest is None and fs.get_file_info(root).type == pafs.FileType.File:
+        raise dataset.DatasetError(f"{out} is a file, not a run directory (report reads single files)")
     if manifest is None:
         raise dataset.DatasetError(f"there is no run in {out} (no {dataset.MANIFEST_NAME})")
-    fs, _ = dataset.filesystem(out)
-    wanted_types = [(field.name, field.type) for field in dataset.SCHEMA]
-    problems: list[str] = []
+    files = dataset.list_run(out)
+    problems = [f"{name}: not a file of this run, yet read by {readers}: move it out of the run directory"
+                for name, readers in files.strays]
+    problems += [f"{name}: unfinished file of an interrupted run (the next run on this directory removes it)"
+                 for name in files.temporary]
     keys: list[Run] = []
-    for path in dataset.part_paths(out):
+    for path in files.parts:
         name = posixpath.basename(path)
         try:
             table = pq.read_table(path, filesystem=fs)
-        except pa.ArrowException as error:
-            problems.append(f"{name}: unreadable ({error})")
+        except (pa.ArrowException, OSError) as error:
+            problems.append(f"{name}: unreadable ({dataset.first_line(error)})")
             continue
-        if [(field.name, field.type) for field in table.schema] != wanted_types:
-            problems.append(f"{name}: schema {table.schema.to_string(show_schema_metadata=False)!r} "
-                            f"is not the documented one")
+        schema_problem = dataset.schema_problem(table.schema)
+        if schema_problem:
+            problems.append(f"{name}: {schema_problem}")
             continue
         columns = [table[column].to_pylist() for column in
                    ("deal", "ms", "outcome", "cards_played", "solution")]
+        file_keys: list[Run] = []
         for number, ms, outcome, played, solution in zip(*columns):
             try:
                 game = GameNumber(int(number), ms)
             except DealNumberError as error:
                 problems.append(f"{name}: {error}")
                 continue
-            keys.append((ms, game.number, game.number))
+            file_keys.append((ms, game.number, game.number))
             problem = _row_problem(game, outcome, played, solution, manifest.get("max_iters"))
             if problem:
                 problems.append(f"deal {game}: {problem}")
+        held = DealSet.from_runs(file_keys)
+        if not held or dataset.part_name(held) != name:
+            problems.append(f"{name}: holds deals {held or 'none'}, not what its name says")
+        keys += file_keys
     keys.sort()
     repeated = DealSet.from_runs(key for key, previous in zip(keys[1:], keys) if key == previous)
     present = DealSet.from_runs(keys)

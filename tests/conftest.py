@@ -118,3 +118,8 @@ def wait_for_pause(tmp_path: Path, name: str, process: subprocess.Popen | None =
         assert time.monotonic() < deadline, f"nothing reached pause {name!r}"
         time.sleep(0.01)
     return [int(line) for line in marker.read_text().split()]
+
+
+def release_pause(tmp_path: Path, name: str) -> None:
+    """Let every process paused at `pause(name)` go on now (see `pause_env`)."""
+    (tmp_path / "pauses" / f"{name}.release").touch()

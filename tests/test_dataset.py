@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import blackhole_stats
 from blackhole_stats import GameNumber, Solver, deal
 from blackhole_stats import dataset
 from blackhole_stats.dataset import DatasetError
@@ -167,6 +168,11 @@ def test_rows_match_the_solver(big_run):
 def test_manifest(big_run):
     manifest = json.loads((big_run / dataset.MANIFEST_NAME).read_text())
     assert manifest["tool"] == "blackhole-stats" and manifest["search"] == "fast"
+    assert manifest["results_format"] == dataset.RESULTS_FORMAT and "version" not in manifest
+    [session] = manifest["sessions"]
+    assert (session["version"], session["deals_solved"]) == (blackhole_stats.__version__, 47)
+    assert 0 < session["elapsed_seconds"] == manifest["elapsed_seconds"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", session["started"])
     assert manifest["max_iters"] is None and manifest["chunk_size"] == 7 and manifest["workers"] == 2
     assert manifest["deals"] == ["1-40", "32000", *map(str, BIG), "ms1-ms3"]
     assert manifest["total_deals"] == 47

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import report
-from blackhole_stats.dataset import MANIFEST_NAME
+from blackhole_stats.dataset import MANIFEST_NAME, DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
 from conftest import require_reference
 
@@ -42,8 +42,19 @@ SCHEMA = pa.schema([
     ("seconds", pa.float64()),
 ])
 BIG_DEALS = [2**64, 2**64 + 1, 26464608654870335080, 10**30]
-MANIFEST = {"search": "fast", "max_iters": 1000000, "version": "0.1.0", "deals": "1-1000000",
-            "machine": {"cpu": "test", "cores": 2}, "elapsed_seconds": 12.5, "unrelated": "hidden"}
+SHOWN = ("search", "max_iters", "deals", "results_format", "version", "started", "finished",
+         "elapsed_seconds", "machine", "sessions")
+"""The settings a report shows; the rest of a manifest is bookkeeping."""
+
+
+def manifest_for(rows: list[dict], version: str = "0.1.0") -> dict:
+    """A manifest laid out as blackhole-stats 0.1.0 wrote it, asking for exactly these rows' deals."""
+    deals = [name(row) for row in rows]
+    return {"tool": "blackhole-stats", "version": version, "search": "fast", "max_iters": 1000000,
+            "deals": deals, "total_deals": len(deals), "started": "2026-11-29T13:29:25Z",
+            "finished": "2026-11-29T13:36:47Z", "workers": 2, "scheduler": None,
+            "machine": {"cpu": "test", "cores": 2}, "chunk_size": 1000, "elapsed_seconds": 12.5,
+            "unrelated": "hidden"}
 
 
 def make_rows(count: int = 240, seed: int = 7) -> list[dict]:
@@ -133,16 +144,17 @@ def rows() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def dataset(rows, tmp_path_factory) -> Path:
-    return write_arrow(tmp_path_factory.mktemp("run"), rows, manifest=MANIFEST)
+    return write_arrow(tmp_path_factory.mktemp("run"), rows, manifest=manifest_for(rows))
 
 
 def test_report_numbers_match_independent_computation(dataset, rows):
     data = report.load(dataset)
     assert data["deal"].map(type).eq(int).all()  # exact game numbers, also past 2^64
-    result = report.build_report(data, str(dataset), report.read_manifest(dataset))
+    result = report.build_report(data, str(dataset), read_manifest(str(dataset)))
     check_report(result, rows)
     assert result.duplicates == 0
-    assert result.manifest == {key: value for key, value in MANIFEST.items() if key != "unrelated"}
+    assert result.manifest == {key: value for key, value in manifest_for(rows).items() if key in SHOWN}
+    assert result.against_manifest.matches
 
 
 def test_single_part_file_is_a_dataset(tmp_path, rows):
@@ -212,9 +224,9 @@ def test_cli_text_format(dataset, rows):
     binned = [line.split() for line in table.splitlines() if re.match(r"^\d+(-\d+)?\s", line)]
     assert sum(int(row[1].replace(",", "")) for row in binned) == sum(row["outcome"] == "unsolved" for row in rows)
     assert "Hardest deals" in text and "Cards played by unsolvable deals" in text
-    for setting in (r"search\s+fast", r"deals\s+1-1000000", r"machine\s+cpu=test, cores=2"):
+    for setting in (r"search\s+fast", r"version\s+0\.1\.0", r"machine\s+cpu=test, cores=2"):
         assert re.search(f"^{setting}$", text, re.MULTILINE), setting
-    assert "hidden" not in text
+    assert "hidden" not in text and "warning" not in text
 
 
 def test_cli_json_format(dataset, rows):
@@ -324,7 +336,7 @@ def test_bad_values_are_named(tmp_path):
     frame = pd.DataFrame({"deal": [1, 2], "outcome": ["solved", "maybe"], "iterations": [1, 2],
                           "cards_played": [51, 3]})
     frame.to_parquet(tmp_path / "bad.parquet")
-    with pytest.raises(report.DatasetError, match="column outcome has 'maybe'"):
+    with pytest.raises(DatasetError, match="column outcome has 'maybe'"):
         report.load(tmp_path)
 
 
@@ -357,3 +369,44 @@ def test_bad_input_is_one_line_and_fails(tmp_path):
         assert done.stdout == "", case
         assert len(done.stderr.strip().splitlines()) == 1, (case, done.stderr)
         assert done.stderr.startswith("Error: "), (case, done.stderr)
+
+
+def test_report_says_when_the_dataset_is_not_what_its_manifest_asks_for(tmp_path, rows):
+    """Fewer deals (one asked for, never written), more (a row not asked for), repeated (a copy)."""
+    asked = manifest_for(rows)
+    asked["deals"] = asked["deals"] + ["999999999"]
+    held = rows + [{**rows[0], "deal": 123456789, "ms": False}, rows[1]]
+    folder = write_arrow(tmp_path / "run", held, manifest=asked)
+    done = run_cli(folder, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["against_manifest"] == {
+        "asked": len(rows) + 1, "rows": len(rows) + 2, "missing": 1, "not_asked_for": 1, "repeated": 1}
+    text = run_cli(folder).stdout
+    assert (f"warning: the manifest asks for {len(rows) + 1:,} deals, the dataset has {len(rows) + 2:,} rows: "
+            "1 missing, 1 not asked for, 1 repeated") in text
+    markdown = run_cli(folder, "--format", "markdown").stdout
+    assert "- warning: the manifest asks for" in markdown
+
+
+def test_no_manifest_no_comparison(tmp_path, rows):
+    done = run_cli(write_arrow(tmp_path / "plain", rows), "--format", "json")
+    assert json.loads(done.stdout)["against_manifest"] is None
+    assert "warning" not in run_cli(tmp_path / "plain").stdout
+
+
+def test_file_urls_read_like_paths(dataset):
+    by_url, by_path = (run_cli(source, "--format", "json") for source in (f"file://{dataset}", dataset))
+    assert by_url.returncode == 0, by_url.stderr
+    assert {**json.loads(by_url.stdout), "source": None} == {**json.loads(by_path.stdout), "source": None}
+
+
+@pytest.mark.parametrize("name, solved, unsolved", [
+    ("deals.parquet", 869_413, 130_587),  # the 2010 study's counts, quoted in results/README.md
+    ("classic_deals.parquet", 52_052, 7_948),  # results/README.md's 1..60,000 row
+])
+def test_committed_results_stay_readable(name, solved, unsolved):
+    done = run_cli(Path(__file__).parents[1] / "results" / name, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["outcomes"] == {"solved": solved, "unsolved": unsolved, "intractable": 0}
+    assert (data["first_deal"], data["last_deal"], data["duplicates"]) == ("1", str(solved + unsolved), 0)

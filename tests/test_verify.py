@@ -86,18 +86,53 @@ def test_a_short_solution(copy):
 
 
 def test_duplicate_missing_and_extra_deals(copy):
-    shutil.copy(copy / "part-1-20-20.parquet", copy / "part-copy.parquet")
+    first_ten = pq.read_table(copy / "part-1-20-20.parquet").slice(0, 10)  # deals 1..10 again
+    pq.write_table(first_ten, copy / "part-1-10-10.parquet")
     (copy / "part-21-40-20.parquet").unlink()
     manifest = json.loads((copy / MANIFEST_NAME).read_text())
     manifest["deals"] = ["1-60", "ms1-ms10"]
     (copy / MANIFEST_NAME).write_text(json.dumps(manifest))
     result = cli_verify(copy)
     assert result.returncode == 1
-    assert result.stdout.splitlines() == ["deals more than once: 1-20", "deals missing: 21-40",
+    assert result.stdout.splitlines() == ["deals more than once: 1-10", "deals missing: 21-40",
                                           "deals not asked for by the manifest: ms11-ms20"]
+
+
+def test_a_part_file_whose_name_lies(copy):
+    (copy / "part-1-20-20.parquet").rename(copy / "part-1-19-20.parquet")
+    assert verify(str(copy)).problems == ("part-1-19-20.parquet: holds deals 1-20, not what its name says",)
+
+
+def test_files_of_another_schema_are_named(copy):
+    pq.write_table(pa.table({"deal": [1, 2]}), copy / "part-1-20-20.parquet")
+    assert verify(str(copy)).problems == (
+        "part-1-20-20.parquet: its columns are deal, not deal, ms, outcome, iterations, cards_played, "
+        "solution, seconds", "deals missing: 1-20")
 
 
 def test_not_a_run(tmp_path):
     result = cli_verify(tmp_path)
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr == f"Error: there is no run in {tmp_path} (no {MANIFEST_NAME})\n"
+
+
+def test_committed_results_are_not_runs():
+    """results/*.parquet are compact copies without solutions or manifest: report reads them, verify says why not."""
+    for name in ("deals.parquet", "classic_deals.parquet"):
+        path = Path(__file__).parents[1] / "results" / name
+        result = cli_verify(path)
+        assert (result.returncode, result.stdout) == (1, "")
+        assert result.stderr == f"Error: {path} is a file, not a run directory (report reads single files)\n"
+
+
+def test_unfinished_files_are_named_and_only_ours_are_removed(copy):
+    (copy / "._manifest.json.tmp").write_text("{")
+    (copy / ".part-61-80-20.parquet.tmp").write_bytes(b"half a file")
+    (copy / ".mine.tmp").write_text("someone's")
+    assert verify(str(copy)).problems == (
+        ".mine.tmp: not a file of this run, yet read by polars (DIR): move it out of the run directory",
+        "._manifest.json.tmp: unfinished file of an interrupted run (the next run on this directory removes it)",
+        ".part-61-80-20.parquet.tmp: unfinished file of an interrupted run (the next run on this directory "
+        "removes it)")
+    assert run(str(copy), None, workers=1).solved_now == 0
+    assert sorted(path.name for path in copy.glob(".*")) == [".mine.tmp"]

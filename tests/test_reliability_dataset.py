@@ -1,0 +1,431 @@
+"""The run directory under hostile input and faults, through the real CLI.
+
+What this proves, each with real subprocesses of `blackhole-stats`, real
+Parquet files, real mounts (tmpfs, full or read-only) and real `kill -9`:
+
+* `run --out`, `verify DIR` and `report DATASET` accept and refuse the same
+  forms, with the same single line (bad URLs, in-process storage, names the
+  OS refuses, paths under a file, devices); `file://` URLs work in all three.
+* A read-only directory, a full disk at the very first write, a `kill -9`
+  between writing the manifest and renaming it: one line, nothing lost, and
+  the same command succeeds once the cause is gone (our unfinished files
+  never block a run; other people's files are never deleted).
+* A damaged `_manifest.json` is one line naming the file and the problem in
+  run, verify and report, and is left as it was.
+* A chunk-named file of another schema stops `run` with one line.
+* `verify` fails on every file that pandas, pyarrow, DuckDB or polars would
+  read from the directory besides the run's chunks (and the readers really
+  do read them: measured here); `report` says when rows and manifest differ.
+* Two runs on one directory: the second is refused before it reads the
+  manifest, so it cannot pass its checks on a manifest that is about to change.
+* A run started by another tool version with the same results format is
+  resumed and extended; so is an unfinished run of 0.1.0.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from blackhole_stats import __version__
+from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, release_pause, wait_for_pause
+
+MANIFEST = "_manifest.json"
+
+
+def cli_all(calls: list[tuple], cwd: Path | None = None) -> list[subprocess.CompletedProcess]:
+    """Several independent CLI calls at once (each is a second of interpreter start-up)."""
+    with ThreadPoolExecutor(4) as pool:
+        return list(pool.map(lambda args: cli(*args, cwd=cwd), calls))
+
+
+def assert_ok(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stderr.decode()
+    return result.stdout.decode()
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file under `folder` with its bytes: 'nothing was lost or changed' is equality of these."""
+    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+@pytest.fixture(scope="module")
+def base_run(tmp_path_factory) -> Path:
+    """Deals 1..6 in two chunk files, made by the CLI."""
+    out = tmp_path_factory.mktemp("base") / "run"
+    assert_ok(cli("run", "--range", "1-6", "--out", out, "--workers", "1", "--chunk-size", "3"))
+    assert sorted(path.name for path in out.glob("part-*")) == ["part-1-3-3.parquet", "part-4-6-3.parquet"]
+    return out
+
+
+@pytest.fixture
+def run_copy(base_run, tmp_path) -> Path:
+    return Path(shutil.copytree(base_run, tmp_path / "run"))
+
+
+@contextmanager
+def tmpfs(folder: Path, size: str = "200k"):
+    """A real, tiny filesystem of our own at `folder` (root only)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+# ------------------------------------------------------------------ where a dataset may live
+FORMS = {
+    "under a file": (lambda tmp: str(tmp / "afile" / "x"), "afile is not a directory"),
+    "a device": (lambda tmp: "/dev/null", "/dev/null is neither a directory nor a regular file"),
+    "300-character name": (lambda tmp: "n" * 300, "File name too long"),
+    "unknown scheme": (lambda tmp: "foo://bar/x", "unknown URL scheme 'foo' in 'foo://bar/x'"),
+    "scheme, no location": (lambda tmp: "a://", "the URL 'a://' names no location"),
+    "no scheme": (lambda tmp: "://", "'://' is neither a path nor a URL"),
+    "memory, no location": (lambda tmp: "memory://", "the URL 'memory://' names no location"),
+    "memory": (lambda tmp: "memory://bench/run", "memory://bench/run lives in this process only"),
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_run_verify_and_report_refuse_the_same_forms(tmp_path, form):
+    make, words = FORMS[form]
+    (tmp_path / "afile").write_text("mine")
+    out = make(tmp_path)
+    before = sorted(os.listdir(tmp_path))
+    results = cli_all([("run", "--range", "1-3", "--out", out, "--workers", "1"), ("verify", out),
+                       ("report", out)], cwd=tmp_path)
+    lines = {assert_one_line_failure(result, 1) for result in results}
+    assert len(lines) == 1, lines  # the same line from all three
+    assert words in lines.pop()
+    assert sorted(os.listdir(tmp_path)) == before  # no ./a: or ./: appeared
+
+
+def test_a_directory_that_cannot_be_created(tmp_path):
+    results = cli_all([("run", "--range", "1-3", "--out", "/proc/x"), ("verify", "/proc/x"),
+                       ("report", "/proc/x")])
+    run, verify, report = (assert_one_line_failure(result, 1) for result in results)
+    assert run == "Error: cannot create the run directory /proc/x: No such file or directory\n"
+    assert verify == "Error: there is no run in /proc/x (no _manifest.json)\n"
+    assert report == "Error: /proc/x: no such file or directory\n"
+
+
+def test_file_urls_work_in_run_verify_and_report(tmp_path):
+    url = f"file://{tmp_path}/run"
+    assert "3 deals solved now" in assert_ok(cli("run", "--range", "1-3", "--out", url, "--workers", "1"))
+    verified, reported = cli_all([("verify", url), ("report", url, "--format", "json")])
+    assert assert_ok(verified).startswith("ok: 3 rows")
+    assert json.loads(assert_ok(reported))["deals"] == 3
+    assert len(pd.read_parquet(tmp_path / "run")) == 3
+
+
+# ------------------------------------------------------------------ read-only, full, killed
+def test_a_read_only_run_directory(tmp_path):
+    with tmpfs(tmp_path / "mnt", size="4m") as mount:
+        out = mount / "run"
+        assert_ok(cli("run", "--range", "1-5", "--out", out, "--workers", "1"))
+        before = snapshot(out)
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        nothing_left, new = cli_all([("run", "--out", out), ("run", "--range", "1-3", "--out", mount / "new")])
+        more = cli("run", "--range", "1-10", "--out", out)
+        for result in (nothing_left, more):
+            assert assert_one_line_failure(result, 1) == f"Error: cannot write to {out}: Read-only file system\n"
+        assert assert_one_line_failure(new, 1) == \
+            f"Error: cannot create the run directory {mount / 'new'}: Read-only file system\n"
+        assert snapshot(out) == before
+        verified, reported = cli_all([("verify", out), ("report", out)])  # reading needs no writing
+        assert assert_ok(verified).startswith("ok: 5 rows")
+        assert "5 deals" in assert_ok(reported)
+
+
+def test_a_full_disk_at_the_first_write(tmp_path):
+    with tmpfs(tmp_path / "mnt") as mount:
+        out = mount / "run"
+        filler = mount / "filler"
+        with filler.open("wb", buffering=0) as handle:  # fill every byte of the filesystem
+            try:
+                while True:
+                    handle.write(b"\0" * 4096)
+            except OSError:
+                pass
+        command = ("run", "--range", "1-5", "--out", out, "--workers", "1")
+        line = assert_one_line_failure(cli(*command), 1)
+        assert line == f"Error: cannot write to {out}: No space left on device\n"
+        assert not (out / MANIFEST).exists()
+        filler.unlink()
+        assert "5 deals solved now" in assert_ok(cli(*command))
+        assert assert_ok(cli("verify", out)).startswith("ok: 5 rows")
+
+
+def test_kill_9_between_writing_and_renaming_the_manifest(tmp_path):
+    out = tmp_path / "run"
+    command = [str(SCRIPT), "run", "--range", "1-5", "--out", str(out), "--workers", "1"]
+    victim = subprocess.Popen(command, env={**os.environ, **pause_env(tmp_path, **{"manifest-written": 60})},
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_pause(tmp_path, "manifest-written", victim)
+    finally:
+        os.killpg(victim.pid, signal.SIGKILL)
+        victim.wait()
+    assert os.listdir(out) == ["._manifest.json.tmp"]  # what old versions refused forever
+    assert "5 deals solved now" in assert_ok(cli(*command[1:]))
+    assert assert_ok(cli("verify", out)).startswith("ok: 5 rows")
+    assert not list(out.glob(".*"))
+
+
+def test_only_our_unfinished_files_are_ignored(tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "._manifest.json.tmp").write_text("{half")
+    (out / ".part-1-3-3.parquet.tmp").write_bytes(b"half a file")
+    assert "3 deals solved now" in assert_ok(cli("run", "--range", "1-3", "--out", out, "--workers", "1"))
+    assert not list(out.glob(".*"))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / ".notes.tmp").write_text("someone's")
+    line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", other), 1)
+    assert line == f"Error: {other} is not empty and holds no run: choose a new or empty directory\n"
+    assert (other / ".notes.tmp").read_text() == "someone's"
+
+
+# ------------------------------------------------------------------ damaged files
+def _real_manifest(run: Path, **changes) -> bytes:
+    manifest = json.loads((run / MANIFEST).read_text())
+    return json.dumps({**manifest, **changes}).encode()
+
+
+DAMAGED = {
+    "a list": (lambda run: b"[]", "expected a JSON object, found a list"),
+    "a string": (lambda run: b'"hello"', "expected a JSON object, found a string"),
+    "null": (lambda run: b"null", "expected a JSON object, found null"),
+    "only deals, numbers": (lambda run: b'{"deals": [1, 2]}', 'deals must be a list of ranges like "1-1000", not [1, 2]'),
+    "deals as numbers": (lambda run: _real_manifest(run, deals=[1, 2]), "deals must be a list of ranges"),
+    "bad elapsed time": (lambda run: _real_manifest(run, elapsed_seconds="x"),
+                         'elapsed_seconds must be a number of seconds, not "x"'),
+    "bad range": (lambda run: _real_manifest(run, deals=["5-1"]), "deals: bad deal range '5-1': reversed"),
+    "truncated": (lambda run: (run / MANIFEST).read_bytes()[:40], "not valid JSON"),
+    "not UTF-8": (lambda run: b'{"tool": "\xff"}', "not UTF-8 text (byte 0xff at offset 10)"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGED)
+def test_a_damaged_manifest_is_one_line_everywhere(run_copy, damage):
+    make, words = DAMAGED[damage]
+    (run_copy / MANIFEST).write_bytes(make(run_copy))
+    before = snapshot(run_copy)
+    results = cli_all([("run", "--out", run_copy), ("verify", run_copy), ("report", run_copy)])
+    for result in results:
+        line = assert_one_line_failure(result, 1)
+        assert line.startswith(f"Error: {run_copy / MANIFEST} is damaged: "), line
+        assert words in line
+    assert snapshot(run_copy) == before
+
+
+def test_a_chunk_file_of_another_schema(run_copy):
+    part = run_copy / "part-4-6-3.parquet"
+    pq.write_table(pa.table({"deal": [4, 5, 6], "verdict": ["?", "?", "?"]}), part)
+    before = snapshot(run_copy)
+    resumed, verified = cli_all([("run", "--out", run_copy), ("verify", run_copy)])
+    extended = cli("run", "--range", "1-9", "--out", run_copy)  # not beside the other run: the lock would refuse
+    for result in (resumed, extended):
+        assert assert_one_line_failure(result, 1) == (
+            f"Error: {part} is named like a chunk file but its columns are deal, verdict, not deal, ms, outcome, "
+            "iterations, cards_played, solution, seconds: move it out of the run directory\n")
+    assert verified.returncode == 1
+    assert verified.stdout.decode().splitlines() == [
+        "part-4-6-3.parquet: its columns are deal, verdict, not deal, ms, outcome, iterations, cards_played, "
+        "solution, seconds", "deals missing: 4-6"]
+    assert {key: value for key, value in snapshot(run_copy).items() if key != "_run.log"} == \
+        {key: value for key, value in before.items() if key != "_run.log"}
+
+
+# ------------------------------------------------------------------ what readers read
+def reader_rows(folder: Path) -> dict[str, int | str]:
+    """Rows each reader gets from the directory as README tells users to read it (or its error)."""
+    readers = {
+        "pandas (DIR)": lambda: len(pd.read_parquet(folder)),
+        "DuckDB (DIR/*.parquet)": lambda: duckdb.sql(
+            f"select count(*) from read_parquet('{folder}/*.parquet')").fetchall()[0][0],
+        "polars (DIR/*.parquet)": lambda: len(pl.read_parquet(f"{folder}/*.parquet")),
+        "polars (DIR)": lambda: len(pl.read_parquet(folder)),
+    }
+    rows = {}
+    for name, read in readers.items():
+        try:
+            rows[name] = read()
+        except Exception as error:  # what the reader does with the file is the measurement
+            rows[name] = type(error).__name__
+    return rows
+
+
+def test_readers_and_verify_agree_on_a_clean_run(run_copy):
+    rows = reader_rows(run_copy)
+    assert {rows[name] for name in rows if name != "polars (DIR)"} == {6}
+    assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
+
+
+STRAYS = {
+    "backup.parquet": "a copy",
+    "_backup.parquet": "a copy",
+    ".backup.parquet": "a copy",
+    "junk.parquet": "random bytes",
+    "plots/part-1-3-3.parquet": "a copy",
+    "notes.txt": "text",
+    "part-1-3-3.parquet.bak": "a copy",
+}
+
+
+@pytest.mark.parametrize("stray", STRAYS)
+def test_verify_fails_on_whatever_a_reader_would_read(run_copy, stray):
+    target = run_copy / stray
+    target.parent.mkdir(exist_ok=True)
+    content = STRAYS[stray]
+    if content == "a copy":
+        shutil.copy(run_copy / "part-1-3-3.parquet", target)
+    else:
+        target.write_bytes(os.urandom(300) if content == "random bytes" else b"my notes\n")
+    rows = reader_rows(run_copy)
+    assert any(count != 6 for name, count in rows.items() if name != "polars (DIR)"), rows  # it matters
+    result = cli("verify", run_copy)
+    assert result.returncode == 1
+    [line] = result.stdout.decode().splitlines()
+    name = stray.split("/")[0] + ("/" if "/" in stray else "")
+    assert line.startswith(f"{name}: not a file of this run, yet read by "), line
+    double_counting = [reader for reader, count in rows.items() if isinstance(count, int) and count > 6]
+    assert all(reader.split(" (")[0] in line for reader in double_counting), (line, rows)
+
+
+def test_report_counts_a_backup_copy_and_says_so(run_copy):
+    shutil.copy(run_copy / "part-1-3-3.parquet", run_copy / "backup.parquet")
+    assert len(pd.read_parquet(run_copy)) == 9  # what a notebook would count
+    text, as_json = cli_all([("report", run_copy), ("report", run_copy, "--format", "json")])
+    assert ("warning: the manifest asks for 6 deals, the dataset has 9 rows: 0 missing, 0 not asked for, "
+            "3 repeated") in assert_ok(text)
+    assert json.loads(assert_ok(as_json))["against_manifest"] == {
+        "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3}
+
+
+def test_report_on_junk_is_one_line(run_copy):
+    (run_copy / "junk.parquet").write_bytes(os.urandom(300))
+    line = assert_one_line_failure(cli("report", run_copy), 1)
+    assert line.startswith(f"Error: {run_copy / 'junk.parquet'}: not a readable Parquet file")
+
+
+def test_report_says_when_deals_are_missing(run_copy):
+    (run_copy / "part-4-6-3.parquet").unlink()
+    data = json.loads(assert_ok(cli("report", run_copy, "--format", "json")))
+    assert data["against_manifest"] == {"asked": 6, "rows": 3, "missing": 3, "not_asked_for": 0, "repeated": 0}
+
+
+# ------------------------------------------------------------------ two runs, one directory
+def test_a_second_run_is_refused_before_it_reads_the_manifest(run_copy, tmp_path):
+    """Run A holds the lock (paused there); run B, with other settings and deals, must not touch anything.
+
+    Before the fix B read and checked the manifest first, so it failed (or,
+    with the manifest about to change, passed) on A's settings; now it is
+    refused by the lock whatever the manifest says.
+    """
+    before = (run_copy / MANIFEST).read_bytes()
+    holder = subprocess.Popen([str(SCRIPT), "run", "--range", "7-20", "--out", str(run_copy), "--workers", "1"],
+                              env={**os.environ, **pause_env(tmp_path, **{"run-locked": 120})},
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_for_pause(tmp_path, "run-locked", holder)
+        other = cli("run", "--range", "30-40", "--search", "classic", "--out", run_copy, "--workers", "1")
+        assert assert_one_line_failure(other, 1) == (
+            f"Error: another run is writing to {run_copy} (or its worker processes are still alive)\n")
+        assert (run_copy / MANIFEST).read_bytes() == before
+        assert not list(run_copy.glob("part-3*"))
+        release_pause(tmp_path, "run-locked")
+        out, err = holder.communicate(timeout=120)
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+    assert holder.returncode == 0, err.decode()
+    assert b"14 deals solved now" in out
+    assert assert_ok(cli("verify", run_copy)).startswith("ok: 20 rows")
+    manifest = json.loads((run_copy / MANIFEST).read_text())
+    assert (manifest["deals"], manifest["search"]) == (["1-20"], "fast")
+
+
+# ------------------------------------------------------------------ other tool versions
+def run_as_version(version: str, *args) -> subprocess.CompletedProcess:
+    """The CLI of this source tree, believing it is `version`: a run made by another release."""
+    program = (f"import blackhole_stats; blackhole_stats.__version__ = {version!r}; "
+               "from blackhole_stats.cli import main; main(prog_name='blackhole-stats')")
+    return subprocess.run([sys.executable, "-c", program, *map(str, args)], capture_output=True, timeout=120)
+
+
+def test_a_run_of_an_older_version_is_extended(tmp_path):
+    out = tmp_path / "run"
+    assert_ok(run_as_version("0.0.9", "run", "--range", "1-5", "--out", out, "--workers", "1"))
+    assert json.loads((out / MANIFEST).read_text())["sessions"][0]["version"] == "0.0.9"
+    assert "5 deals solved now" in assert_ok(cli("run", "--range", "1-10", "--out", out, "--workers", "1"))
+    assert assert_ok(cli("verify", out)).startswith("ok: 10 rows")
+    manifest = json.loads((out / MANIFEST).read_text())
+    assert [(session["version"], session["deals_solved"]) for session in manifest["sessions"]] == \
+        [("0.0.9", 5), (__version__, 5)]
+    assert manifest["results_format"] == 1 and manifest["finished"]
+
+
+def as_written_by_0_1_0(manifest: dict, finished: str | None, version: str = "0.1.0") -> dict:
+    """The manifest 0.1.0 wrote (dataset.open_run and runner.run of commit a947ca0): its keys, in its order."""
+    return {"tool": "blackhole-stats", "version": version, "search": manifest["search"],
+            "max_iters": manifest["max_iters"], "deals": manifest["deals"], "total_deals": manifest["total_deals"],
+            "started": manifest["started"], "finished": finished, "workers": manifest["workers"],
+            "scheduler": manifest["scheduler"], "machine": manifest["machine"], "chunk_size": manifest["chunk_size"],
+            "elapsed_seconds": manifest["elapsed_seconds"]}
+
+
+def test_an_unfinished_run_of_0_1_0_resumes(run_copy):
+    manifest = json.loads((run_copy / MANIFEST).read_text())
+    (run_copy / MANIFEST).write_text(json.dumps(as_written_by_0_1_0(manifest, finished=None), indent=2))
+    (run_copy / "part-4-6-3.parquet").unlink()  # killed before its second chunk
+    verified, reported = cli_all([("verify", run_copy), ("report", run_copy)])
+    assert verified.stdout.decode().splitlines() == ["deals missing: 4-6"]
+    assert "3 missing" in assert_ok(reported)
+    assert re.search(r"^version\s+0\.1\.0$", reported.stdout.decode(), re.MULTILINE)
+
+    assert "3 deals solved now" in assert_ok(cli("run", "--out", run_copy, "--workers", "1"))
+    assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
+    resumed = json.loads((run_copy / MANIFEST).read_text())
+    assert "version" not in resumed and resumed["results_format"] == 1 and resumed["finished"]
+    assert [(session["version"], session["deals_solved"]) for session in resumed["sessions"]] == \
+        [("0.1.0", None), (__version__, 3)]  # 0.1.0 did not count its deals per session
+    assert resumed["sessions"][0]["elapsed_seconds"] == manifest["elapsed_seconds"]
+
+
+@pytest.mark.parametrize("written_by, words", [
+    ("a later format", "holds results of format 2; this version"),
+    ("an unknown old version", "written by blackhole-stats '0.0.1', whose results format"),
+])
+def test_runs_of_another_results_format_are_refused(run_copy, written_by, words):
+    manifest = json.loads((run_copy / MANIFEST).read_text())
+    if written_by == "a later format":
+        manifest["results_format"] = 2
+    else:
+        manifest = as_written_by_0_1_0(manifest, manifest["finished"], version="0.0.1")
+    (run_copy / MANIFEST).write_text(json.dumps(manifest))
+    before = snapshot(run_copy)
+    line = assert_one_line_failure(cli("run", "--range", "1-9", "--out", run_copy), 1)
+    assert words in line and "use another --out" in line
+    assert snapshot(run_copy) == before
