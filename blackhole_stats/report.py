@@ -35,6 +35,8 @@ ITERATION_STATS = ("count", "min", "q1", "median", "mean", "q3", "p99", "max", "
 """Rows of the iterations table; one column per outcome, so it fits 80 columns at any size."""
 TEXT_WIDTH = 80
 """Columns of the text format: a standard terminal."""
+SETTING_ITEMS = 8
+"""List settings (the deals asked for) show this many items and a count."""
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile, `statistics.NormalDist().inv_cdf(0.975)`."""
 METHODS = "std: sample standard deviation (n - 1); q1, median, q3, p99: linear interpolation (numpy's default)"
@@ -458,8 +460,9 @@ def _setting(value) -> str:
         return ", ".join(f"{key}={item}" for key, item in value.items())
     if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):  # sessions
         return "; ".join(_setting(item) for item in value)
-    if isinstance(value, list):
-        return json.dumps(value, separators=(",", ":"))
+    if isinstance(value, list):  # e.g. the deals asked for: a run of random numbers can list thousands
+        shown = ", ".join(map(str, value[:SETTING_ITEMS]))
+        return shown if len(value) <= SETTING_ITEMS else f"{shown}, ... ({len(value):,} in all)"
     if isinstance(value, float):
         return f"{value:,.1f}"
     return str(value)
@@ -475,10 +478,17 @@ def _text(sections: list[_Section]) -> str:
                                  break_on_hyphens=False)
         if section.rows:
             widths = [max(map(len, column)) for column in zip(section.headers, *section.rows)]
+            last = len(widths) - 1
+            if not section.right_aligned(last):  # a long text column wraps within what is left
+                widths[last] = max(min(widths[last], TEXT_WIDTH - sum(widths[:last]) - 2 * last), 8)
             for number, row in enumerate([section.headers, *section.rows]):
-                cells = [cell.rjust(width) if section.right_aligned(column) else cell.ljust(width)
-                         for column, (cell, width) in enumerate(zip(row, widths))]
-                out.append("  ".join(cells).rstrip())
+                pieces = textwrap.wrap(row[last], widths[last]) or [""] if not section.right_aligned(last) \
+                    else [row[last]]
+                for piece_number, piece in enumerate(pieces):
+                    cells = [cell if piece_number == 0 else "" for cell in row[:last]] + [piece]
+                    cells = [cell.rjust(width) if section.right_aligned(column) else cell.ljust(width)
+                             for column, (cell, width) in enumerate(zip(cells, widths))]
+                    out.append("  ".join(cells).rstrip())
                 if number == 0:
                     out.append("  ".join("-" * width for width in widths))
         out.append("")
