@@ -710,11 +710,12 @@ static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, in
 
 /* ======================================================================
  * Signals: the searches run without the GIL, so Python cannot run its
- * signal handlers (Ctrl-C) until they return, and a hard deal takes
- * minutes. Every CHECK_INTERVAL nodes (a few milliseconds) a search takes
+ * signal handlers (Ctrl-C) until they return, and a hard classic deal takes
+ * tens of seconds. Every CHECK_INTERVAL nodes (about 10 ms) a search takes
  * the GIL back for a moment and lets Python run them; if a handler raises
  * (KeyboardInterrupt), the search stops and the exception is raised. Only
- * the main thread runs handlers; elsewhere the check finds nothing.
+ * the main thread runs handlers; elsewhere the check finds nothing. One
+ * countdown serves the whole solve, so the most-played search checks too.
  * ====================================================================== */
 
 #define CHECK_INTERVAL (1u << 16)
