@@ -19,6 +19,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 
 #define NPILES 17
 #define PILE_DEPTH 3
@@ -706,6 +709,38 @@ static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, in
 }
 
 /* ======================================================================
+ * Signals: the searches run without the GIL, so Python cannot run its
+ * signal handlers (Ctrl-C) until they return, and a hard classic deal takes
+ * tens of seconds. Every CHECK_INTERVAL nodes (about 10 ms) a search takes
+ * the GIL back for a moment and lets Python run them; if a handler raises
+ * (KeyboardInterrupt), the search stops and the exception is raised. Only
+ * the main thread runs handlers; elsewhere the check finds nothing. One
+ * countdown serves the whole solve, so the most-played search checks too.
+ * ====================================================================== */
+
+#define CHECK_INTERVAL (1u << 16)
+
+enum { SEARCH_DONE = 0, SEARCH_NO_MEMORY = -1, SEARCH_INTERRUPTED = -2 };
+
+typedef struct {
+    PyThreadState *thread; /* saved when the search released the GIL */
+    uint32_t countdown;    /* nodes until the next check */
+    int raised;            /* a signal handler raised: its exception is set */
+} Watch;
+
+/* Count a node; returns 0 once a signal handler has raised. */
+static inline int watch_tick(Watch *w)
+{
+    if (--w->countdown)
+        return 1;
+    w->countdown = CHECK_INTERVAL;
+    PyEval_RestoreThread(w->thread);
+    w->raised = PyErr_CheckSignals() < 0;
+    w->thread = PyEval_SaveThread();
+    return !w->raised;
+}
+
+/* ======================================================================
  * Fast search: DFS with refutation table, dead-end test, D1, restarts.
  * ====================================================================== */
 
@@ -714,6 +749,7 @@ static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, in
 typedef struct {
     Position pos;
     FactTable *refuted;
+    Watch *watch;
     uint64_t nodes;
     uint64_t stop_at;   /* node count at which this run aborts */
     uint64_t grow_at;   /* node count at which the table window doubles */
@@ -736,7 +772,7 @@ static inline void count_node(uint64_t *nodes, uint64_t *grow_at, FactTable *tab
 static int fast_dfs(FastSearch *fs, int depth)
 {
     Position *s = &fs->pos;
-    if (fs->nodes >= fs->stop_at) {
+    if (fs->nodes >= fs->stop_at || !watch_tick(fs->watch)) {
         fs->aborted = 1;
         return 0;
     }
@@ -788,13 +824,19 @@ static int fast_dfs(FastSearch *fs, int depth)
  * played first and its rank is next to a rank the foundation can reach,
  * i.e. f or a rank of another playable card; the fixed point of that rule
  * over-approximates the playable cards.
+ *
+ * It gets the node budget the verdict search left over; if that runs out,
+ * `best` is only a lower bound and the caller reports the figure as unknown.
  * ====================================================================== */
 
 typedef struct {
     Position pos;
     FactTable *bounds;
+    Watch *watch;
     uint64_t nodes;
+    uint64_t stop_at;   /* node budget */
     uint64_t grow_at;
+    int aborted;        /* out of budget, or a signal handler raised */
     int best;
 } MaxSearch;
 
@@ -827,6 +869,10 @@ static int playable_bound(const Position *s)
 static int max_dfs(MaxSearch *ms, int depth)
 {
     Position *s = &ms->pos;
+    if (ms->nodes >= ms->stop_at || !watch_tick(ms->watch)) {
+        ms->aborted = 1;
+        return 0;
+    }
     count_node(&ms->nodes, &ms->grow_at, ms->bounds);
     if (depth > ms->best)
         ms->best = depth;
@@ -852,6 +898,8 @@ static int max_dfs(MaxSearch *ms, int depth)
         play(s, p);
         int more = 1 + max_dfs(ms, depth + 1);
         unplay(s, p, old_f);
+        if (ms->aborted)
+            return 0; /* the result would not be a bound: keep it out of the table */
         if (more > result)
             result = more;
     }
@@ -879,6 +927,16 @@ static int max_dfs(MaxSearch *ms, int depth)
 #define CL_GEN_LIMIT (1u << 17)
 #define CL_ROOT 31u
 
+/* The visited set and the stack grow with the search (deal 10683 needs a
+ * 1 GiB set). A search that leaves them beyond the KEEP sizes gives the
+ * memory back (they restart at the START sizes), so that one hard deal does
+ * not leave a worker holding gigabytes; below that, they are kept for the
+ * next deal. */
+#define CL_START_SLOTS (1u << 16)
+#define CL_KEEP_SLOTS (1u << 22)   /* 32 MiB */
+#define CL_START_STACK 1024u
+#define CL_KEEP_STACK (1u << 20)   /* 8 MiB */
+
 typedef struct {
     uint64_t *slots;
     size_t capacity;   /* power of two */
@@ -887,6 +945,58 @@ typedef struct {
     uint64_t *stack;
     size_t stack_capacity;
 } ClassicTables;
+
+/* Returns 0 when out of memory (the caller frees what was allocated). */
+static int classic_init(ClassicTables *ct)
+{
+    ct->slots = calloc(CL_START_SLOTS, sizeof(uint64_t));
+    ct->stack = malloc(CL_START_STACK * sizeof(uint64_t));
+    ct->capacity = CL_START_SLOTS;
+    ct->stack_capacity = CL_START_STACK;
+    ct->used = 0;
+    ct->gen = 0;
+    return ct->slots && ct->stack;
+}
+
+static void classic_free(ClassicTables *ct)
+{
+    free(ct->slots);
+    free(ct->stack);
+    ct->slots = ct->stack = NULL;
+}
+
+/* After a search: give back what grew past the KEEP sizes. Nothing in the
+ * tables outlives a search (a new generation starts the next one), so a
+ * fresh zeroed set is as good as the old one. glibc keeps the smaller
+ * tables freed on the way up in its heap unless asked to trim it. */
+static void classic_shrink(ClassicTables *ct)
+{
+    int released = 0;
+    if (ct->capacity > CL_KEEP_SLOTS) {
+        uint64_t *fresh = calloc(CL_START_SLOTS, sizeof(uint64_t));
+        if (fresh) {
+            free(ct->slots);
+            ct->slots = fresh;
+            ct->capacity = CL_START_SLOTS;
+            ct->used = 0;
+            released = 1;
+        }
+    }
+    if (ct->stack_capacity > CL_KEEP_STACK) {
+        uint64_t *fresh = realloc(ct->stack, CL_START_STACK * sizeof(uint64_t));
+        if (fresh) {
+            ct->stack = fresh;
+            ct->stack_capacity = CL_START_STACK;
+            released = 1;
+        }
+    }
+#ifdef __GLIBC__
+    if (released)
+        malloc_trim(0);
+#else
+    (void)released;
+#endif
+}
 
 static inline uint64_t cl_pack(const uint8_t h[NPILES], int f)
 {
@@ -898,7 +1008,7 @@ static inline uint64_t cl_pack(const uint8_t h[NPILES], int f)
 
 static int classic_grow(ClassicTables *ct)
 {
-    size_t new_cap = ct->capacity ? ct->capacity * 2 : (1u << 16);
+    size_t new_cap = ct->capacity * 2;
     uint64_t *fresh = calloc(new_cap, sizeof(uint64_t));
     if (!fresh)
         return 0;
@@ -966,8 +1076,9 @@ typedef struct {
     uint8_t solution[NCARDS];
 } SolveResult;
 
-/* Returns 0 on success, -1 when out of memory. */
-static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_iters, SolveResult *out)
+/* Returns a SEARCH_ status. */
+static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_iters, Watch *watch,
+                         SolveResult *out)
 {
     classic_new_generation(ct);
     uint8_t h[NPILES];
@@ -976,15 +1087,17 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
     size_t top = 0;
     uint64_t root = cl_pack(h, start->f);
     if (classic_insert(ct, root, (uint64_t)CL_ROOT << CL_PILE_SHIFT) < 0)
-        return -1;
+        return SEARCH_NO_MEMORY;
     ct->stack[top++] = root;
     out->iterations = 0;
     while (top) {
         if (max_iters && out->iterations >= max_iters) {
             out->outcome = OUTCOME_INTRACTABLE;
             out->cards_played = most;
-            return 0;
+            return SEARCH_DONE;
         }
+        if (!watch_tick(watch))
+            return SEARCH_INTERRUPTED;
         uint64_t state = ct->stack[--top];
         out->iterations++;
         int f = (int)(state >> 34), left = 0;
@@ -1015,7 +1128,7 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
             out->solution_len = n;
             out->outcome = OUTCOME_SOLVED;
             out->cards_played = total;
-            return 0;
+            return SEARCH_DONE;
         }
         for (int p = 0; p < NPILES; p++) {
             if (!h[p])
@@ -1027,14 +1140,14 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
             uint64_t info = ((uint64_t)(p + 1) << CL_PILE_SHIFT) | ((uint64_t)f << CL_PREV_SHIFT);
             int inserted = classic_insert(ct, child, info);
             if (inserted < 0)
-                return -1;
+                return SEARCH_NO_MEMORY;
             if (!inserted)
                 continue;
             if (top == ct->stack_capacity) {
                 size_t cap = ct->stack_capacity * 2;
                 uint64_t *grown = realloc(ct->stack, cap * sizeof(uint64_t));
                 if (!grown)
-                    return -1;
+                    return SEARCH_NO_MEMORY;
                 ct->stack = grown;
                 ct->stack_capacity = cap;
             }
@@ -1043,7 +1156,7 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
     }
     out->outcome = OUTCOME_UNSOLVED;
     out->cards_played = most;
-    return 0;
+    return SEARCH_DONE;
 }
 
 /* ======================================================================
@@ -1052,50 +1165,68 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
 
 typedef struct {
     PyObject_HEAD
+    int ready;                 /* __init__ allocated the tables */
+    int busy;                  /* a search is running (set and cleared with the GIL held) */
     FactTable refuted;
     FactTable bounds;
     ClassicTables classic;
     uint64_t max_search_nodes; /* nodes of the last most-played search */
 } SolverObject;
 
-static void Solver_dealloc(SolverObject *self)
+static void solver_free_tables(SolverObject *self)
 {
     fact_table_free(&self->refuted);
     fact_table_free(&self->bounds);
-    free(self->classic.slots);
-    free(self->classic.stack);
+    classic_free(&self->classic);
+}
+
+static void Solver_dealloc(SolverObject *self)
+{
+    solver_free_tables(self);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* A second __init__ is refused rather than re-allocating: another thread may
+ * be searching in these tables (their memory cannot be swapped under it),
+ * and a new Solver does the same job without that hazard. */
 static int Solver_init(SolverObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"table_bits", NULL};
     int bits = 22;
+    if (self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Solver.__init__ called twice: create a new Solver instead");
+        return -1;
+    }
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|i", kwlist, &bits))
         return -1;
     if (bits < 8 || bits > 30) {
         PyErr_SetString(PyExc_ValueError, "table_bits must be between 8 and 30");
         return -1;
     }
-    if (self->refuted.tags) /* __init__ called twice */
-        return 0;
-    self->classic.gen = 0;
-    self->classic.stack_capacity = 1024;
-    self->classic.stack = malloc(self->classic.stack_capacity * sizeof(uint64_t));
     if (!fact_table_init(&self->refuted, bits, 0) || !fact_table_init(&self->bounds, bits, 1)
-        || !self->classic.stack || !classic_grow(&self->classic)) {
+        || !classic_init(&self->classic)) {
+        solver_free_tables(self);
         PyErr_NoMemory();
         return -1;
     }
+    self->ready = 1;
     return 0;
 }
 
-static void fast_solve(SolverObject *self, const Position *start, uint64_t max_iters,
-                       int want_most, SolveResult *out)
+/* cards_played when the most-played search did not finish within the budget. */
+#define PLAYED_UNKNOWN (-1)
+
+/* Returns a SEARCH_ status. The most-played search gets what the verdict
+ * search left of max_iters (0: no limit); `iterations` counts the verdict
+ * search only. */
+static int fast_solve(SolverObject *self, const Position *start, uint64_t max_iters,
+                      int want_most, Watch *watch, SolveResult *out)
 {
     FastSearch fs;
+    self->max_search_nodes = 0;
     fs.pos = *start;
     fs.refuted = &self->refuted;
+    fs.watch = watch;
     fs.nodes = 0;
     fs.deepest = 0;
     fs.noise = 0;
@@ -1112,7 +1243,10 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
             limit = max_iters;
         fs.stop_at = limit;
         fs.aborted = 0;
-        if (fast_dfs(&fs, 0)) {
+        int won = fast_dfs(&fs, 0);
+        if (watch->raised)
+            return SEARCH_INTERRUPTED;
+        if (won) {
             out->outcome = OUTCOME_SOLVED;
             out->solution_len = start->left;
             memcpy(out->solution, fs.path, (size_t)start->left);
@@ -1121,31 +1255,44 @@ static void fast_solve(SolverObject *self, const Position *start, uint64_t max_i
         }
         if (!fs.aborted) {
             out->outcome = OUTCOME_UNSOLVED;
-            out->cards_played = fs.deepest;
             break;
         }
         if (max_iters && fs.nodes >= max_iters) {
             out->outcome = OUTCOME_INTRACTABLE;
-            out->cards_played = fs.deepest;
+            out->cards_played = fs.deepest; /* the best line found */
             break;
         }
         budget *= 2;
         fs.noise = 1;
     }
     out->iterations = fs.nodes;
-    self->max_search_nodes = 0;
-    if (out->outcome == OUTCOME_UNSOLVED && want_most) {
-        MaxSearch ms;
-        ms.pos = *start;
-        ms.bounds = &self->bounds;
-        ms.nodes = 0;
-        ms.best = fs.deepest;
-        fact_table_new_generation(&self->bounds);
-        ms.grow_at = fact_table_window_slots(&self->bounds);
-        max_dfs(&ms, 0);
-        out->cards_played = ms.best;
-        self->max_search_nodes = ms.nodes;
+    if (out->outcome != OUTCOME_UNSOLVED)
+        return SEARCH_DONE;
+    /* Refuted, so every line leaves a card: a line leaving one is the best. */
+    if (fs.deepest >= start->left - 1) {
+        out->cards_played = fs.deepest;
+        return SEARCH_DONE;
     }
+    out->cards_played = PLAYED_UNKNOWN;
+    if (!want_most)
+        return SEARCH_DONE;
+    MaxSearch ms;
+    ms.pos = *start;
+    ms.bounds = &self->bounds;
+    ms.watch = watch;
+    ms.nodes = 0;
+    ms.stop_at = max_iters ? max_iters - fs.nodes : UINT64_MAX;
+    ms.aborted = 0;
+    ms.best = fs.deepest;
+    fact_table_new_generation(&self->bounds);
+    ms.grow_at = fact_table_window_slots(&self->bounds);
+    max_dfs(&ms, 0);
+    self->max_search_nodes = ms.nodes;
+    if (watch->raised)
+        return SEARCH_INTERRUPTED;
+    if (!ms.aborted)
+        out->cards_played = ms.best;
+    return SEARCH_DONE;
 }
 
 PyDoc_STRVAR(solve_doc,
@@ -1153,19 +1300,45 @@ PyDoc_STRVAR(solve_doc,
 "-> (outcome, iterations, cards_played, solution)\n\n"
 "ranks: 51 bytes, rank 0..12 of pile p position i at 3*p+i (0 = bottom);\n"
 "heights: 17 bytes; foundation: rank 0..12. search: 0 fast, 1 classic.\n"
-"outcome: 0 solved, 1 unsolved, 2 intractable. solution: bytes of pile\n"
-"indices, in play order (empty unless solved).");
+"max_iters: 0 (no limit) to 2^63-1 positions for the whole solve.\n"
+"outcome: 0 solved, 1 unsolved, 2 intractable. cards_played: None when\n"
+"unsolved and the most-cards-played search was skipped or ran out of budget.\n"
+"solution: bytes of pile indices, in play order (empty unless solved).\n"
+"Raises RuntimeError if this Solver is already solving in another thread,\n"
+"and whatever a signal handler raises (KeyboardInterrupt) during the search.");
+
+/* max_iters as a budget: 0 (no limit) .. INT64_MAX, never wrapped around. */
+static int parse_max_iters(PyObject *value, uint64_t *max_iters)
+{
+    int overflow;
+    long long n = PyLong_AsLongLongAndOverflow(value, &overflow);
+    if (n == -1 && PyErr_Occurred())
+        return 0;
+    if (overflow || n < 0) {
+        PyErr_SetString(PyExc_ValueError, "max_iters must be between 0 (no limit) and 2^63-1");
+        return 0;
+    }
+    *max_iters = (uint64_t)n;
+    return 1;
+}
 
 static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ranks", "heights", "foundation", "search", "max_iters", "most_played", NULL};
     Py_buffer ranks, heights;
     int foundation, search = SEARCH_FAST, most = 1;
-    unsigned long long max_iters = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*i|iKp", kwlist, &ranks, &heights,
-                                     &foundation, &search, &max_iters, &most))
+    PyObject *max_iters_arg = NULL;
+    uint64_t max_iters = 0;
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Solver.__init__ was not called");
+        return NULL;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*i|iOp", kwlist, &ranks, &heights,
+                                     &foundation, &search, &max_iters_arg, &most))
         return NULL;
     PyObject *result = NULL;
+    if (max_iters_arg && !parse_max_iters(max_iters_arg, &max_iters))
+        goto done;
     if (ranks.len != NCARDS || heights.len != NPILES || foundation < 0 || foundation >= NRANKS) {
         PyErr_SetString(PyExc_ValueError, "expected 51 ranks, 17 heights and a foundation rank");
         goto done;
@@ -1180,21 +1353,39 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds
         PyErr_SetString(PyExc_ValueError, "position too large for the canonical key");
         goto done;
     }
+    /* The GIL makes this test-and-set atomic: the tables are this search's
+     * until it clears the flag, again with the GIL held. */
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this Solver is already solving in another thread: use one Solver per thread");
+        goto done;
+    }
+    self->busy = 1;
     SolveResult out;
     memset(&out, 0, sizeof out);
-    int failed = 0;
-    Py_BEGIN_ALLOW_THREADS
-    if (search == SEARCH_CLASSIC)
-        failed = classic_solve(&self->classic, &start, max_iters, &out);
-    else
-        fast_solve(self, &start, max_iters, most, &out);
-    Py_END_ALLOW_THREADS
-    if (failed) {
+    Watch watch = {NULL, CHECK_INTERVAL, 0};
+    int status;
+    watch.thread = PyEval_SaveThread();
+    if (search == SEARCH_CLASSIC) {
+        status = classic_solve(&self->classic, &start, max_iters, &watch, &out);
+        classic_shrink(&self->classic);
+    } else {
+        status = fast_solve(self, &start, max_iters, most, &watch, &out);
+    }
+    PyEval_RestoreThread(watch.thread);
+    self->busy = 0;
+    if (status == SEARCH_NO_MEMORY) {
         PyErr_NoMemory();
         goto done;
     }
-    result = Py_BuildValue("iKiy#", out.outcome, (unsigned long long)out.iterations,
-                           out.cards_played, (const char *)out.solution,
+    if (status == SEARCH_INTERRUPTED)
+        goto done; /* the signal handler's exception is set */
+    PyObject *played = out.cards_played == PLAYED_UNKNOWN ? Py_NewRef(Py_None)
+                                                          : PyLong_FromLong(out.cards_played);
+    if (!played)
+        goto done;
+    result = Py_BuildValue("iKNy#", out.outcome, (unsigned long long)out.iterations, played,
+                           (const char *)out.solution,
                            (Py_ssize_t)(out.outcome == OUTCOME_SOLVED ? out.solution_len : 0));
 done:
     PyBuffer_Release(&ranks);
@@ -1205,6 +1396,8 @@ done:
 static PyObject *Solver_memory_bytes(SolverObject *self, void *closure)
 {
     (void)closure;
+    if (!self->ready)
+        return PyLong_FromLong(0);
     size_t bytes = fact_table_bytes(&self->refuted) + fact_table_bytes(&self->bounds)
                    + self->classic.capacity * sizeof(uint64_t)
                    + self->classic.stack_capacity * sizeof(uint64_t);
@@ -1217,6 +1410,12 @@ static PyObject *Solver_most_played_nodes(SolverObject *self, void *closure)
     return PyLong_FromUnsignedLongLong(self->max_search_nodes);
 }
 
+static PyObject *Solver_busy(SolverObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(self->busy);
+}
+
 static PyMethodDef Solver_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))Solver_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
     {NULL, NULL, 0, NULL},
@@ -1226,6 +1425,7 @@ static PyGetSetDef Solver_getset[] = {
     {"memory_bytes", (getter)Solver_memory_bytes, NULL, "bytes held by the solver's tables", NULL},
     {"most_played_nodes", (getter)Solver_most_played_nodes, NULL,
      "positions expanded by the last most-cards-played search", NULL},
+    {"busy", (getter)Solver_busy, NULL, "True while a search runs (in any thread)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

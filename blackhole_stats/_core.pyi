@@ -7,10 +7,16 @@ def deal_mt(key: bytes) -> bytes:
     """51 card ids dealt by MT19937 seeded like CPython's random.seed(int) with these little-endian words."""
 
 class Solver:
+    """One search at a time: a call from another thread while it searches raises RuntimeError."""
+
     def __init__(self, table_bits: int = 22) -> None: ...
     def solve(self, ranks: bytes, heights: bytes, foundation: int, search: int = 0,
-              max_iters: int = 0, most_played: bool = True) -> tuple[int, int, int, bytes]: ...
+              max_iters: int = 0, most_played: bool = True) -> tuple[int, int, int | None, bytes]:
+        """max_iters: 0 (no limit) to 2^63-1 for the whole solve; cards_played None when an unsolved
+        position's most-cards-played search was skipped or ran out of budget."""
     @property
     def memory_bytes(self) -> int: ...
     @property
     def most_played_nodes(self) -> int: ...
+    @property
+    def busy(self) -> bool: ...

@@ -17,13 +17,15 @@ from ._testhooks import pause
 from .board import Board, BoardParseError
 from .dealing import DealNumberError, GameNumber, deal
 from .quoting import quoted
-from .solver import SEARCHES, Solver
+from .solver import MAX_ITERS, SEARCHES, Solver
 
 EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
 """`solve` exit codes; 1 is an input error, 2 a usage error (click's)."""
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell shows for any tool whose reader stopped early (`| head`)."""
+ITERATION_BUDGET = click.IntRange(1, MAX_ITERS)
+"""--max-iters: 1..2^63-1, refused outside (never wrapped around)."""
 
 
 class StdoutFailed(Exception):
@@ -188,8 +190,9 @@ def deal_command(game: GameNumber, fmt: str) -> None:
               help="Read a position in black-hole-solve's board format ('-' = stdin).")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
-@click.option("--max-iters", type=click.IntRange(min=1), default=None,
-              help="Give up (outcome 'intractable') after this many iterations.")
+@click.option("--max-iters", type=ITERATION_BUDGET, default=None,
+              help="Bound the whole solve: 'intractable' if the verdict is not reached; "
+                   "an unsolvable deal's most cards played may then be left undetermined.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 def solve_command(game: str | None, board_file: str | None, search: str, max_iters: int | None,
                   as_json: bool) -> None:
@@ -217,7 +220,7 @@ def solve_command(game: str | None, board_file: str | None, search: str, max_ite
         number = GameNumberType().convert(game, None, None)
         board = deal(number)
         label = str(number)
-    result = Solver().solve(board, search=search, max_iters=max_iters)
+    result = Solver().solve(board, search=search, max_iters=max_iters)  # Ctrl-C: see Commands.main
     if as_json:
         click.echo(json.dumps({"deal": label, **result.to_dict()}))
     else:
@@ -234,10 +237,13 @@ def _describe(label: str | None, result) -> str:
         count = len(result.moves)
         lines.append(f"solution, {count} move{'' if count == 1 else 's'} (pile numbers are 0-based, board order):")
         lines += [f"{index:>3}. {move}" for index, move in enumerate(result.moves, 1)]
+    elif result.outcome == "intractable":
+        lines.append(f"most cards played by a line found before the budget ran out: {result.cards_played}")
+    elif result.cards_played is None:
+        lines.append("most cards any line of play gets onto the foundation: "
+                     "not determined within --max-iters")
     else:
-        lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}"
-                     if result.outcome == "unsolved" else
-                     f"most cards played by a line found before the budget ran out: {result.cards_played}")
+        lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}")
     return "\n".join(lines)
 
 
@@ -297,8 +303,9 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
               help="Deals per task and per Parquet file  [default: 1000, less for small runs]")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
-@click.option("--max-iters", type=click.IntRange(min=1), default=None,
-              help="Give up on a deal (outcome 'intractable') after this many iterations.")
+@click.option("--max-iters", type=ITERATION_BUDGET, default=None,
+              help="Bound each deal's solve: 'intractable' if its verdict is not reached; "
+                   "an unsolvable deal's cards_played may then be null.")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
 @click.option("--progress/--no-progress", default=None,

@@ -40,7 +40,7 @@ SCHEMA = pa.schema([
     pa.field("ms", pa.bool_(), nullable=False),
     pa.field("outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
     pa.field("iterations", pa.int64(), nullable=False),
-    pa.field("cards_played", pa.int8(), nullable=False),
+    pa.field("cards_played", pa.int8()),  # null: unsolved, most-played search out of --max-iters
     pa.field("solution", pa.string()),
     pa.field("seconds", pa.float64(), nullable=False),
 ])

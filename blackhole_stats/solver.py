@@ -12,18 +12,30 @@ Two searches, same verdicts:
 `iterations` counts positions expanded by the verdict search. For positions
 that cannot be finished, `cards_played` is the exact most cards any line of
 play puts on the foundation (a separate branch-and-bound search in `fast`
-mode; free in `classic`, which visits everything anyway).
+mode; free in `classic`, which visits everything anyway). `max_iters` bounds
+the whole solve: the most-cards-played search gets what the verdict search
+left, and if that runs out `cards_played` is None (not determined), never a
+smaller number.
+
+A Solver's tables serve one search at a time: a second thread calling it
+while it searches gets a RuntimeError. The module-level `solve()` keeps a
+Solver per thread, so it is safe (and deterministic) from any thread.
+Searches look for signals every few milliseconds, so Ctrl-C stops them.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
-from . import _core
+from . import _core, _testhooks
 from .board import Board, Move
 
 OUTCOMES = ("solved", "unsolved", "intractable")
 SEARCHES = ("fast", "classic")
+MAX_ITERS = 2**63 - 1
+"""The largest iteration budget: what the dataset's int64 `iterations` column holds
+(and, at ~10^7 positions a second, longer than anyone waits)."""
 DEFAULT_TABLE_BITS = 22
 """Most slots in each of the fast search's two tables, as a power of two (32 MiB each).
 
@@ -32,11 +44,15 @@ Each search starts in a 2^17-slot window that doubles as the search grows."""
 
 @dataclass(frozen=True)
 class SolveResult:
-    """What a search found. `moves` replays legally from the board when solved."""
+    """What a search found. `moves` replays legally from the board when solved.
+
+    `cards_played` is None for an unsolved position whose most-cards-played
+    search did not finish within `max_iters` (or was not asked for).
+    """
 
     outcome: str
     iterations: int
-    cards_played: int
+    cards_played: int | None
     moves: tuple[Move, ...] = field(default=())
     seconds: float = 0.0
 
@@ -62,16 +78,23 @@ class Solver:
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes held by the tables now (the classic visited set grows with the search)."""
+        """Bytes held by the tables now (the classic visited set grows with the search,
+        and is given back after a search that took more than 32 MiB)."""
         return self._core.memory_bytes
 
+    @property
+    def busy(self) -> bool:
+        """True while a search runs in this Solver (from any thread)."""
+        return self._core.busy
+
     def solve_raw(self, ranks: bytes, heights: bytes, foundation_rank: int, search: str = "fast",
-                  max_iters: int | None = None, most_played: bool = True) -> tuple[int, int, int, bytes]:
+                  max_iters: int | None = None,
+                  most_played: bool = True) -> tuple[int, int, int | None, bytes]:
         """The compiled search on solver input: (outcome index, iterations, cards played, piles)."""
         if search not in SEARCHES:
             raise ValueError(f"unknown search {search!r}; choose from {', '.join(SEARCHES)}")
-        if max_iters is not None and max_iters < 1:
-            raise ValueError("max_iters must be at least 1")
+        check_max_iters(max_iters)
+        _testhooks.pause("solve-search")
         return self._core.solve(ranks, heights, foundation_rank, SEARCHES.index(search),
                                 max_iters or 0, most_played)
 
@@ -86,13 +109,19 @@ class Solver:
         return SolveResult(OUTCOMES[outcome], iterations, played, tuple(moves), seconds)
 
 
-_default_solver: Solver | None = None
+def check_max_iters(max_iters: int | None) -> None:
+    """Refuse a budget outside 1..MAX_ITERS (None: no limit), instead of letting it wrap around."""
+    if max_iters is not None and not 1 <= max_iters <= MAX_ITERS:
+        raise ValueError(f"max_iters must be between 1 and {MAX_ITERS} (2^63-1), not {max_iters}")
+
+
+_per_thread = threading.local()
 
 
 def solve(board: Board, search: str = "fast", max_iters: int | None = None,
           most_played: bool = True) -> SolveResult:
-    """Solve with a process-wide Solver (created on first use)."""
-    global _default_solver
-    if _default_solver is None:
-        _default_solver = Solver()
-    return _default_solver.solve(board, search, max_iters, most_played)
+    """Solve with this thread's Solver (created on first use), so any thread can call it."""
+    solver = getattr(_per_thread, "solver", None)
+    if solver is None:
+        solver = _per_thread.solver = Solver()
+    return solver.solve(board, search, max_iters, most_played)

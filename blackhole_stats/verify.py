@@ -91,7 +91,7 @@ def verify(out: str) -> Verification:
     return Verification(len(keys), tuple(problems))
 
 
-def _row_problem(game: GameNumber, outcome: str, played: int, solution: str | None,
+def _row_problem(game: GameNumber, outcome: str, played: int | None, solution: str | None,
                  max_iters: int | None) -> str | None:
     if outcome not in OUTCOMES:
         return f"unknown outcome {outcome!r}"
@@ -103,6 +103,8 @@ def _row_problem(game: GameNumber, outcome: str, played: int, solution: str | No
         return _replay_problem(game, solution)
     if solution is not None:
         return f"{outcome}, but with a solution"
+    if played is None:  # unknown only if an unsolvable deal's most-played search ran out of budget
+        return None if outcome == "unsolved" and max_iters is not None else f"{outcome}, but no cards_played"
     if not 0 <= played < NUM_CARDS:
         return f"{outcome}, but cards_played is {played}"
     if outcome == "intractable" and max_iters is None:

@@ -245,6 +245,14 @@ def test_ample_budget_changes_nothing(search):
                                                                   capped.cards_played)
 
 
+@pytest.mark.parametrize("number, most", [(1, 3), (265, 50)])  # the peer's "at most N cards"
+def test_a_skipped_most_played_search_leaves_cards_played_unknown(number, most):
+    """Never the verdict search's deepest line, which is smaller than the true figure."""
+    solver = SOLVERS["default"]
+    assert solver.solve(deal(number), most_played=False).cards_played is None
+    assert solver.solve(deal(number)).cards_played == most
+
+
 def test_bad_arguments():
     board = deal(1)
     with pytest.raises(ValueError):
