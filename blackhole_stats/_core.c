@@ -30,6 +30,30 @@
 #define ALL_RANKS 0x1FFFu
 #define ACE_OF_SPADES 13 /* card id = suit * 13 + rank, suits C S H D */
 
+/* Index of the lowest set bit (x != 0) and number of set bits: the
+ * intrinsics of gcc and clang (mingw included), plain C11 for every other
+ * compiler (MSVC). Building with -DBLACKHOLE_PORTABLE_BITS selects the plain
+ * versions anywhere, which is how scripts/check_compilers.py tests them. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(BLACKHOLE_PORTABLE_BITS)
+static inline int lowest_bit(uint32_t x) { return __builtin_ctz(x); }
+static inline int bit_count(uint32_t x) { return __builtin_popcount(x); }
+#else
+static inline int lowest_bit(uint32_t x)
+{
+    /* de Bruijn: the isolated lowest bit times the sequence puts a unique
+     * 5-bit pattern in the top bits */
+    static const int position[32] = {0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                                     31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9};
+    return position[((x & (~x + 1u)) * 0x077CB531u) >> 27];
+}
+static inline int bit_count(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    return (int)((((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
+}
+#endif
+
 enum { OUTCOME_SOLVED = 0, OUTCOME_UNSOLVED = 1, OUTCOME_INTRACTABLE = 2 };
 enum { SEARCH_FAST = 0, SEARCH_CLASSIC = 1 };
 
@@ -499,7 +523,7 @@ static inline int cut_violated(int f, int e1, int e2, int k, const PileOrder *po
     if (k == 1) {
         uint16_t under_right = 0;
         for (uint16_t r = right; r; r &= (uint16_t)(r - 1))
-            under_right |= po->below[__builtin_ctz(r)];
+            under_right |= po->below[lowest_bit(r)];
         return (under_right & left) != 0;
     }
     for (int i = 0; i < po->triples; i++) /* top and bottom in R: neither in L */
@@ -513,19 +537,19 @@ static inline int cut_violated(int f, int e1, int e2, int k, const PileOrder *po
 static int cut_test_passes(int f, uint16_t zero, uint16_t one, uint16_t two, const PileOrder *po)
 {
     for (uint16_t a = zero; a; a &= (uint16_t)(a - 1)) {
-        int e1 = __builtin_ctz(a);
+        int e1 = lowest_bit(a);
         for (uint16_t b = one; b; b &= (uint16_t)(b - 1))
-            if (cut_violated(f, e1, __builtin_ctz(b), 1, po))
+            if (cut_violated(f, e1, lowest_bit(b), 1, po))
                 return 0;
         if (po->triples)
             for (uint16_t b = two; b; b &= (uint16_t)(b - 1))
-                if (cut_violated(f, e1, __builtin_ctz(b), 2, po))
+                if (cut_violated(f, e1, lowest_bit(b), 2, po))
                     return 0;
     }
     if (po->triples)
         for (uint16_t a = one; a; a &= (uint16_t)(a - 1))
             for (uint16_t b = (uint16_t)(a & (a - 1)); b; b &= (uint16_t)(b - 1))
-                if (cut_violated(f, __builtin_ctz(a), __builtin_ctz(b), 2, po))
+                if (cut_violated(f, lowest_bit(a), lowest_bit(b), 2, po))
                     return 0;
     return 1;
 }
@@ -606,7 +630,7 @@ static int can_finish(const Position *s)
     PileOrder po;
     int have_order = 0;
     for (uint16_t rest = s->ends; rest; rest &= (uint16_t)(rest - 1)) {
-        int t = __builtin_ctz(rest);
+        int t = lowest_bit(rest);
         uint16_t plus = EVEN_SIGN[t], minus = (uint16_t)(~plus & ALL_RANKS);
         if (((ok_plus & plus) | (ok_minus & minus)) != ALL_RANKS)
             continue; /* some x_v < 0 */
@@ -657,7 +681,7 @@ static int legal_moves(const Position *s, Move moves[NPILES])
     int tall_of_rank[NRANKS] = {0};
     uint32_t playable = s->tops[s->f == NRANKS - 1 ? 0 : s->f + 1] | s->tops[s->f == 0 ? NRANKS - 1 : s->f - 1];
     for (; playable; playable &= playable - 1) {
-        int p = __builtin_ctz(playable), h = s->h[p];
+        int p = lowest_bit(playable), h = s->h[p];
         int id = s->node[p][h];
         if (seen_nodes[id >> 5] >> (id & 31) & 1)
             continue;
@@ -688,7 +712,7 @@ static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, in
     for (int i = 0; i < n; i++) {
         int p = moves[i].pile, h = s->h[p], r = s->rank[p][h - 1];
         /* Moves after playing r: piles topped by r +- 1, and the card this uncovers. */
-        int mobility = __builtin_popcount(s->tops[(r + 1) % NRANKS] | s->tops[(r + NRANKS - 1) % NRANKS])
+        int mobility = bit_count(s->tops[(r + 1) % NRANKS] | s->tops[(r + NRANKS - 1) % NRANKS])
                        + (h > 1 && adjacent(s->rank[p][h - 2], r));
         int score = (h << 10) | (mobility << 4);
         if (noise) {
