@@ -13,7 +13,6 @@ chunk files. Everything it refuses is a `DatasetError` with one line.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
@@ -58,6 +57,8 @@ _FORMAT_OF_VERSION = {"0.1.0": 1}
 TOOL = "blackhole-stats"
 MANIFEST_NAME = "_manifest.json"
 LOG_NAME = "_run.log"
+LOCK_NAME = "_run.lock"
+"""Only where the OS cannot lock a directory (Windows): the file whose first byte is locked instead."""
 PART_PREFIX = "part-"
 PART_SUFFIX = ".parquet"
 TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"
@@ -180,7 +181,7 @@ def list_run(out: str) -> RunFiles:
     files = RunFiles()
     for info in sorted(_entries(fs, root, out), key=lambda info: info.base_name):
         name, is_file = info.base_name, info.type == pafs.FileType.File
-        if is_file and name in (MANIFEST_NAME, LOG_NAME):
+        if is_file and name in (MANIFEST_NAME, LOG_NAME, LOCK_NAME):
             continue
         if is_file and _PART.fullmatch(name):
             files.parts.append(info.path)
@@ -539,18 +540,38 @@ def lock(out: str) -> Iterator[None]:
         yield
         return
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY) if _flock else os.open(os.path.join(path, LOCK_NAME),
+                                                                os.O_RDWR | os.O_CREAT)
     except OSError as error:
         raise DatasetError(f"cannot open {out}: {_os_problem(error)}") from None
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            _flock(fd) if _flock else _lock_first_byte(fd)
+        except OSError:  # held elsewhere (BlockingIOError on POSIX, PermissionError on Windows)
             raise DatasetError(f"another run is writing to {out} "
                                "(or its worker processes are still alive)") from None
         yield
     finally:
         os.close(fd)
+
+
+def _posix_flock():
+    """Non-blocking exclusive flock, where the OS has it (not Windows); the import is guarded there."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    return lambda fd: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+_flock = _posix_flock()
+
+
+def _lock_first_byte(fd: int) -> None:
+    """Windows: lock byte 0 of LOCK_NAME without waiting; the OS drops it when the process dies."""
+    import msvcrt
+
+    msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
 
 
 def _utc_now() -> str:
