@@ -28,6 +28,10 @@ ITERATION_BUDGET = click.IntRange(1, MAX_ITERS)
 """--max-iters: 1..2^63-1, refused outside (never wrapped around)."""
 
 
+_NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
+"""click >= 8.2 raises it for a group called with nothing; older clicks print the help themselves."""
+
+
 class StdoutFailed(Exception):
     """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened."""
 
@@ -70,6 +74,13 @@ class Commands(click.Group):
             except SystemExit as stop:
                 status = stop.code
             sys.stdout.flush()
+        except _NoArgsIsHelp as error:  # plain `blackhole-stats`: the help it asks for, not an error line
+            click.echo(error.ctx.get_help(), err=True)
+            status = error.exit_code
+        except click.UsageError as error:  # one line too, with where to look instead of the usage banner
+            where = error.ctx.command_path if error.ctx else "blackhole-stats"
+            click.echo(f"Error: {error.format_message()} (see '{where} --help')", err=True)
+            status = error.exit_code
         except click.ClickException as error:
             error.show()
             status = error.exit_code

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_plays_out, reference_board
+from conftest import assert_one_line_failure, assert_plays_out, reference_board
 
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -135,8 +135,9 @@ def assert_one_line_error(result: subprocess.CompletedProcess) -> None:
 @pytest.mark.parametrize("args", [
     ["solve"], ["solve", "1", "--board", "-"], ["solve", "1", "--max-iters", "0"],
     ["solve", "1", "--search", "bfs"], ["deal", "1", "--format", "html"], ["deal"],
+    ["solve", "2", "--max-iters", str(2**64 + 1)], ["solve", "2", "--jsno"], ["bogus"],
 ])
 def test_usage_errors(args):
-    result = run(*args)
-    assert result.returncode == 2
-    assert result.stdout == b"" and b"Traceback" not in result.stderr
+    """One line that says what is wrong and where help is, not click's usage banner."""
+    err = assert_one_line_failure(run(*args), 2)
+    assert err.startswith("Error: ") and "--help')" in err
