@@ -112,7 +112,7 @@ BAD_BOARDS = {
     ["solve", "12x"], ["deal", "abc"], ["deal", "0"], ["deal", "ms8589934592"], ["deal", ""],
 ], ids=" ".join)
 def test_bad_game_number(args):
-    assert_one_line_error(run(*args))
+    assert_one_line_failure(run(*args))
 
 
 @pytest.mark.parametrize("name", BAD_BOARDS)
@@ -120,16 +120,8 @@ def test_bad_board(name, tmp_path):
     data = BAD_BOARDS[name].encode("utf-8", "surrogateescape")
     path = tmp_path / "board.txt"
     path.write_bytes(data)
-    assert_one_line_error(run("solve", "--board", str(path)))
-    assert_one_line_error(run("solve", "-", stdin=data))
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess) -> None:
-    err = result.stderr.decode("utf-8", "replace")
-    assert result.returncode == 1, err
-    assert result.stdout == b""
-    assert len(err.splitlines()) == 1 and err.endswith("\n"), err
-    assert "Traceback" not in err
+    assert_one_line_failure(run("solve", "--board", str(path)))
+    assert_one_line_failure(run("solve", "-", stdin=data))
 
 
 @pytest.mark.parametrize("args", [
