@@ -5,7 +5,6 @@ import subprocess
 import sys
 import tarfile
 from importlib.metadata import metadata
-from pathlib import Path
 
 import pytest
 
