@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import signal
 import sys
@@ -219,7 +220,7 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
             except OSError as error:
                 if error.errno not in DISK_FULL:
                     raise
-                raise click.ClickException(f"cannot write to {out}: {error.strerror}; the finished chunks "
+                raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
                                            f"are kept: free some space, then resume with: {resume}") from None
             except (DealSpecError, DatasetError, RunError) as error:
                 raise click.ClickException(str(error)) from None

@@ -1,14 +1,15 @@
 """Ctrl-C and SIGTERM during a run: an exception in the main thread, from the first instant, never lost.
 
 A signal can land anywhere: in an import, in a child process that was just
-forked and still runs the parent's handler, or in code that swallows
-exceptions (Python ignores an exception raised in an at-fork callback, which
-is where a Ctrl-C lands while the worker pool starts). So the handler records
-the signal before raising it, the run looks at the record again at its safe
-points (`check`, `received`), and a forked child, told apart by its process
-id, leaves Ctrl-C to its parent and dies of SIGTERM as usual.
+forked and still runs the parent's handler, in code that swallows exceptions
+(an exception in an at-fork callback is printed and ignored), or halfway
+through starting a worker process, which the clean-up would then miss. So the
+handler records the signal before raising it, the run looks at the record
+again at its safe points (`check`, `received`), work that must not be cut in
+two runs `deferred()`, and a forked child, told apart by its process id,
+leaves Ctrl-C to its parent and dies of SIGTERM as usual.
 
-Standard library only: `run` installs this before it imports anything slow.
+Standard library only: the `run` command installs this before it imports anything slow.
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ _owner: int | None = None
 """The process whose main thread gets `Interrupted`; None outside `raised()`."""
 _received: int | None = None
 """The first signal since `raised()` began; the exit status is 128 + it."""
+_deferring = 0
+"""How many `deferred()` blocks the main thread is in: signals are recorded, raised at the end."""
 
 
 class Interrupted(BaseException):
@@ -43,7 +46,8 @@ def _handle(signum: int, frame) -> None:
         return
     if _received is None:
         _received = signum
-    raise Interrupted(signum)
+    if not _deferring:
+        raise Interrupted(signum)
 
 
 @contextmanager
@@ -66,6 +70,18 @@ def raised() -> Iterator[None]:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         _owner = None
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Within: a signal is only recorded, and raised when the block ends (if no exception does)."""
+    global _deferring
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+    check()
 
 
 def received() -> int | None:

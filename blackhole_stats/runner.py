@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Callable, Iterator
 
-import multiprocessing_logging
 from tqdm import tqdm
 
 from . import _testhooks, dataset, interrupts
@@ -314,7 +313,7 @@ class _Tally:
 
 
 class _Processes:
-    """Local worker processes, forked so that multiprocessing-logging's queue reaches them."""
+    """Local worker processes, forked: they inherit the run's log file, open for appending."""
 
     def __init__(self, workers: int) -> None:
         if workers > MAX_WORKERS:
@@ -327,7 +326,8 @@ class _Processes:
 
     def submit(self, task: ChunkTask) -> futures.Future:
         try:
-            return self._pool.submit(solve_chunk, task)
+            with interrupts.deferred():  # the first one forks the workers: all of them, or a signal waits
+                return self._pool.submit(solve_chunk, task)
         except futures.process.BrokenProcessPool as error:  # a worker died since the last wait
             future: futures.Future = futures.Future()
             future.set_exception(error)
@@ -340,7 +340,7 @@ class _Processes:
     def abort(self, pending: list) -> None:
         """Stop at once: chunks in flight are lost (their temporary files are removed on resume)."""
         for process in set(multiprocessing.active_children()) - self._others:
-            process.terminate()
+            process.kill()  # not SIGTERM: a worker just forked still runs the parent's Python handler
 
     def close(self) -> None:
         self._pool.shutdown(cancel_futures=True)
@@ -490,13 +490,16 @@ _LOG_FILE_ONLY = {"file_only": True}
 
 class _Quiet:
     """For handlers: one that cannot write (a full disk, a closed stderr) never prints a traceback;
-    it keeps the first failure instead."""
+    it keeps the first failure instead. An interrupt goes on its way."""
 
-    failure: BaseException | None = None
+    failure: Exception | None = None
 
-    def handleError(self, record: logging.LogRecord) -> None:
+    def handleError(self, record: logging.LogRecord | None) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, Exception):
+            raise error
         if self.failure is None:
-            self.failure = sys.exc_info()[1]
+            self.failure = error
 
 
 class _StderrHandler(_Quiet, logging.Handler):
@@ -512,7 +515,14 @@ class _StderrHandler(_Quiet, logging.Handler):
 
 
 class _LogFile(_Quiet, logging.FileHandler):
-    """DIR/_run.log, written by the parent for every worker."""
+    """DIR/_run.log. Forked workers inherit it: each record is one append to the shared file, so
+    no lock or queue joins the processes, and a worker killed at any moment holds nobody up."""
+
+    def close(self) -> None:
+        try:
+            super().close()  # flushes: a full disk fails here too
+        except OSError:
+            self.handleError(None)
 
 
 @contextmanager
@@ -532,26 +542,21 @@ def _logging_to(out: str) -> Iterator[None]:
     Lines that cannot be written (a full disk) are lost, never the run; a run
     that ends well says so in one warning.
     """
-    path = dataset.local_path(out)
+    path = dataset.local_path(out)  # None: a remote run, whose warnings go to stderr only
+    to_file = None if path is None else _LogFile(os.path.join(path, dataset.LOG_NAME), encoding="utf-8")
     level = log.level
     log.setLevel(logging.INFO)
-    if path is None:  # remote runs log warnings to stderr only
-        try:
-            yield
-        finally:
-            log.setLevel(level)
-        return
-    to_file = _LogFile(os.path.join(path, dataset.LOG_NAME), encoding="utf-8")
-    to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
-    from_workers = multiprocessing_logging.MultiProcessingHandler("run-log", sub_handler=to_file)
-    log.addHandler(from_workers)
+    if to_file is not None:
+        to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+        log.addHandler(to_file)
     try:
         yield
     finally:
-        log.removeHandler(from_workers)
-        from_workers.close()  # waits for the workers' records to be written
         log.setLevel(level)
-    if to_file.failure is not None:
+        if to_file is not None:
+            log.removeHandler(to_file)
+            to_file.close()
+    if to_file is not None and to_file.failure is not None:
         log.warning("some lines of %s could not be written: %s", to_file.baseFilename, to_file.failure)
 
 
