@@ -197,47 +197,58 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
       blackhole-stats run --deals random.txt --out runs/random --workers 8
     """
     with interrupts.raised():  # first thing: a Ctrl-C while the imports below run is like any other
-        resume = shlex.join(["blackhole-stats", *sys.argv[1:]])
         try:
             _testhooks.pause("run-command")
-            from .dataset import DatasetError
-            from .deals import DealSet, DealSpecError
-            from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
-            from .solver import OUTCOMES
-
-            try:
-                deals = DealSet.parse(ranges) if ranges else None
-                if deals_file is not None:
-                    listed = DealSet.read_list(deals_file, deals_file.name)
-                    deals = listed if deals is None else deals | listed
-                summary = run(out, deals, search=search, max_iters=max_iters, workers=workers,
-                              chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
-                              progress=sys.stderr.isatty() if progress is None else progress)
-            except RunStopped as stopped:
-                if stopped.signum is None:
-                    raise click.ClickException(f"{stopped}; details in the log; resume with: {resume}") from None
-                _exit_interrupted(str(stopped), stopped.signum, resume)
-            except OSError as error:
-                if error.errno not in DISK_FULL:
-                    raise
-                raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
-                                           f"are kept: free some space, then resume with: {resume}") from None
-            except (DealSpecError, DatasetError, RunError) as error:
-                raise click.ClickException(str(error)) from None
-            counts = ", ".join(f"{n:,} {outcome}" for n, outcome in zip(summary.outcomes, OUTCOMES))
-            rate = summary.solved_now / summary.seconds if summary.seconds else 0.0
-            click.echo(f"{summary.solved_now:,} deals solved now ({counts}) in {summary.seconds:.1f} s, "
-                       f"{rate:,.0f} deals/s with {summary.workers} workers; {summary.already_done:,} were "
-                       f"already done; dataset: {summary.out}")
+            _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
+                 progress)
         except interrupts.Interrupted as interrupt:  # before the run began or after it ended
-            _exit_interrupted("interrupted", interrupt.signum, resume)
+            _exit_interrupted("interrupted", interrupt.signum)
 
 
-def _exit_interrupted(message: str, signum: int, resume: str) -> None:
+def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
+         progress) -> None:
+    """The `run` command within its interrupt handling."""
+    from .dataset import DatasetError
+    from .deals import DealSet, DealSpecError
+    from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
+    from .solver import OUTCOMES
+
+    try:
+        deals = DealSet.parse(ranges) if ranges else None
+        if deals_file is not None:
+            listed = DealSet.read_list(deals_file, deals_file.name)
+            deals = listed if deals is None else deals | listed
+        summary = run(out, deals, search=search, max_iters=max_iters, workers=workers,
+                      chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
+                      progress=sys.stderr.isatty() if progress is None else progress)
+    except RunStopped as stopped:
+        if stopped.signum is None:
+            raise click.ClickException(f"{stopped}; details in the log; resume with: {_resume()}") from None
+        _exit_interrupted(str(stopped), stopped.signum)
+    except OSError as error:
+        if error.errno not in DISK_FULL:
+            raise
+        raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
+                                   f"are kept: free some space, then resume with: {_resume()}") from None
+    except (DealSpecError, DatasetError, RunError) as error:
+        raise click.ClickException(str(error)) from None
+    counts = ", ".join(f"{n:,} {outcome}" for n, outcome in zip(summary.outcomes, OUTCOMES))
+    rate = summary.solved_now / summary.seconds if summary.seconds else 0.0
+    click.echo(f"{summary.solved_now:,} deals solved now ({counts}) in {summary.seconds:.1f} s, "
+               f"{rate:,.0f} deals/s with {summary.workers} workers; {summary.already_done:,} were "
+               f"already done; dataset: {summary.out}")
+
+
+def _resume() -> str:
+    """The command that resumes this run: the same one."""
+    return shlex.join(["blackhole-stats", *sys.argv[1:]])
+
+
+def _exit_interrupted(message: str, signum: int) -> None:
     """The last word of an interrupted run: what was done, how to resume, 128 + the signal."""
     for name in (signal.SIGINT, signal.SIGTERM):  # the process is ending: nothing may cut this short
         signal.signal(name, signal.SIG_IGN)
-    click.echo(f"{message}; resume with: {resume}", err=True)
+    click.echo(f"{message}; resume with: {_resume()}", err=True)
     sys.exit(128 + signum)
 
 
