@@ -7,12 +7,14 @@ import io
 import json
 import os
 import re
+import shlex
+import signal
 import sys
 from typing import BinaryIO, Iterator
 
 import click
 
-from . import __version__
+from . import __version__, interrupts
 from ._testhooks import pause
 from .board import Board, BoardParseError
 from .dealing import DealNumberError, GameNumber, deal
@@ -309,7 +311,8 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
                    "lines and lines starting with '#' are skipped. UTF-8, or UTF-16/32 with a BOM.")
 @click.option("--out", required=True, metavar="DIR",
               help="The dataset directory (or a pyarrow/fsspec URL); a run already there is resumed.")
-@click.option("--workers", type=click.IntRange(min=1), help="Worker processes  [default: all cores]")
+@click.option("--workers", type=click.IntRange(min=1),
+              help="Worker processes, at most twice the cores  [default: all cores]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
               help="Deals per task and per Parquet file  [default: 1000, less for small runs]")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
@@ -319,18 +322,21 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
                    "an unsolvable deal's cards_played may then be null.")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
+@click.option("--wait-for-workers", type=click.FloatRange(min=0), metavar="SECONDS",
+              help="With --scheduler: how long to wait for a first worker to join  [default: 60]")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr  [default: when stderr is a terminal]")
 def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | None,
                 chunk_size: int | None, search: str, max_iters: int | None, scheduler: str | None,
-                progress: bool | None) -> None:
+                wait_for_workers: float | None, progress: bool | None) -> None:
     """Solve every deal of the ranges once, in parallel, into a Parquet dataset in DIR.
 
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
     deals that are missing. Adding ranges to a run is fine; changing
     --search or --max-iters is refused. Exit status 130/143 after
-    Ctrl-C/SIGTERM, 1 if a chunk failed.
+    Ctrl-C/SIGTERM (at any moment), 1 if a chunk failed or the disk is full;
+    each prints the command that resumes.
 
     \b
     Examples:
@@ -338,11 +344,21 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
       blackhole-stats run --range ms1-ms5000,42 --search classic --out runs/classic
       blackhole-stats run --deals random.txt --out runs/random --workers 8
     """
-    import shlex
+    with interrupts.raised():  # first thing: a Ctrl-C while the imports below run is like any other
+        try:
+            pause("run-command")
+            _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
+                 progress)
+        except interrupts.Interrupted as interrupt:  # before the run began or after it ended
+            _exit_interrupted("interrupted", interrupt.signum)
 
+
+def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
+         progress) -> None:
+    """The `run` command within its interrupt handling."""
     from .dataset import DatasetError
     from .deals import DealSet, DealSpecError
-    from .runner import RunError, RunStopped, run  # pyarrow loads only here
+    from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
     from .solver import OUTCOMES
 
     try:
@@ -351,14 +367,17 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
             listed = _read_deals(deals_file)
             deals = listed if deals is None else deals | listed
         summary = run(out, deals, search=search, max_iters=max_iters, workers=workers,
-                      chunk_size=chunk_size, scheduler=scheduler,
+                      chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
                       progress=sys.stderr.isatty() if progress is None else progress)
     except RunStopped as stopped:
-        resume = shlex.join(["blackhole-stats", *sys.argv[1:]])
         if stopped.signum is None:
-            raise click.ClickException(f"{stopped}; details in the log; resume with: {resume}") from None
-        click.echo(f"{stopped}; resume with: {resume}", err=True)
-        sys.exit(128 + stopped.signum)
+            raise click.ClickException(f"{stopped}; details in the log; resume with: {_resume()}") from None
+        _exit_interrupted(str(stopped), stopped.signum)
+    except OSError as error:
+        if error.errno not in DISK_FULL:
+            raise
+        raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
+                                   f"are kept: free some space, then resume with: {_resume()}") from None
     except (DealSpecError, DatasetError, RunError) as error:
         raise click.ClickException(str(error)) from None
     counts = ", ".join(f"{n:,} {outcome}" for n, outcome in zip(summary.outcomes, OUTCOMES))
@@ -377,6 +396,19 @@ def _read_deals(path: str):
     if not deals:
         raise click.ClickException(f"{_name(path)} lists no deals (only blank lines and '#' comments)")
     return deals
+
+
+def _resume() -> str:
+    """The command that resumes this run: the same one."""
+    return shlex.join(["blackhole-stats", *sys.argv[1:]])
+
+
+def _exit_interrupted(message: str, signum: int) -> None:
+    """The last word of an interrupted run: what was done, how to resume, 128 + the signal."""
+    for name in (signal.SIGINT, signal.SIGTERM):  # the process is ending: nothing may cut this short
+        signal.signal(name, signal.SIG_IGN)
+    click.echo(f"{message}; resume with: {_resume()}", err=True)
+    sys.exit(128 + signum)
 
 
 @main.command("verify")

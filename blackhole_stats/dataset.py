@@ -351,7 +351,7 @@ def _manifest_problem(manifest) -> str | None:
               ("total_deals", _is_count(0), "a whole number"), ("started", _is(str, none=True), "a time"),
               ("finished", _is(str, none=True), "a time or null"),
               ("elapsed_seconds", _is_seconds, "a number of seconds"),
-              ("workers", _is_count(1, none=True), "a whole number"),
+              ("workers", _is_count(0, none=True), "a whole number"),  # 0: none wrote a chunk
               ("chunk_size", _is_count(1, none=True), "a whole number"),
               ("scheduler", _is(str, none=True), "a string or null"), ("machine", _is(dict, none=True), "an object"),
               ("sessions", _is(list), "a list")]
@@ -449,9 +449,11 @@ class Session:
         self.manifest.update(finished=None, **details)
         write_manifest(self.out, self.manifest)
 
-    def end_solving(self, seconds: float, solved: int, done: DealSet) -> None:
-        """Add this session's time and deals; the run is finished once every deal asked for is done."""
+    def end_solving(self, seconds: float, solved: int, done: DealSet, **details) -> None:
+        """Add this session's time and deals, and what it learnt while solving (the workers that ran);
+        the run is finished once every deal asked for is done."""
         self._record.update(elapsed_seconds=round(seconds, 3), deals_solved=solved)
+        self.manifest.update(details)
         self.manifest["elapsed_seconds"] = round(self.manifest.get("elapsed_seconds", 0.0) + seconds, 3)
         if not expected_deals(self.manifest) - done:
             self.manifest["finished"] = _utc_now()

@@ -4,10 +4,15 @@ Each worker deals, solves and writes a whole chunk itself (`solve_chunk`), so
 only a few numbers per chunk cross a process boundary. The parent hands out a
 few chunks at a time, shows progress and keeps the manifest; on SIGINT or
 SIGTERM it stops the workers and keeps every finished chunk, and running the
-same command again solves only what is missing.
+same command again solves only what is missing. Workers die with the parent
+(so that a `kill -9` of it leaves no orphan holding the directory lock), and a
+full disk ends the run with OSError, logging failures never print anything.
 """
 from __future__ import annotations
 
+import ctypes
+import errno
+import functools
 import logging
 import multiprocessing
 import os
@@ -17,20 +22,20 @@ import socket
 import sys
 import threading
 import time
+import uuid
 from concurrent import futures
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
-import multiprocessing_logging
 from tqdm import tqdm
 
-from . import dataset
+from . import _testhooks, dataset, interrupts
 from .board import NUM_PILES, PILE_SIZE, RANK_OF_ID
 from .cards import Card
 from .dealing import GameNumber, deal_card_ids
 from .deals import DealSet
-from .solver import OUTCOMES, Solver
+from .solver import OUTCOMES, Solver, check_max_iters
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +47,14 @@ SLOW_DEAL_SECONDS = 10.0
 """Deals that take longer are named in the log."""
 CHUNKS_PER_WORKER = 2
 """Chunks handed out ahead per worker: enough to keep workers busy, few to lose or wait for."""
+MAX_WORKERS = 2 * (os.cpu_count() or 1)
+"""More worker processes than this only cost memory (each Solver holds 69 MiB): --workers is capped."""
+WAIT_FOR_WORKERS_SECONDS = 60.0
+"""How long a run waits for a first worker to join a Dask cluster that has none."""
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""OSError numbers that mean "free some space, then resume"."""
+POLL_SECONDS = 1.0
+"""How often waits look up: the run for a swallowed signal, workers for their parent or a stop."""
 
 _FRESH_HEIGHTS = bytes([PILE_SIZE] * NUM_PILES)
 _CODE_OF_ID = tuple(Card.from_id(card_id).text for card_id in range(52))
@@ -93,23 +106,22 @@ class RunError(Exception):
 
 
 class RunStopped(RunError):
-    """Interrupted (`signum` set) or a chunk failed; finished chunks are kept, rerunning resumes."""
+    """Interrupted (`signum` set) or a chunk failed; finished chunks are kept, rerunning resumes.
 
-    def __init__(self, reason: str, done: int, total: int, signum: int | None = None) -> None:
-        super().__init__(f"{reason}: {done:,} of {total:,} deals done")
+    `done` and `total` are None when the run stopped before it knew them.
+    """
+
+    def __init__(self, reason: str, done: int | None = None, total: int | None = None,
+                 signum: int | None = None) -> None:
+        super().__init__(reason if total is None else f"{reason}: {done:,} of {total:,} deals done")
         self.reason, self.done, self.total, self.signum = reason, done, total, signum
 
 
-class _Interrupted(BaseException):
-    """A signal, raised wherever the main thread is; not an Exception, so nothing swallows it."""
+def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> ChunkResult | None:
+    """Deal, solve and write one chunk: the unit of work of both backends.
 
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def solve_chunk(task: ChunkTask) -> ChunkResult:
-    """Deal, solve and write one chunk: the unit of work of both backends."""
+    Returns None, having written nothing, if `stopped()` says so before a deal.
+    """
     solver = getattr(_worker, "solver", None)
     if solver is None:
         solver = _worker.solver = Solver()
@@ -118,6 +130,10 @@ def solve_chunk(task: ChunkTask) -> ChunkResult:
     rows = []
     for ms, first, last in task.deals.runs:
         for number in range(first, last + 1):
+            if stopped is not None and stopped():
+                log.info("chunk %s: dropped, the run was stopped", task.deals)
+                return None
+            _testhooks.pause(f"deal-{'ms' if ms else ''}{number}")
             try:
                 ids = deal_card_ids(GameNumber(number, ms))
                 started = time.perf_counter()
@@ -146,19 +162,42 @@ def _play_order(ids: bytes, piles: bytes) -> str:
     return " ".join(codes)
 
 
+def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummary]:
+    """What surrounds a whole run: signals raise from its first instant, warnings reach stderr,
+    and a signal always ends it with RunStopped, even one whose exception some code swallowed."""
+    @functools.wraps(run_function)
+    def run_session(*args, **kwargs) -> RunSummary:
+        with interrupts.raised(), _warnings_to_stderr():
+            try:
+                summary = run_function(*args, **kwargs)
+            except interrupts.Interrupted as interrupt:
+                raise RunStopped("interrupted", signum=interrupt.signum) from None
+            signum = interrupts.received()
+            if signum is not None:
+                raise RunStopped("interrupted", summary.already_done + summary.solved_now,
+                                 summary.requested, signum)
+            return summary
+    return run_session
+
+
+@_session
 def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_iters: int | None = None,
         workers: int | None = None, chunk_size: int | None = None, scheduler: str | None = None,
-        progress: bool = False) -> RunSummary:
+        progress: bool = False, wait_for_workers: float | None = None) -> RunSummary:
     """Solve every deal of `deals` (None: the run's own) that `out` does not hold yet.
 
     `chunk_size` None: DEFAULT_CHUNK_SIZE, smaller when there are too few deals
-    to give every worker several chunks.
-    Raises DatasetError for a directory that does not fit, RunError if the
-    Dask scheduler is unusable, and RunStopped after SIGINT/SIGTERM or a failed
-    chunk (finished chunks are kept; the same call resumes).
+    to give every worker several chunks. `workers` is capped at MAX_WORKERS.
+    `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
+    (None: WAIT_FOR_WORKERS_SECONDS).
+    Raises ValueError for a max_iters outside 1..MAX_ITERS, DatasetError for a
+    directory that does not fit, RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
+    or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
+    full (finished chunks are kept in every case; the same call resumes).
     """
+    check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
     out = dataset.locate(out)
-    backend = _Cluster(scheduler) if scheduler else _Processes(workers or os.cpu_count() or 1)
+    backend = _Cluster(scheduler, wait_for_workers) if scheduler else _Processes(workers or os.cpu_count() or 1)
     with closing(backend), dataset.open_run(out, deals, search, max_iters) as session:
         requested = session.requested
         started = time.monotonic()
@@ -183,7 +222,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             elapsed = time.monotonic() - started
             done = dataset.read_done(out)
             if todo:
-                session.end_solving(elapsed, sum(tally.outcomes), done)
+                session.end_solving(elapsed, sum(tally.outcomes), done, workers=backend.workers_used)
             done_count = requested.count - (requested - done).count
             if signum is not None:
                 raise RunStopped("interrupted", done_count, requested.count, signum)
@@ -192,19 +231,26 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                                  done_count, requested.count)
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
-                      elapsed, tally.solver_seconds, backend.workers)
+                      elapsed, tally.solver_seconds, backend.workers_used)
 
 
 def _solve(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], tally: _Tally) -> int | None:
-    """Run the tasks into `tally`; returns the signal that interrupted them, if one did."""
+    """Run the tasks into `tally`; returns the signal that interrupted them, if one did.
+
+    Whatever stops them (a signal, a full disk), the chunks in flight are stopped
+    too before this returns, so that none lands after the run has ended.
+    """
     pending: dict = {}
     try:
-        with _signals_interrupt():
-            _dispatch(backend, tasks, pending, tally)
-    except _Interrupted as interrupt:
+        _dispatch(backend, tasks, pending, tally)
+        _testhooks.pause("chunks-done")
+    except interrupts.Interrupted as interrupt:
         log.warning("interrupted by %s: stopping the workers", signal.Signals(interrupt.signum).name)
         backend.abort(list(pending))
         return interrupt.signum
+    except BaseException:
+        backend.abort(list(pending))
+        raise
     return None
 
 
@@ -214,6 +260,7 @@ def _dispatch(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], pendin
     window = CHUNKS_PER_WORKER * max(backend.workers, 1)
     healthy = True
     while True:
+        interrupts.check()  # a Ctrl-C that landed where it was swallowed (see interrupts) stops here
         while healthy and len(pending) < window and (task := next(tasks, None)) is not None:
             pending[backend.submit(task)] = task.deals
         if not pending:
@@ -232,7 +279,10 @@ class _Tally:
         self.failures: list[str] = []
 
     def add(self, deals: DealSet, future) -> bool:
-        """Count one finished chunk; False if it failed in a way that should stop the run."""
+        """Count one finished chunk; False if it failed in a way that should stop the run.
+
+        A full disk raises its OSError: the run stops at once and says so in one line.
+        """
         try:
             result = future.result()
         except DealError as error:
@@ -240,6 +290,9 @@ class _Tally:
             self.failures.append(str(error))
             return True
         except Exception as error:  # a lost worker, an I/O error: the next chunk would fail too
+            if isinstance(error, OSError) and error.errno in DISK_FULL:
+                log.error("chunk %s failed: %s", deals, error, extra=_LOG_FILE_ONLY)
+                raise
             log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
             self.failures.append(f"deals {deals}: {type(error).__name__}")
             return False
@@ -253,29 +306,34 @@ class _Tally:
 
 
 class _Processes:
-    """Local worker processes, forked so that multiprocessing-logging's queue reaches them."""
+    """Local worker processes, forked: they inherit the run's log file, open for appending."""
 
     def __init__(self, workers: int) -> None:
-        self.workers = workers
+        if workers > MAX_WORKERS:
+            log.warning("%d workers asked for: capped at %d, twice the cores (more only cost memory)",
+                        workers, MAX_WORKERS)
+        self.workers = self.workers_used = min(workers, MAX_WORKERS)
         self._others = set(multiprocessing.active_children())
-        self._pool = futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"),
-                                                 initializer=_worker_signals)
+        self._pool = futures.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                                 initializer=_worker_init, initargs=(os.getpid(),))
 
     def submit(self, task: ChunkTask) -> futures.Future:
         try:
-            return self._pool.submit(solve_chunk, task)
+            with interrupts.deferred():  # the first one forks the workers: all of them, or a signal waits
+                return self._pool.submit(solve_chunk, task)
         except futures.process.BrokenProcessPool as error:  # a worker died since the last wait
             future: futures.Future = futures.Future()
             future.set_exception(error)
             return future
 
     def wait(self, pending: list) -> set:
-        return futures.wait(pending, return_when=futures.FIRST_COMPLETED).done
+        """The chunks done by now, or none after POLL_SECONDS."""
+        return futures.wait(pending, timeout=POLL_SECONDS, return_when=futures.FIRST_COMPLETED).done
 
     def abort(self, pending: list) -> None:
         """Stop at once: chunks in flight are lost (their temporary files are removed on resume)."""
         for process in set(multiprocessing.active_children()) - self._others:
-            process.terminate()
+            process.kill()  # not SIGTERM: a worker just forked still runs the parent's Python handler
 
     def close(self) -> None:
         self._pool.shutdown(cancel_futures=True)
@@ -284,7 +342,9 @@ class _Processes:
 class _Cluster:
     """An existing Dask cluster; its workers write the chunk files themselves."""
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, wait_for_workers: float | None) -> None:
+        if wait_for_workers is None:
+            wait_for_workers = WAIT_FOR_WORKERS_SECONDS
         try:
             import distributed
         except ImportError:
@@ -294,80 +354,203 @@ class _Cluster:
             self._client = distributed.Client(address, timeout=10, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise RunError(f"cannot use the Dask scheduler at {address}: {error}") from None
+        try:
+            self._client.subscribe_topic("all", _log_worker_event)
+            if not self._client.nthreads():
+                log.warning("the Dask cluster at %s has no worker yet: waiting up to %g s for one",
+                            address, wait_for_workers)
+                _testhooks.pause("dask-waiting")
+                try:
+                    self._client.wait_for_workers(1, timeout=max(wait_for_workers, 1e-3))  # 0 would be forever
+                except TimeoutError:
+                    raise RunError(f"no worker joined the Dask cluster at {address} "
+                                   f"within {wait_for_workers:g} s") from None
+        except BaseException:
+            self._client.close()
+            raise
         self.workers = sum(self._client.nthreads().values())
+        self._ran: set[str] = set()
+        self._stop = f"blackhole-stats-stop-{uuid.uuid4().hex}"
+
+    @property
+    def workers_used(self) -> int:
+        """The Dask workers that wrote a chunk: workers come and go during a run."""
+        return len(self._ran)
 
     def submit(self, task: ChunkTask):
-        return self._client.submit(solve_chunk, task, pure=False)
+        return self._client.submit(_solve_on_cluster, task, self._stop, pure=False)
 
     def wait(self, pending: list) -> set:
+        """The chunks done by now, or none after POLL_SECONDS."""
         with self._client.as_current():  # distributed.wait looks for the current client
-            return self._distributed.wait(pending, return_when="FIRST_COMPLETED").done
+            try:
+                done = self._distributed.wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
+            except TimeoutError:
+                return set()
+        if done:
+            for holders in self._client.who_has(list(done)).values():  # a result stays where it was made
+                self._ran.update(holders)
+        return done
 
     def abort(self, pending: list) -> None:
-        """Running tasks cannot be stopped: let them land, or a resume would write them again."""
-        log.warning("waiting for %d chunks in flight on the cluster", len(pending))
-        with self._client.as_current():
-            self._distributed.wait(pending)
+        """Cancel the chunks no worker has started; let the running ones stop or land first.
+
+        Running tasks cannot be killed, and one that lands after the run has ended
+        would be written again by the resume. So: set the stop event (a chunk that
+        starts after it writes nothing, one that runs stops at its next deal), cancel
+        what the scheduler has not handed to a worker, and wait for the rest.
+        """
+        client = self._client
+        self._distributed.Event(self._stop, client=client).set()
+        handed_out = {key for keys in client.processing().values() for key in keys}
+        client.cancel([future for future in pending if future.key not in handed_out])
+        running = [future for future in pending if future.key in handed_out]
+        if running:
+            log.warning("waiting for %d chunk(s) running on the Dask cluster to stop", len(running))
+            with client.as_current():
+                self._distributed.wait(running)
 
     def close(self) -> None:
         self._client.close()
 
 
-def _worker_signals() -> None:
-    """Workers leave Ctrl-C to the parent, and die at once when it sends SIGTERM."""
+def _solve_on_cluster(task: ChunkTask, stop: str) -> ChunkResult | None:
+    """`solve_chunk` on a Dask worker, writing nothing once the Dask event `stop` is set."""
+    import distributed
+
+    event = distributed.Event(stop)
+    next_look = 0.0
+
+    def stopped() -> bool:  # a round trip to the scheduler: at most every POLL_SECONDS
+        nonlocal next_look
+        now = time.monotonic()
+        if now < next_look:
+            return False
+        next_look = now + POLL_SECONDS
+        return event.is_set()
+
+    return solve_chunk(task, stopped)
+
+
+def _log_worker_event(event: tuple) -> None:
+    """Dask workers that join or leave during a run; a lost one's chunks run again elsewhere."""
+    _, message = event
+    if message.get("action") == "add-worker":
+        log.info("Dask worker %s joined", message["worker"])
+    elif message.get("action") == "remove-worker":
+        if message.get("expected"):
+            log.info("Dask worker %s left", message["worker"])
+        else:
+            log.warning("lost Dask worker %s; its chunks run again on the others", message["worker"])
+
+
+def _worker_init(parent: int) -> None:
+    """Workers leave Ctrl-C to the parent, die at once when it sends SIGTERM, and die with it."""
+    _testhooks.pause("worker-start")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _exit_with_parent(parent)
 
 
-@contextmanager
-def _signals_interrupt() -> Iterator[None]:
-    """The first SIGINT or SIGTERM raises `_Interrupted` in the main thread, so that the run can
-    clean up; a second one acts as usual (Ctrl-C twice: give up cleaning up)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def interrupt(signum, frame):
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-        raise _Interrupted(signum)
-
-    previous = {signum: signal.signal(signum, interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+_PR_SET_PDEATHSIG = 1
+"""From <linux/prctl.h>: the signal a process gets when its parent dies."""
 
 
-class _StderrHandler(logging.Handler):
+def _exit_with_parent(parent: int) -> None:
+    """Die when the parent does (kill -9, the OOM killer): an orphan would hold the directory lock.
+
+    Linux sends a signal at the parent's death if asked; elsewhere (and should
+    prctl fail) a thread notices that the process was given another parent.
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        except (OSError, AttributeError):
+            pass
+    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int) -> None:
+    """Exit once `parent` is no longer this process's parent (it died: the process was adopted)."""
+    while os.getppid() == parent:
+        time.sleep(POLL_SECONDS)
+    os._exit(1)
+
+
+_LOG_FILE_ONLY = {"file_only": True}
+"""`extra=` for a record that the run's final message repeats on stderr anyway."""
+
+
+class _Quiet:
+    """For handlers: one that cannot write (a full disk, a closed stderr) never prints a traceback;
+    it keeps the first failure instead. An interrupt goes on its way."""
+
+    failure: Exception | None = None
+
+    def handleError(self, record: logging.LogRecord | None) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, Exception):
+            raise error
+        if self.failure is None:
+            self.failure = error
+
+
+class _StderrHandler(_Quiet, logging.Handler):
     """Warnings and errors as one line each above the progress bar; tracebacks go to the log file."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        tqdm.write(f"{record.levelname.lower()}: {record.getMessage()}", file=sys.stderr)
+        if getattr(record, "file_only", False):
+            return
+        try:
+            tqdm.write(f"{record.levelname.lower()}: {record.getMessage()}", file=sys.stderr)
+        except Exception:
+            self.handleError(record)
+
+
+class _LogFile(_Quiet, logging.FileHandler):
+    """DIR/_run.log. Forked workers inherit it: each record is one append to the shared file, so
+    no lock or queue joins the processes, and a worker killed at any moment holds nobody up."""
+
+    def close(self) -> None:
+        try:
+            super().close()  # flushes: a full disk fails here too
+        except OSError:
+            self.handleError(None)
+
+
+@contextmanager
+def _warnings_to_stderr() -> Iterator[None]:
+    handler = _StderrHandler(logging.WARNING)
+    log.addHandler(handler)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
 
 
 @contextmanager
 def _logging_to(out: str) -> Iterator[None]:
-    """This module's log (chunks, slow deals, errors) from every worker into DIR/_run.log."""
-    handlers: list[logging.Handler] = [_StderrHandler(logging.WARNING)]
-    path = dataset.local_path(out)
-    if path is not None:  # remote runs log to stderr only
-        to_file = logging.FileHandler(os.path.join(path, dataset.LOG_NAME), encoding="utf-8")
-        to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
-        handlers.append(to_file)
+    """This module's log (chunks, slow deals, errors) from every worker into DIR/_run.log.
+
+    Lines that cannot be written (a full disk) are lost, never the run; a run
+    that ends well says so in one warning.
+    """
+    path = dataset.local_path(out)  # None: a remote run, whose warnings go to stderr only
+    to_file = None if path is None else _LogFile(os.path.join(path, dataset.LOG_NAME), encoding="utf-8")
     level = log.level
     log.setLevel(logging.INFO)
-    for handler in handlers:
-        log.addHandler(handler)
-    multiprocessing_logging.install_mp_handler(log)
+    if to_file is not None:
+        to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+        log.addHandler(to_file)
     try:
         yield
     finally:
-        for handler in list(log.handlers):
-            log.removeHandler(handler)
-            handler.close()  # waits for the workers' records to be written
         log.setLevel(level)
+        if to_file is not None:
+            log.removeHandler(to_file)
+            to_file.close()
+    if to_file is not None and to_file.failure is not None:
+        log.warning("some lines of %s could not be written: %s", to_file.baseFilename, to_file.failure)
 
 
 def _machine() -> dict:

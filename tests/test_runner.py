@@ -23,7 +23,7 @@ from blackhole_stats.dataset import LOG_NAME, read_manifest
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import RunStopped, run
 from blackhole_stats.verify import verify
-from conftest import require_reference
+from conftest import pause_env, require_reference, wait_for_pause
 
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -35,10 +35,10 @@ def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([str(SCRIPT), *map(str, args)], capture_output=True, text=True, timeout=120)
 
 
-def start(*args: str) -> subprocess.Popen:
+def start(*args: str, env: dict | None = None) -> subprocess.Popen:
     """A run in its own process group, as a shell would start it."""
     return subprocess.Popen([str(SCRIPT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, env={**os.environ, **(env or {})})
 
 
 def wait_for_part(out: Path, process: subprocess.Popen) -> None:
@@ -150,13 +150,13 @@ def test_kill_9_of_the_whole_run_then_resume(cheap_deals, classic_baseline, tmp_
 
 
 def test_a_worker_that_dies_is_reported_and_the_run_resumes(tmp_path, peer):
+    """The worker that reaches deal 60 (third chunk) stops there until it is killed."""
     out = tmp_path / "run"
     command = ["run", "--range", "1-1000", "--out", out, "--workers", "2", "--chunk-size", "25"]
-    process = start(*command)
-    wait_for_part(out, process)
-    time.sleep(0.05)  # into its next chunk: a worker killed while it logs costs 5 s (multiprocessing-logging)
-    workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-    os.kill(int(workers[0]), signal.SIGKILL)
+    process = start(*command, env=pause_env(tmp_path, **{"deal-60": 120}))
+    [worker] = wait_for_pause(tmp_path, "deal-60", process)
+    assert str(worker) in Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    os.kill(worker, signal.SIGKILL)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 1, err
     assert re.search(r"^error: chunk \d+-\d+ failed: BrokenProcessPool", err, re.MULTILINE), err

@@ -1,0 +1,96 @@
+"""Ctrl-C and SIGTERM during a run: an exception in the main thread, from the first instant, never lost.
+
+A signal can land anywhere: in an import, in a child process that was just
+forked and still runs the parent's handler, in code that swallows exceptions
+(an exception in an at-fork callback is printed and ignored), or halfway
+through starting a worker process, which the clean-up would then miss. So the
+handler records the signal before raising it, the run looks at the record
+again at its safe points (`check`, `received`), work that must not be cut in
+two runs `deferred()`, and a forked child, told apart by its process id,
+leaves Ctrl-C to its parent and dies of SIGTERM as usual.
+
+Standard library only: the `run` command installs this before it imports anything slow.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from contextlib import contextmanager
+from typing import Iterator
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+_owner: int | None = None
+"""The process whose main thread gets `Interrupted`; None outside `raised()`."""
+_received: int | None = None
+"""The first signal since `raised()` began; the exit status is 128 + it."""
+_deferring = 0
+"""How many `deferred()` blocks the main thread is in: signals are recorded, raised at the end."""
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM; not an Exception, so that `except Exception` lets it through."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _handle(signum: int, frame) -> None:
+    global _received
+    if os.getpid() != _owner:  # a child forked from the run, before it set its own handlers
+        if signum == signal.SIGTERM:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+        return
+    if _received is None:
+        _received = signum
+    if not _deferring:
+        raise Interrupted(signum)
+
+
+@contextmanager
+def raised() -> Iterator[None]:
+    """Within: every SIGINT and SIGTERM raises `Interrupted` in the main thread.
+
+    A second signal raises again (it interrupts the cleaning up of the first:
+    whatever is cut short is safe to cut). Nested uses are one; outside the
+    main thread this does nothing (Python delivers signals to the main thread).
+    """
+    global _owner, _received
+    if threading.current_thread() is not threading.main_thread() or _owner == os.getpid():
+        yield
+        return
+    _owner, _received = os.getpid(), None
+    previous = {signum: signal.signal(signum, _handle) for signum in SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        _owner = None
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Within: a signal is only recorded, and raised when the block ends (if no exception does)."""
+    global _deferring
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+    check()
+
+
+def received() -> int | None:
+    """The first signal that came within `raised()`, even one whose exception something swallowed."""
+    return _received if _owner == os.getpid() else None
+
+
+def check() -> None:
+    """Raise `Interrupted` again if a signal came: for loops that must stop even if it was swallowed."""
+    signum = received()
+    if signum is not None:
+        raise Interrupted(signum)

@@ -1,0 +1,337 @@
+"""Faults a run survives, driven through the real CLI, with the slow parts made slow on purpose.
+
+What it proves, each time ending with a resume that writes every deal exactly
+once and a `verify` that passes:
+* `kill -9` of the main process alone (the OOM killer) takes its workers with
+  it at once (also the portable fallback alone), so the resume is not locked out;
+* SIGINT to the process group or SIGTERM to the parent at any moment (before
+  anything is imported, while workers start, mid-chunk, after the last chunk)
+  exits 130/143 with the resume command, never swallowed, no traceback;
+* a disk that fills up mid-run: one line with the resume command, exit 1, the
+  finished parts intact; after freeing space the same command resumes;
+* Dask: a cluster without workers is waited for a bounded time, and a worker
+  that joins is used (and is the one the run reports); Ctrl-C during that wait
+  or mid-run stops at once: queued chunks are cancelled, nothing lands after
+  the run has ended; a lost worker is logged;
+* `--workers 1000` starts twice the cores, with one line saying so.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import re
+import shlex
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+import pytest
+
+from blackhole_stats.dataset import LOG_NAME, read_manifest
+from conftest import SCRIPT, cli, pause_env, wait_for_pause
+
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+STOPPED = re.compile(r"interrupted(?:: ([\d,]+) of ([\d,]+) deals done)?; resume with: (blackhole-stats .+)")
+"""The last stderr line of an interrupted run."""
+
+
+@contextmanager
+def started(*args, env: dict | None = None) -> Iterator[subprocess.Popen]:
+    """`blackhole-stats ARGS` in its own process group, as a shell starts it; killed if a test fails."""
+    process = subprocess.Popen([str(SCRIPT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True, env={**os.environ, **(env or {})})
+    try:
+        yield process
+    finally:
+        if alive_in_group(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+
+
+def state(pid: int) -> tuple[str, int] | None:
+    """(state letter, process group) of a process, None once it is gone or a zombie."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None if fields[0] in "ZX" else (fields[0], int(fields[2]))
+
+
+def alive_in_group(group: int) -> list[int]:
+    """The live processes of a process group."""
+    pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+    return [pid for pid in pids if (found := state(pid)) is not None and found[1] == group]
+
+
+def until(condition, what: str, timeout: float = 30) -> None:
+    """Poll a condition that must come true; the timeout is only a safety net."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def deals_in(out: Path) -> list[int]:
+    """The deal numbers stored, with repeats, read by pandas (no package code)."""
+    if not list(out.glob("part-*.parquet")):
+        return []
+    return sorted(map(int, pd.read_parquet(out, columns=["deal"])["deal"]))
+
+
+def assert_complete(out: Path, count: int) -> None:
+    """Deals 1..count exactly once, and `verify` agrees."""
+    assert deals_in(out) == list(range(1, count + 1))
+    checked = cli("verify", out)
+    assert checked.returncode == 0 and checked.stdout.startswith(b"ok: "), checked
+
+
+def stop_line(err: str) -> tuple[int | None, int | None, list[str]]:
+    """(done, total, resume arguments) from an interrupted run's last stderr line."""
+    assert "Traceback" not in err and "Aborted" not in err, err
+    match = STOPPED.fullmatch(err.splitlines()[-1])
+    assert match, err
+    done, total = (None if group is None else int(group.replace(",", "")) for group in match.group(1, 2))
+    return done, total, shlex.split(match[3])[1:]
+
+
+def resume(arguments: list[str], count: int, out: Path) -> subprocess.CompletedProcess:
+    result = cli(*arguments)
+    assert result.returncode == 0, result.stderr
+    assert_complete(out, count)
+    return result
+
+
+# kill -9 of the main process alone
+
+
+def test_kill_9_of_the_main_process_alone_takes_the_workers_with_it(tmp_path):
+    """Two workers stop on deals 35 and 45 (fourth and fifth chunks: 1-30 are done by then)."""
+    out = tmp_path / "run"
+    command = ["run", "--range", "1-100", "--out", out, "--workers", "2", "--chunk-size", "10"]
+    with started(*command, env=pause_env(tmp_path, **{"deal-35": 120, "deal-45": 120})) as process:
+        workers = wait_for_pause(tmp_path, "deal-35", process) + wait_for_pause(tmp_path, "deal-45", process)
+        assert len(set(workers)) == 2 and all(state(pid)[1] == process.pid for pid in workers)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        until(lambda: not any(state(pid) for pid in workers), "the workers outlived their parent", timeout=10)
+    resumed = cli(*command, timeout=60)
+    assert resumed.returncode == 0, resumed.stderr
+    assert b"70 deals solved now" in resumed.stdout and b"30 were already done" in resumed.stdout
+    assert_complete(out, 100)
+
+
+def test_without_the_kernels_help_a_worker_still_notices_its_parent_is_gone(tmp_path):
+    """The portable fallback alone: a grandchild watching os.getppid() exits when its parent is killed."""
+    script = textwrap.dedent("""
+        import os, sys, time
+        from blackhole_stats.runner import _watch_parent
+        parent = os.getpid()
+        if os.fork() == 0:
+            _watch_parent(parent)  # returns never: exits the process once the parent is gone
+        else:
+            print("ready", flush=True)
+            time.sleep(120)
+    """)
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        assert process.stdout.readline() == "ready\n"
+        [child] = [pid for pid in alive_in_group(process.pid) if pid != process.pid]
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        until(lambda: state(child) is None, "the orphan kept running", timeout=10)
+    finally:
+        for pid in alive_in_group(process.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+# interrupts at every moment
+
+
+@pytest.mark.parametrize("hook, signum, whole_group", [
+    ("run-command", signal.SIGINT, True),    # before anything is imported, read or started
+    ("worker-start", signal.SIGINT, True),   # workers forked but not set up: they run the parent's handler
+    ("worker-start", signal.SIGTERM, False),
+    ("deal-15", signal.SIGINT, True),        # mid-chunk
+    ("deal-15", signal.SIGTERM, False),
+    ("chunks-done", signal.SIGINT, True),    # every chunk written, the manifest not yet finished
+])
+def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, hook, signum, whole_group):
+    """Ctrl-C reaches the whole process group, `kill PID` the parent only."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-40", "--out", out, "--workers", "2", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{hook: 120})) as process:
+        wait_for_pause(tmp_path, hook, process)
+        (os.killpg if whole_group else os.kill)(process.pid, signum)
+        _, err = process.communicate(timeout=60)  # well before the pause ends: nothing waits for it
+        assert process.returncode == 128 + signum, err
+        assert not alive_in_group(process.pid), "a worker outlived the run"
+    done, total, arguments = stop_line(err)
+    if hook == "run-command":
+        assert done is None and not list(out.glob("part-*"))
+    else:
+        assert total == 40 and done == len(deals_in(out))
+        assert done == {"worker-start": 0, "chunks-done": 40}.get(hook, done)
+    resume(arguments, 40, out)
+
+
+# a full disk
+
+
+@pytest.fixture
+def tiny_disk(tmp_path) -> Iterator[Path]:
+    """A 2 MB tmpfs (needs root), unmounted afterwards."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip() or mounted.returncode}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=True)
+
+
+def fill(path: Path) -> None:
+    """Write zeros until the disk is full."""
+    with open(path, "wb", buffering=0) as filler:
+        try:
+            while filler.write(bytes(65536)):
+                pass
+        except OSError as error:
+            assert error.errno == errno.ENOSPC
+        else:
+            raise AssertionError("the disk never filled")
+
+
+def test_a_full_disk_is_one_line_and_the_same_command_resumes(tiny_disk, tmp_path):
+    """One worker stops on deal 55 (chunk 51-60) while the disk fills, so chunks 1-50 are written."""
+    out = tiny_disk / "run"
+    with started("run", "--range", "1-100", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-55": 5})) as process:
+        wait_for_pause(tmp_path, "deal-55", process)
+        assert len(list(out.glob("part-*.parquet"))) == 5
+        fill(tiny_disk / "filler")
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 1, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "Logging error" not in err, err
+    match = re.fullmatch(rf"Error: cannot write to {re.escape(str(out))}: No space left on device; the finished "
+                         r"chunks are kept: free some space, then resume with: (blackhole-stats .+)\n", err)
+    assert match, err
+    assert deals_in(out) == list(range(1, 51))
+    (tiny_disk / "filler").unlink()
+    resumed = resume(shlex.split(match[1])[1:], 100, out)
+    assert b"50 deals solved now" in resumed.stdout
+
+
+# Dask
+
+
+@pytest.fixture
+def distributed():
+    return pytest.importorskip("distributed")
+
+
+def local_cluster(distributed, workers: int):
+    return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                    dashboard_address=None)
+
+
+def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_that_joins(
+        tmp_path, distributed):
+    out = tmp_path / "run"
+    with local_cluster(distributed, 0) as cluster:
+        address = cluster.scheduler_address
+        command = ["run", "--range", "1-30", "--out", out, "--chunk-size", "5", "--scheduler", address]
+        given_up = cli(*command, "--wait-for-workers", "0.5", timeout=60)
+        err = given_up.stderr.decode()
+        assert given_up.returncode == 1 and "Traceback" not in err, err
+        assert err.splitlines() == [
+            f"warning: the Dask cluster at {address} has no worker yet: waiting up to 0.5 s for one",
+            f"Error: no worker joined the Dask cluster at {address} within 0.5 s"]
+
+        with started(*command, env=pause_env(tmp_path, **{"dask-waiting": 0})) as process:
+            wait_for_pause(tmp_path, "dask-waiting", process)
+            os.killpg(process.pid, signal.SIGINT)
+            _, err = process.communicate(timeout=60)
+        assert process.returncode == 130, err
+        _, _, arguments = stop_line(err)
+
+        (tmp_path / "pauses" / "dask-waiting").unlink()
+        with started(*arguments, env=pause_env(tmp_path, **{"dask-waiting": 0})) as process:
+            wait_for_pause(tmp_path, "dask-waiting", process)
+            cluster.scale(1)
+            output, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    assert "with 1 workers" in output  # counted when it ran, not when the run connected (0)
+    assert read_manifest(str(out))["workers"] == 1
+    assert_complete(out, 30)
+
+
+def test_dask_interrupt_cancels_queued_chunks_and_nothing_lands_afterwards(tmp_path, distributed, monkeypatch):
+    """One worker thread stops 3 s on deal 1; the next chunk is queued behind it when Ctrl-C comes.
+
+    Nothing may land once the run has ended, or the resume (other chunks: 8
+    deals, local processes) would write deals twice: the run stops the running
+    chunk and drops the queued one before it exits.
+    """
+    out = tmp_path / "run"
+    for name, value in pause_env(tmp_path, **{"deal-1": 3}).items():
+        monkeypatch.setenv(name, value)  # the cluster's worker processes read it when they start
+    with local_cluster(distributed, 1) as cluster, distributed.Client(cluster) as client:
+        with started("run", "--range", "1-40", "--out", out, "--chunk-size", "5", "--scheduler",
+                     cluster.scheduler_address) as process:
+            wait_for_pause(tmp_path, "deal-1", process)
+            os.killpg(process.pid, signal.SIGINT)
+            _, err = process.communicate(timeout=60)
+        assert process.returncode == 130, err
+        assert stop_line(err)[:2] == (0, 40)
+        until(lambda: not client.call_stack() and not any(client.processing().values()),
+              "the cluster kept running chunks", timeout=60)
+        assert deals_in(out) == []
+    result = cli("run", "--out", out, "--chunk-size", "8", env={"BLACKHOLE_STATS_TEST_PAUSE": ""})
+    assert result.returncode == 0, result.stderr
+    assert_complete(out, 40)
+
+
+def test_dask_lost_worker_is_logged_and_the_run_completes(tmp_path, distributed, monkeypatch):
+    """The worker that reaches deal 3 is killed there; its chunk runs again on another one."""
+    out = tmp_path / "run"
+    for name, value in pause_env(tmp_path, **{"deal-3": 2}).items():
+        monkeypatch.setenv(name, value)
+    with local_cluster(distributed, 2) as cluster, distributed.Client(cluster) as client:
+        address_of = {pid: address for address, pid in client.run(os.getpid).items()}
+        with started("run", "--range", "1-40", "--out", out, "--chunk-size", "5", "--scheduler",
+                     cluster.scheduler_address) as process:
+            worker = wait_for_pause(tmp_path, "deal-3", process)[0]
+            os.kill(worker, signal.SIGKILL)
+            output, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    lost = f"lost Dask worker {address_of[worker]}; its chunks run again on the others"
+    assert f"warning: {lost}" in err.splitlines()
+    assert lost in (out / LOG_NAME).read_text()
+    assert_complete(out, 40)
+
+
+# --workers
+
+
+def test_workers_are_capped_at_twice_the_cores(tmp_path):
+    cap = 2 * os.cpu_count()
+    out = tmp_path / "run"
+    result = cli("run", "--range", "1-40", "--out", out, "--workers", "1000", "--chunk-size", "5",
+                 env=pause_env(tmp_path, **{"worker-start": 0}))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.decode().splitlines() == [
+        f"warning: 1000 workers asked for: capped at {cap}, twice the cores (more only cost memory)"]
+    assert len((tmp_path / "pauses" / "worker-start").read_text().split()) == cap  # processes started
+    assert f"with {cap} workers".encode() in result.stdout and read_manifest(str(out))["workers"] == cap
+    assert_complete(out, 40)
