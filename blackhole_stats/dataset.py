@@ -501,6 +501,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         everything = everything | requested
         manifest["deals"] = everything.specs()
         manifest["total_deals"] = everything.count
+        if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
+            manifest["finished"] = _utc_now()
         write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
         yield Session(out, manifest, requested, done)
 

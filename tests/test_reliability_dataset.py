@@ -429,3 +429,11 @@ def test_runs_of_another_results_format_are_refused(run_copy, written_by, words)
     line = assert_one_line_failure(cli("run", "--range", "1-9", "--out", run_copy), 1)
     assert words in line and "use another --out" in line
     assert snapshot(run_copy) == before
+
+
+def test_a_run_stopped_while_recording_its_end_is_marked_finished_on_the_next_call(run_copy):
+    """Every deal is in but `finished` was never written (a Ctrl-C inside that last write)."""
+    manifest = json.loads((run_copy / MANIFEST).read_text())
+    (run_copy / MANIFEST).write_text(json.dumps({**manifest, "finished": None}))
+    assert "0 deals solved now" in assert_ok(cli("run", "--out", run_copy, "--workers", "1"))
+    assert json.loads((run_copy / MANIFEST).read_text())["finished"]
