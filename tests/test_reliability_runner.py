@@ -327,7 +327,7 @@ def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_
             cluster.scale(1)
             output, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
-    assert "with 1 worker;" in output  # counted when it ran, not when the run connected (0)
+    assert ", 1 worker)\n" in output  # counted when it ran, not when the run connected (0)
     assert read_manifest(str(out))["workers"] == 1
     assert_complete(out, 30)
 
@@ -389,7 +389,7 @@ def test_workers_are_capped_at_twice_the_cores(tmp_path):
     assert result.stderr.decode().splitlines() == [
         f"warning: --workers 1000: capped at {cap}, twice the cores (more only cost memory)"]
     assert len((tmp_path / "pauses" / "worker-start").read_text().split()) == cap  # processes started
-    assert f"with {cap} workers".encode() in result.stdout and read_manifest(str(out))["workers"] == cap
+    assert f", {cap} workers)\n".encode() in result.stdout and read_manifest(str(out))["workers"] == cap
     assert_complete(out, 40)
 
 
