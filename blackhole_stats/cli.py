@@ -329,7 +329,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
 def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | None,
                 chunk_size: int | None, search: str, max_iters: int | None, scheduler: str | None,
                 wait_for_workers: float | None, progress: bool | None) -> None:
-    """Solve every deal of the ranges once, in parallel, into a Parquet dataset in DIR.
+    """Solve each deal of the ranges once, in parallel, into the dataset DIR.
 
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
