@@ -200,9 +200,11 @@ def _chunk_log(worker: str | None) -> Iterator[list[logging.LogRecord]]:
     thread = threading.get_ident()
 
     def this_thread(record: logging.LogRecord) -> bool:
+        if record.thread != thread:
+            return False
         if worker is not None:
             record.processName = worker
-        return record.thread == thread
+        return True
 
     handler.addFilter(this_thread)
     log.setLevel(logging.INFO)  # for good: resetting it could silence another thread's chunk
@@ -528,8 +530,8 @@ def _exit_with_parent() -> None:
     """Die when the run does (kill -9, the OOM killer): an orphan would hold the directory lock.
 
     Linux sends a signal when the process that forked this one dies, if asked:
-    the run, or under forkserver the fork server, which ends with the run.
-    Everywhere (and should prctl fail) a thread watches the run itself.
+    the run, or under forkserver the fork server (which lives on as long as
+    its workers do). Everywhere, a thread watches the run itself.
     """
     if sys.platform.startswith("linux"):
         try:
