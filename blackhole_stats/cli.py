@@ -19,7 +19,7 @@ from ._testhooks import pause
 from .board import Board, BoardParseError
 from .dealing import DealNumberError, GameNumber, deal
 from .quoting import quoted
-from .solver import MAX_ITERS, SEARCHES, Solver
+from .solver import MAX_ITERS, OUTCOMES, SEARCHES, Solver
 
 EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
 """`solve` exit codes; 1 is an input error, 2 a usage error (click's)."""
@@ -181,7 +181,7 @@ def main() -> None:
     """
 
 
-@main.command("deal", cls=GameCommand)
+@main.command("deal", cls=GameCommand, short_help="Print the board PySolFC deals for a game number.")
 @click.argument("game", type=GameNumberType())
 @click.option("--format", "fmt", type=click.Choice(["board", "pretty"]), default="board",
               show_default=True, help="board: black-hole-solve's text; pretty: suit symbols.")
@@ -197,7 +197,7 @@ def deal_command(game: GameNumber, fmt: str) -> None:
     click.echo(board.pretty() if fmt == "pretty" else board.to_text(), nl=False)
 
 
-@main.command("solve", cls=GameCommand)
+@main.command("solve", cls=GameCommand, short_help="Decide exactly whether a deal or position can be won, and how.")
 @click.argument("game", required=False)
 @click.option("--board", "board_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="Read a position in black-hole-solve's board format ('-' = stdin).")
@@ -260,7 +260,7 @@ def _describe(label: str | None, result) -> str:
     return "\n".join(lines)
 
 
-@main.command("report")
+@main.command("report", short_help="Summarize a dataset: outcomes, iterations, plots, comparisons.")
 @click.argument("dataset", type=click.Path())
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="text for the terminal, markdown for a README, json for programs.")
@@ -302,7 +302,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         click.echo(f"wrote {path}", err=True)
 
 
-@main.command("run")
+@main.command("run", short_help="Solve ranges of deals in parallel into a resumable dataset.")
 @click.option("--range", "ranges", multiple=True, metavar="RANGES",
               help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas "
                    "(digits only: '1 5' and '1.5' are refused, never read as 15).")
@@ -329,7 +329,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
 def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | None,
                 chunk_size: int | None, search: str, max_iters: int | None, scheduler: str | None,
                 wait_for_workers: float | None, progress: bool | None) -> None:
-    """Solve every deal of the ranges once, in parallel, into a Parquet dataset in DIR.
+    """Solve each deal of the ranges once, in parallel, into the dataset DIR.
 
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
@@ -341,7 +341,7 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
     \b
     Examples:
       blackhole-stats run --range 1-1000000 --out runs/million
-      blackhole-stats run --range ms1-ms5000,42 --search classic --out runs/classic
+      blackhole-stats run --range ms1-ms5000,42 --search classic --out runs/ms
       blackhole-stats run --deals random.txt --out runs/random --workers 8
     """
     with interrupts.raised():  # first thing: a Ctrl-C while the imports below run is like any other
@@ -359,7 +359,6 @@ def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, schedu
     from .dataset import DatasetError
     from .deals import DealSet, DealSpecError
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
-    from .solver import OUTCOMES
 
     try:
         deals = DealSet.parse(ranges) if ranges else None
@@ -380,11 +379,18 @@ def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, schedu
                                    f"are kept: free some space, then resume with: {_resume()}") from None
     except (DealSpecError, DatasetError, RunError) as error:
         raise click.ClickException(str(error)) from None
+    click.echo(_summary(summary))
+
+
+def _summary(summary) -> str:
+    """What a session did, in lines that fit 80 columns (up to a million deals, and a short path)."""
     counts = ", ".join(f"{n:,} {outcome}" for n, outcome in zip(summary.outcomes, OUTCOMES))
     rate = summary.solved_now / summary.seconds if summary.seconds else 0.0
-    click.echo(f"{summary.solved_now:,} deals solved now ({counts}) in {summary.seconds:.1f} s, "
-               f"{rate:,.0f} deals/s with {summary.workers} workers; {summary.already_done:,} were "
-               f"already done; dataset: {summary.out}")
+    workers = f"{summary.workers} worker{'' if summary.workers == 1 else 's'}"
+    return (f"{summary.solved_now:,} deals solved now in {summary.seconds:,.1f} s "
+            f"({rate:,.0f} deals/s, {workers})\n"
+            f"{counts}\n"
+            f"{summary.already_done:,} were already done; dataset: {summary.out}")
 
 
 def _read_deals(path: str):
@@ -411,7 +417,7 @@ def _exit_interrupted(message: str, signum: int) -> None:
     sys.exit(128 + signum)
 
 
-@main.command("verify")
+@main.command("verify", short_help="Check a run's dataset: every deal once, every solution legal.")
 @click.argument("directory", metavar="DIR")
 def verify_command(directory: str) -> None:
     """Check a run's dataset against its manifest: every deal once, every solution legal.

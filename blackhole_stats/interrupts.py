@@ -7,7 +7,9 @@ through starting a worker process, which the clean-up would then miss. So the
 handler records the signal before raising it, the run looks at the record
 again at its safe points (`check`, `received`), work that must not be cut in
 two runs `deferred()`, and a forked child, told apart by its process id,
-leaves Ctrl-C to its parent and dies of SIGTERM as usual.
+leaves Ctrl-C to its parent and dies of SIGTERM as usual. Workers start
+within `starting_workers()`, whatever the start method, and call
+`leave_ctrl_c_to_parent()` first thing.
 
 Standard library only: the `run` command installs this before it imports anything slow.
 """
@@ -82,6 +84,38 @@ def deferred() -> Iterator[None]:
     finally:
         _deferring -= 1
     check()
+
+
+@contextmanager
+def starting_workers() -> Iterator[None]:
+    """Within: start worker processes, forked, spawned or from a fork server alike.
+
+    A signal to this process is deferred (`deferred`): a worker half started
+    would escape the clean-up. And SIGINT is blocked in this thread meanwhile:
+    a child inherits the mask through fork and exec, so a Ctrl-C that reaches
+    a worker before it has set its own handlers (a spawned one imports for a
+    while) stays pending until `leave_ctrl_c_to_parent` discards it, instead
+    of ending the worker with a KeyboardInterrupt traceback. (Threads started
+    within, such as a pool's, keep SIGINT blocked: it goes to the main thread.)
+    """
+    with deferred():
+        if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+            yield
+            return
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            yield
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def leave_ctrl_c_to_parent() -> None:
+    """In a worker started within `starting_workers`: ignore Ctrl-C (one pending since the start
+    is discarded), which the parent handles, and die at once of SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def received() -> int | None:

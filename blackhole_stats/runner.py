@@ -7,14 +7,19 @@ SIGTERM it stops the workers and keeps every finished chunk, and running the
 same command again solves only what is missing. Workers die with the parent
 (so that a `kill -9` of it leaves no orphan holding the directory lock), and a
 full disk ends the run with OSError, logging failures never print anything.
+Workers never write the log: a chunk's log records come back with it, and
+the run writes them, so local workers may be forked, spawned or started by a
+fork server (the platform's default), and Dask workers may run anywhere.
 """
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import errno
 import functools
 import logging
 import multiprocessing
+import multiprocessing.connection
 import os
 import platform
 import signal
@@ -26,6 +31,8 @@ import uuid
 from concurrent import futures
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
+from logging.handlers import QueueHandler
+from types import SimpleNamespace
 from typing import Callable, Iterator
 
 from tqdm import tqdm
@@ -73,11 +80,12 @@ class ChunkTask:
 
 @dataclass(frozen=True)
 class ChunkResult:
-    """What comes back: a few numbers, the rows are already on disk."""
+    """What comes back: a few numbers and the chunk's log lines; the rows are already on disk."""
 
     file: str
     outcomes: tuple[int, ...]  # how many deals were solved / unsolved / intractable
     solver_seconds: float
+    log_records: tuple[logging.LogRecord, ...] = ()  # see _solve_logged
 
 
 @dataclass(frozen=True)
@@ -160,6 +168,57 @@ def _play_order(ids: bytes, piles: bytes) -> str:
         heights[pile] -= 1
         codes.append(_CODE_OF_ID[ids[PILE_SIZE * pile + heights[pile]]])
     return " ".join(codes)
+
+
+WORKER_LOG = "worker_log"
+"""The attribute of an exception from `_solve_logged` that holds its chunk's log records."""
+
+
+def _solve_logged(task: ChunkTask, stopped: Callable[[], bool] | None = None,
+                  worker: str | None = None) -> ChunkResult | None:
+    """`solve_chunk` in a worker; its log records travel back with its result or its exception.
+
+    The run writes them to DIR/_run.log (`_write_worker_log`): no worker opens
+    the log, so this works however workers start (fork, spawn, forkserver) or
+    wherever they run (Dask). `worker` names the worker in the records when
+    the process name does not tell workers apart.
+    """
+    with _chunk_log(worker) as records:
+        try:
+            result = solve_chunk(task, stopped)
+        except Exception as error:
+            setattr(error, WORKER_LOG, records)
+            raise
+    return None if result is None else dataclasses.replace(result, log_records=tuple(records))
+
+
+@contextmanager
+def _chunk_log(worker: str | None) -> Iterator[list[logging.LogRecord]]:
+    """The records this thread logs within, as plain text (a Dask worker runs chunks in threads)."""
+    records: list[logging.LogRecord] = []
+    handler = QueueHandler(SimpleNamespace(put_nowait=records.append))  # prepare(): message, traceback as text
+    thread = threading.get_ident()
+
+    def this_thread(record: logging.LogRecord) -> bool:
+        if record.thread != thread:
+            return False
+        if worker is not None:
+            record.processName = worker
+        return True
+
+    handler.addFilter(this_thread)
+    log.setLevel(logging.INFO)  # for good: resetting it could silence another thread's chunk
+    log.addHandler(handler)
+    try:
+        yield records
+    finally:
+        log.removeHandler(handler)
+
+
+def _write_worker_log(records) -> None:
+    """A chunk's log records, to the run's handlers (DIR/_run.log; warnings also to stderr)."""
+    for record in records:
+        log.handle(record)
 
 
 def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummary]:
@@ -285,42 +344,49 @@ class _Tally:
         """
         try:
             result = future.result()
-        except DealError as error:
-            log.error("chunk %s failed: %s", deals, error, exc_info=error)
-            self.failures.append(str(error))
-            return True
-        except Exception as error:  # a lost worker, an I/O error: the next chunk would fail too
-            if isinstance(error, OSError) and error.errno in DISK_FULL:
-                log.error("chunk %s failed: %s", deals, error, extra=_LOG_FILE_ONLY)
-                raise
-            log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
-            self.failures.append(f"deals {deals}: {type(error).__name__}")
-            return False
+        except Exception as error:
+            _write_worker_log(getattr(error, WORKER_LOG, ()))
+            return self._failed(deals, error)
+        _write_worker_log(result.log_records)
         log.info("chunk %s: wrote %s (%s)", deals, result.file,
                  ", ".join(f"{count} {outcome}" for count, outcome in zip(result.outcomes, OUTCOMES)))
         self.outcomes = [total + new for total, new in zip(self.outcomes, result.outcomes)]
         self.solver_seconds += result.solver_seconds
+        self.bar.set_postfix(solved=self.outcomes[0], refresh=False)  # before update(), which may redraw
         self.bar.update(sum(result.outcomes))
-        self.bar.set_postfix(solved=self.outcomes[0], refresh=False)
         return True
+
+    def _failed(self, deals: DealSet, error: Exception) -> bool:
+        """Log a failed chunk; False if the next chunk would fail too. A full disk raises."""
+        if isinstance(error, DealError):
+            log.error("chunk %s failed: %s", deals, error, exc_info=error)
+            self.failures.append(str(error))
+            return True
+        if isinstance(error, OSError) and error.errno in DISK_FULL:
+            log.error("chunk %s failed: %s", deals, error, extra=_LOG_FILE_ONLY)
+            raise error
+        # a lost worker, an I/O error: the next chunk would fail too
+        log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
+        self.failures.append(f"deals {deals}: {type(error).__name__}")
+        return False
 
 
 class _Processes:
-    """Local worker processes, forked: they inherit the run's log file, open for appending."""
+    """Local worker processes, started the platform's default way (fork, spawn or forkserver)."""
 
     def __init__(self, workers: int) -> None:
         if workers > MAX_WORKERS:
-            log.warning("%d workers asked for: capped at %d, twice the cores (more only cost memory)",
+            log.warning("--workers %d: capped at %d, twice the cores (more only cost memory)",
                         workers, MAX_WORKERS)
         self.workers = self.workers_used = min(workers, MAX_WORKERS)
         self._others = set(multiprocessing.active_children())
-        self._pool = futures.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
-                                                 initializer=_worker_init, initargs=(os.getpid(),))
+        self._pool = futures.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(),
+                                                 initializer=_worker_init)
 
     def submit(self, task: ChunkTask) -> futures.Future:
         try:
-            with interrupts.deferred():  # the first one forks the workers: all of them, or a signal waits
-                return self._pool.submit(solve_chunk, task)
+            with interrupts.starting_workers():  # submit() starts the workers (all at once when forking)
+                return self._pool.submit(_solve_logged, task)
         except futures.process.BrokenProcessPool as error:  # a worker died since the last wait
             future: futures.Future = futures.Future()
             future.set_exception(error)
@@ -357,8 +423,7 @@ class _Cluster:
         try:
             self._client.subscribe_topic("all", _log_worker_event)
             if not self._client.nthreads():
-                log.warning("the Dask cluster at %s has no worker yet: waiting up to %g s for one",
-                            address, wait_for_workers)
+                log.warning("waiting up to %g s for a first worker to join %s", wait_for_workers, address)
                 _testhooks.pause("dask-waiting")
                 try:
                     self._client.wait_for_workers(1, timeout=max(wait_for_workers, 1e-3))  # 0 would be forever
@@ -429,7 +494,7 @@ def _solve_on_cluster(task: ChunkTask, stop: str) -> ChunkResult | None:
         next_look = now + POLL_SECONDS
         return event.is_set()
 
-    return solve_chunk(task, stopped)
+    return _solve_logged(task, stopped, f"Dask worker {distributed.get_worker().address}")
 
 
 def _log_worker_event(event: tuple) -> None:
@@ -441,39 +506,48 @@ def _log_worker_event(event: tuple) -> None:
         if message.get("expected"):
             log.info("Dask worker %s left", message["worker"])
         else:
-            log.warning("lost Dask worker %s; its chunks run again on the others", message["worker"])
+            log.warning("lost Dask worker %s; its chunks run again", message["worker"])
 
 
-def _worker_init(parent: int) -> None:
-    """Workers leave Ctrl-C to the parent, die at once when it sends SIGTERM, and die with it."""
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the parent, die at once when it sends SIGTERM, and die with it.
+
+    A forked worker also drops the handlers it inherited (the log file, stderr):
+    its records go back to the parent with each chunk.
+    """
     _testhooks.pause("worker-start")
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _exit_with_parent(parent)
+    interrupts.leave_ctrl_c_to_parent()
+    _exit_with_parent()
+    for handler in list(log.handlers):
+        log.removeHandler(handler)
 
 
 _PR_SET_PDEATHSIG = 1
 """From <linux/prctl.h>: the signal a process gets when its parent dies."""
 
 
-def _exit_with_parent(parent: int) -> None:
-    """Die when the parent does (kill -9, the OOM killer): an orphan would hold the directory lock.
+def _exit_with_parent() -> None:
+    """Die when the run does (kill -9, the OOM killer): an orphan would hold the directory lock.
 
-    Linux sends a signal at the parent's death if asked; elsewhere (and should
-    prctl fail) a thread notices that the process was given another parent.
+    Linux sends a signal when the process that forked this one dies, if asked:
+    the run, or under forkserver the fork server (which lives on as long as
+    its workers do). Everywhere, a thread watches the run itself.
     """
     if sys.platform.startswith("linux"):
         try:
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
         except (OSError, AttributeError):
             pass
-    threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
+    threading.Thread(target=_watch_parent, name="parent-watch", daemon=True).start()
 
 
-def _watch_parent(parent: int) -> None:
-    """Exit once `parent` is no longer this process's parent (it died: the process was adopted)."""
-    while os.getppid() == parent:
-        time.sleep(POLL_SECONDS)
+def _watch_parent() -> None:
+    """Exit once the run is gone: the pipe that multiprocessing keeps from it to this process closes.
+
+    Forked siblings started later hold copies of that pipe: the last one sees it
+    close first, and its exit closes the copies that the others wait on.
+    """
+    multiprocessing.connection.wait([multiprocessing.parent_process().sentinel])
     os._exit(1)
 
 
@@ -508,7 +582,7 @@ class _StderrHandler(_Quiet, logging.Handler):
 
 
 class _LogFile(_Quiet, logging.FileHandler):
-    """DIR/_run.log. Forked workers inherit it: each record is one append to the shared file, so
+    """DIR/_run.log, written by the run alone: workers' records come back with their chunks, so
     no lock or queue joins the processes, and a worker killed at any moment holds nobody up."""
 
     def close(self) -> None:
@@ -530,7 +604,7 @@ def _warnings_to_stderr() -> Iterator[None]:
 
 @contextmanager
 def _logging_to(out: str) -> Iterator[None]:
-    """This module's log (chunks, slow deals, errors) from every worker into DIR/_run.log.
+    """This module's log (chunks, slow deals, errors), the workers' included, into DIR/_run.log.
 
     Lines that cannot be written (a full disk) are lost, never the run; a run
     that ends well says so in one warning.

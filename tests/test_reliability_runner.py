@@ -7,6 +7,10 @@ once and a `verify` that passes:
 * SIGINT to the process group or SIGTERM to the parent at any moment (before
   anything is imported, while workers start, mid-chunk, after the last chunk)
   exits 130/143 with the resume command, never swallowed, no traceback;
+* both of these, and the workers' lines in DIR/_run.log, hold whether local
+  workers are forked, spawned or started by a fork server (macOS and Windows
+  spawn, Python 3.14 uses a fork server on Linux), and on a Dask cluster of
+  separate processes every worker's lines reach DIR/_run.log too;
 * a disk that fills up mid-run: one line with the resume command, exit 1, the
   finished parts intact; after freeing space the same command resumes;
 * Dask: a cluster without workers is waited for a bounded time, and a worker
@@ -34,18 +38,33 @@ import pandas as pd
 import pytest
 
 from blackhole_stats.dataset import LOG_NAME, read_manifest
-from conftest import SCRIPT, cli, pause_env, wait_for_pause
+from conftest import SCRIPT, cli, pause_env, release_pause, require_reference, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+START_METHODS = [None, "spawn", "forkserver"]
+"""None: the platform's default (fork on Linux before Python 3.14), the way the installed script runs."""
+PROCESS_NAMES = {"fork": "ForkProcess", "spawn": "SpawnProcess", "forkserver": "ForkServerProcess"}
+"""What multiprocessing names a worker started each way: the run log shows it."""
+WITH_START_METHOD = ("import multiprocessing, sys; multiprocessing.set_start_method(sys.argv.pop(1)); "
+                     "from blackhole_stats.cli import main; main(prog_name='blackhole-stats')")
+"""The CLI, with workers started another way than the platform's default."""
+
+
+def command(method: str | None, *args) -> list[str]:
+    """`blackhole-stats ARGS` as a real process, its workers started by `method` (None: the default)."""
+    start = [str(SCRIPT)] if method is None else [sys.executable, "-c", WITH_START_METHOD, method]
+    return [*start, *map(str, args)]
+
 
 STOPPED = re.compile(r"interrupted(?:: ([\d,]+) of ([\d,]+) deals done)?; resume with: (blackhole-stats .+)")
 """The last stderr line of an interrupted run."""
 
 
 @contextmanager
-def started(*args, env: dict | None = None) -> Iterator[subprocess.Popen]:
+def started(*args, env: dict | None = None, method: str | None = None) -> Iterator[subprocess.Popen]:
     """`blackhole-stats ARGS` in its own process group, as a shell starts it; killed if a test fails."""
-    process = subprocess.Popen([str(SCRIPT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    process = subprocess.Popen(command(method, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True, env={**os.environ, **(env or {})})
     try:
         yield process
@@ -111,42 +130,55 @@ def resume(arguments: list[str], count: int, out: Path) -> subprocess.CompletedP
 # kill -9 of the main process alone
 
 
-def test_kill_9_of_the_main_process_alone_takes_the_workers_with_it(tmp_path):
-    """Two workers stop on deals 35 and 45 (fourth and fifth chunks: 1-30 are done by then)."""
+@pytest.mark.parametrize("method", START_METHODS)
+def test_kill_9_of_the_main_process_alone_takes_the_workers_with_it(tmp_path, method):
+    """Two workers stop on deals 35 and 45 (fourth and fifth chunks: 1-30 are done by then).
+
+    Under forkserver the workers' parent is the fork server, which lives as long
+    as they do: they must notice the run's death themselves. Nothing of the run
+    may be left (fork server and resource tracker included).
+    """
     out = tmp_path / "run"
-    command = ["run", "--range", "1-100", "--out", out, "--workers", "2", "--chunk-size", "10"]
-    with started(*command, env=pause_env(tmp_path, **{"deal-35": 120, "deal-45": 120})) as process:
+    arguments = ["run", "--range", "1-100", "--out", out, "--workers", "2", "--chunk-size", "10"]
+    with started(*arguments, env=pause_env(tmp_path, **{"deal-35": 120, "deal-45": 120}),
+                 method=method) as process:
         workers = wait_for_pause(tmp_path, "deal-35", process) + wait_for_pause(tmp_path, "deal-45", process)
         assert len(set(workers)) == 2 and all(state(pid)[1] == process.pid for pid in workers)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
         until(lambda: not any(state(pid) for pid in workers), "the workers outlived their parent", timeout=10)
-    resumed = cli(*command, timeout=60)
+        until(lambda: not alive_in_group(process.pid), "a process of the run outlived it", timeout=10)
+    resumed = cli(*arguments, timeout=60)
     assert resumed.returncode == 0, resumed.stderr
     assert b"70 deals solved now" in resumed.stdout and b"30 were already done" in resumed.stdout
     assert_complete(out, 100)
 
 
-def test_without_the_kernels_help_a_worker_still_notices_its_parent_is_gone(tmp_path):
-    """The portable fallback alone: a grandchild watching os.getppid() exits when its parent is killed."""
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
+def test_without_the_kernels_help_workers_still_notice_their_parent_is_gone(tmp_path, method):
+    """The portable fallback alone: two children watching the run's pipe exit when it is killed.
+
+    Two, because forked siblings hold copies of each other's pipe.
+    """
     script = textwrap.dedent("""
-        import os, sys, time
+        import multiprocessing, sys, time
         from blackhole_stats.runner import _watch_parent
-        parent = os.getpid()
-        if os.fork() == 0:
-            _watch_parent(parent)  # returns never: exits the process once the parent is gone
-        else:
-            print("ready", flush=True)
+        if __name__ == "__main__":
+            context = multiprocessing.get_context(sys.argv[1])
+            children = [context.Process(target=_watch_parent) for _ in range(2)]
+            for child in children:
+                child.start()
+            print(*(child.pid for child in children), flush=True)
             time.sleep(120)
     """)
-    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+    process = subprocess.Popen([sys.executable, "-c", script, method], stdout=subprocess.PIPE, text=True,
                                start_new_session=True)
     try:
-        assert process.stdout.readline() == "ready\n"
-        [child] = [pid for pid in alive_in_group(process.pid) if pid != process.pid]
+        children = [int(pid) for pid in process.stdout.readline().split()]
+        assert len(children) == 2 and all(state(pid) for pid in children)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
-        until(lambda: state(child) is None, "the orphan kept running", timeout=10)
+        until(lambda: not any(state(pid) for pid in children), "an orphan kept running", timeout=10)
     finally:
         for pid in alive_in_group(process.pid):
             os.kill(pid, signal.SIGKILL)
@@ -155,24 +187,31 @@ def test_without_the_kernels_help_a_worker_still_notices_its_parent_is_gone(tmp_
 # interrupts at every moment
 
 
-@pytest.mark.parametrize("hook, signum, whole_group", [
+MOMENTS = [
     ("run-command", signal.SIGINT, True),    # before anything is imported, read or started
-    ("worker-start", signal.SIGINT, True),   # workers forked but not set up: they run the parent's handler
+    ("worker-start", signal.SIGINT, True),   # workers started but not set up (a spawned one has imported)
     ("worker-start", signal.SIGTERM, False),
     ("deal-15", signal.SIGINT, True),        # mid-chunk
     ("deal-15", signal.SIGTERM, False),
     ("chunks-done", signal.SIGINT, True),    # every chunk written, the manifest not yet finished
+]
+
+
+@pytest.mark.parametrize("method, hook, signum, whole_group", [
+    *((None, *moment) for moment in MOMENTS),
+    *((method, *moment) for method in START_METHODS[1:] for moment in MOMENTS[1:4]),
 ])
-def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, hook, signum, whole_group):
+def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, method, hook, signum, whole_group):
     """Ctrl-C reaches the whole process group, `kill PID` the parent only."""
     out = tmp_path / "run"
     with started("run", "--range", "1-40", "--out", out, "--workers", "2", "--chunk-size", "10",
-                 env=pause_env(tmp_path, **{hook: 120})) as process:
-        wait_for_pause(tmp_path, hook, process)
+                 env=pause_env(tmp_path, **{hook: 120}), method=method) as process:
+        paused = wait_for_pause(tmp_path, hook, process)
         (os.killpg if whole_group else os.kill)(process.pid, signum)
         _, err = process.communicate(timeout=60)  # well before the pause ends: nothing waits for it
         assert process.returncode == 128 + signum, err
-        assert not alive_in_group(process.pid), "a worker outlived the run"
+        assert not any(state(pid) for pid in paused), "a worker outlived the run"
+        until(lambda: not alive_in_group(process.pid), "a process of the run outlived it", timeout=10)
     done, total, arguments = stop_line(err)
     if hook == "run-command":
         assert done is None and not list(out.glob("part-*"))
@@ -180,6 +219,23 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, hook
         assert total == 40 and done == len(deals_in(out))
         assert done == {"worker-start": 0, "chunks-done": 40}.get(hook, done)
     resume(arguments, 40, out)
+
+
+@pytest.mark.parametrize("method", START_METHODS)
+def test_a_ctrl_c_that_reaches_a_worker_still_starting_is_left_to_the_parent(tmp_path, method):
+    """What makes a Ctrl-C while workers start safe: a worker ignores SIGINT from its first instant
+    (a spawned one would otherwise die of KeyboardInterrupt with a traceback, breaking the pool).
+    Here SIGINT reaches one starting worker alone: the run goes on as if nothing happened."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-40", "--out", out, "--workers", "2", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"worker-start": 120}), method=method) as process:
+        worker = wait_for_pause(tmp_path, "worker-start", process)[0]
+        os.kill(worker, signal.SIGINT)
+        release_pause(tmp_path, "worker-start")
+        output, err = process.communicate(timeout=120)
+    assert process.returncode == 0 and err == "", err
+    assert output.startswith("40 deals solved now")
+    assert_complete(out, 40)
 
 
 # a full disk
@@ -255,7 +311,7 @@ def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_
         err = given_up.stderr.decode()
         assert given_up.returncode == 1 and "Traceback" not in err, err
         assert err.splitlines() == [
-            f"warning: the Dask cluster at {address} has no worker yet: waiting up to 0.5 s for one",
+            f"warning: waiting up to 0.5 s for a first worker to join {address}",
             f"Error: no worker joined the Dask cluster at {address} within 0.5 s"]
 
         with started(*command, env=pause_env(tmp_path, **{"dask-waiting": 0})) as process:
@@ -271,7 +327,7 @@ def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_
             cluster.scale(1)
             output, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
-    assert "with 1 workers" in output  # counted when it ran, not when the run connected (0)
+    assert ", 1 worker)\n" in output  # counted when it ran, not when the run connected (0)
     assert read_manifest(str(out))["workers"] == 1
     assert_complete(out, 30)
 
@@ -315,7 +371,7 @@ def test_dask_lost_worker_is_logged_and_the_run_completes(tmp_path, distributed,
             os.kill(worker, signal.SIGKILL)
             output, err = process.communicate(timeout=120)
         assert process.returncode == 0, err
-    lost = f"lost Dask worker {address_of[worker]}; its chunks run again on the others"
+    lost = f"lost Dask worker {address_of[worker]}; its chunks run again"
     assert f"warning: {lost}" in err.splitlines()
     assert lost in (out / LOG_NAME).read_text()
     assert_complete(out, 40)
@@ -331,7 +387,68 @@ def test_workers_are_capped_at_twice_the_cores(tmp_path):
                  env=pause_env(tmp_path, **{"worker-start": 0}))
     assert result.returncode == 0, result.stderr
     assert result.stderr.decode().splitlines() == [
-        f"warning: 1000 workers asked for: capped at {cap}, twice the cores (more only cost memory)"]
+        f"warning: --workers 1000: capped at {cap}, twice the cores (more only cost memory)"]
     assert len((tmp_path / "pauses" / "worker-start").read_text().split()) == cap  # processes started
-    assert f"with {cap} workers".encode() in result.stdout and read_manifest(str(out))["workers"] == cap
+    assert f", {cap} workers)\n".encode() in result.stdout and read_manifest(str(out))["workers"] == cap
     assert_complete(out, 40)
+
+
+# the workers' log lines
+
+
+def chunk_lines(log: str, what: str) -> dict[str, list[str]]:
+    """{chunk: [the name of the process that logged it], ...} for the log lines "chunk A-B: <what>"."""
+    found: dict[str, list[str]] = {}
+    for process, chunk in re.findall(rf"^\S+ \S+ (.+) INFO chunk (\S+): {what}$", log, re.MULTILINE):
+        found.setdefault(chunk, []).append(process)
+    return found
+
+
+@pytest.mark.parametrize("method", START_METHODS)
+def test_every_workers_lines_reach_the_run_log_however_workers_start(tmp_path, method):
+    """Each chunk's "started" line once, from the worker process that solved it, never twice."""
+    import multiprocessing
+
+    out = tmp_path / "run"
+    result = subprocess.run(command(method, "run", "--range", "1-100", "--out", out, "--workers", "2",
+                                    "--chunk-size", "10"), capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    log = (out / LOG_NAME).read_text()
+    started_by = chunk_lines(log, "started")
+    assert sorted(started_by) == sorted(f"{first}-{first + 9}" for first in range(1, 100, 10)), log
+    assert all(len(names) == 1 for names in started_by.values()), log
+    name = PROCESS_NAMES[method or multiprocessing.get_start_method()]
+    workers = {names[0] for names in started_by.values()}
+    assert 1 <= len(workers) <= 2 and all(re.fullmatch(rf"{name}-\d+", worker) for worker in workers), log
+    tables = re.findall(rf"^\S+ \S+ ({name}-\d+) INFO solver tables: \d+ MiB", log, re.MULTILINE)
+    assert sorted(tables) == sorted(workers), log  # once per worker process
+    assert sorted(chunk_lines(log, r"wrote .*")) == sorted(started_by)
+    assert_complete(out, 100)
+
+
+def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
+    """Two worker processes, each deal named as slow (the threshold set to 0 s on the workers):
+    the lines come from the worker that solved the chunk, with that deal's outcome (the peer's)."""
+    peer = pd.read_csv(require_reference("peer_1_1000.csv"), index_col="deal")
+    out = tmp_path / "run"
+    with local_cluster(distributed, 2) as cluster, distributed.Client(cluster) as client:
+        client.run(exec, "from blackhole_stats import runner; runner.SLOW_DEAL_SECONDS = 0.0", {})
+        addresses = set(client.scheduler_info()["workers"])
+        result = cli("run", "--range", "1-100", "--out", out, "--chunk-size", "10",
+                     "--scheduler", cluster.scheduler_address)
+        assert result.returncode == 0, result.stderr
+    log = (out / LOG_NAME).read_text()
+    started_by = chunk_lines(log, "started")
+    assert sorted(started_by) == sorted(f"{first}-{first + 9}" for first in range(1, 100, 10)), log
+    assert all(len(names) == 1 for names in started_by.values()), log
+    workers = {names[0] for names in started_by.values()}
+    assert workers <= {f"Dask worker {address}" for address in addresses}, log
+    tables = re.findall(r"^\S+ \S+ (Dask worker \S+) INFO solver tables: \d+ MiB", log, re.MULTILINE)
+    assert set(tables) == workers, log
+    slow = re.findall(r"^\S+ \S+ (Dask worker \S+) INFO deal (\d+): slow, [\d.]+ s, (\w+)$", log, re.MULTILINE)
+    assert sorted(int(deal) for _, deal, _ in slow) == list(range(1, 101)), log
+    assert all(outcome == peer.loc[int(deal), "outcome"] for _, deal, outcome in slow)
+    chunk_of = {deal: chunk for chunk in started_by for deal in range(int(chunk.split("-")[0]),
+                                                                       int(chunk.split("-")[1]) + 1)}
+    assert all(worker == started_by[chunk_of[int(deal)]][0] for worker, deal, _ in slow)
+    assert_complete(out, 100)

@@ -12,6 +12,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,7 +22,8 @@ import pytest
 from blackhole_stats import runner
 from blackhole_stats.dataset import LOG_NAME, read_manifest
 from blackhole_stats.deals import DealSet
-from blackhole_stats.runner import RunStopped, run
+from blackhole_stats.cli import _summary
+from blackhole_stats.runner import RunStopped, RunSummary, run
 from blackhole_stats.verify import verify
 from conftest import pause_env, require_reference, wait_for_pause
 
@@ -97,7 +99,7 @@ def test_fast_matches_the_peer_on_1_to_1000(tmp_path, peer):
     result = cli("run", "--range", "1-1000", "--out", out, "--workers", "2", "--chunk-size", "100")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""  # no progress bar: stderr is not a terminal
-    assert re.match(r"1,000 deals solved now \(877 solved, 123 unsolved, 0 intractable\) in ", result.stdout)
+    assert result.stdout.splitlines()[1] == "877 solved, 123 unsolved, 0 intractable"
     found = verdicts(out)
     assert (found["outcome"] == peer["outcome"]).all()
     assert (found["cards_played"] == peer["max_played"]).all()
@@ -188,6 +190,7 @@ def test_a_deal_that_raises_is_named_and_the_rest_kept(tmp_path, monkeypatch):
     assert (caught.value.done, caught.value.total, caught.value.signum) == (90, 100, None)
     log = (out / LOG_NAME).read_text()
     assert "chunk 71-80 failed: deal 77: RuntimeError: no such luck" in log and "Traceback" in log
+    assert re.search(r" ForkProcess-\d+ INFO chunk 71-80: started\n", log)  # a failed chunk's lines too
     assert [deal for _, deal in verdicts(out).index] == [*range(1, 71), *range(81, 101)]
     monkeypatch.undo()
     assert run(str(out), None, workers=2, chunk_size=10).solved_now == 10
@@ -221,10 +224,59 @@ def test_other_settings_and_bad_deal_files_are_one_line(tmp_path):
     assert bad.returncode == 1 and bad.stderr.count("\n") == 1 and "deals.txt line 4" in bad.stderr
 
 
-def test_progress_bar_on_request(tmp_path):
-    result = cli("run", "--range", "1-20", "--out", tmp_path / "run", "--progress", "--chunk-size", "5")
+def test_progress_bar_on_request_counts_the_solved_deals_of_every_chunk_shown(tmp_path, peer):
+    """One worker, chunks of 5, each held 0.3 s: every update draws the bar (tqdm
+    redraws at most every 0.1 s), and each drawing's solved= must count the deals it says are done."""
+    pauses = pause_env(tmp_path, **{f"deal-{first}": 0.3 for first in (1, 6, 11, 16)})
+    result = subprocess.run([str(SCRIPT), "run", "--range", "1-20", "--out", str(tmp_path / "run"), "--progress",
+                             "--chunk-size", "5", "--workers", "1"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, **pauses})
     assert result.returncode == 0, result.stderr
-    assert "20/20" in result.stderr and "deal/s" in result.stderr and "solved=" in result.stderr
+    drawings = [line for line in re.split(r"[\r\n]", result.stderr) if line.strip()]
+    shown = [(int(done), int(solved)) for line in drawings
+             for done, solved in re.findall(r" (\d+)/20 .*deal/s, solved=(\d+)\]", line)]
+    solvable = peer.loc[(False, slice(1, 20)), "outcome"].eq("solved").cumsum().tolist()
+    assert shown[-1] == (20, solvable[19]) and drawings[-1].count("solved=") == 1
+    assert {done for done, _ in shown} >= {5, 10, 15, 20}, drawings
+    assert all(solved == solvable[done - 1] for done, solved in shown), drawings
+
+
+# at 80 columns
+
+
+def lines_wider_than_80(text: str) -> list[str]:
+    return [line for line in text.splitlines() if len(line) > 80]
+
+
+@pytest.mark.parametrize("command", [[], ["deal"], ["solve"], ["run"], ["report"], ["verify"]])
+def test_help_fits_80_columns(command):
+    result = subprocess.run([str(SCRIPT), *command, "--help"], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    assert not lines_wider_than_80(result.stdout), result.stdout
+
+
+def test_top_level_help_says_each_command_in_a_whole_sentence():
+    """No description cut short with "...": each command's short help, one line ending with a period."""
+    result = subprocess.run([str(SCRIPT), "--help"], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "COLUMNS": "80"})
+    listing = result.stdout.split("\nCommands:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listing] == ["deal", "report", "run", "solve", "verify"]
+    assert all(line.endswith(".") and not line.endswith("...") for line in listing), listing
+
+
+def test_run_summary_fits_80_columns():
+    """A short output path (the summary names it), with outcomes of all three kinds."""
+    with tempfile.TemporaryDirectory(prefix="bh", dir="/tmp") as folder:
+        out = Path(folder) / "run"
+        result = cli("run", "--range", "1-40,20000-20010", "--max-iters", "300", "--out", out)
+        assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(r"51 deals solved now in [\d,.]+ s \([\d,]+ deals/s, \d+ workers?\)", lines[0])
+    counts = re.fullmatch(r"(\d+) solved, (\d+) unsolved, (\d+) intractable", lines[1])
+    assert counts and all(int(count) > 0 for count in counts.groups()), lines[1]
+    assert lines[2:] == [f"0 were already done; dataset: {out}"]
+    assert not lines_wider_than_80(result.stdout), result.stdout
 
 
 def test_dask_cluster(tmp_path, peer):
@@ -235,7 +287,7 @@ def test_dask_cluster(tmp_path, peer):
         result = cli("run", "--range", "1-200", "--out", out.as_uri(), "--chunk-size", "25",
                      "--scheduler", cluster.scheduler_address)
         assert result.returncode == 0, result.stderr
-        assert "with 2 workers" in result.stdout
+        assert ", 2 workers)\n" in result.stdout
         assert read_manifest(str(out))["scheduler"] == cluster.scheduler_address
     found = verdicts(out)
     expected = peer.loc[found.index]
@@ -244,3 +296,13 @@ def test_dask_cluster(tmp_path, peer):
     assert (found["cards_played"] == expected["max_played"]).all()
     assert not verify(out.as_uri()).problems
 
+
+
+def test_run_summary_of_a_million_deals_fits_80_columns():
+    """The widest numbers a million-deal session prints, each kind of outcome six digits wide."""
+    summary = RunSummary("runs/million", 2_000_000, 1_000_000, (333_333, 333_333, 333_334), 123_456.7, 0.0, 128)
+    assert _summary(summary).splitlines() == [
+        "1,000,000 deals solved now in 123,456.7 s (8 deals/s, 128 workers)",
+        "333,333 solved, 333,333 unsolved, 333,334 intractable",
+        "1,000,000 were already done; dataset: runs/million"]
+    assert not lines_wider_than_80(_summary(summary))
