@@ -473,8 +473,12 @@ class Verdict:
 
 def _manifest_verdict(root: Path) -> Verdict:
     path = root / "_manifest.json"
+    doubtful = []
     try:
-        manifest = json.loads(path.read_bytes().decode("utf-8"))
+        data = path.read_bytes()
+        manifest = json.loads(data)  # detects UTF-16 and UTF-32 as the JSON RFC allows
+        if not data.startswith(b"{"):
+            doubtful.append("encoding")
     except FileNotFoundError:
         return Verdict("bad", "no _manifest.json")
     except (OSError, ValueError, RecursionError) as error:
@@ -495,7 +499,6 @@ def _manifest_verdict(root: Path) -> Verdict:
     max_iters = manifest.get("max_iters")
     if max_iters is not None and (type(max_iters) is not int or max_iters < 1):
         return Verdict("bad", f"the manifest's max_iters is {max_iters!r}", expected, manifest)
-    doubtful = []
     if manifest.get("tool") != "blackhole-stats":
         doubtful.append("tool")
     if manifest.get("search") not in ("fast", "classic"):
@@ -779,6 +782,7 @@ class Case:
     progress: bool = False
     notes: list[str] = field(default_factory=list)
     before: Callable | None = None  # (cwd) -> None: look at the input files before the CLI runs
+    explain: Callable | None = None  # (cwd) -> str: what a success that should not be one did
     verdict: Verdict | None = None  # what the input directory is for its readers, when there is one
 
 
@@ -916,12 +920,17 @@ def board_text(rng: random.Random, position: Position) -> str:
     return "\n".join(lines) + ("\n" if rng.random() < 0.9 else "")
 
 
-def mutate_board(rng: random.Random, data: bytes) -> tuple[bytes, str]:
+GENTLE_MUTATIONS = {"delete-token": 8, "swap-tokens": 6, "move-token": 4, "delete-line": 4, "swap-lines": 2,
+                    "no-final-newline": 2, "extra-newlines": 1, "foundation": 2}
+"""Changes that mostly leave a valid position (another one), so the solver gets odd but legal boards."""
+
+
+def mutate_board(rng: random.Random, data: bytes, gentle: bool = False) -> tuple[bytes, str]:
     """One token-, line- or byte-level change; returns the new bytes and what was done."""
     text = data.decode("utf-8", "replace")
     lines = text.split("\n")
     tokens = [(i, j) for i, line in enumerate(lines) for j, _ in enumerate(line.split(" ")) if i and line]
-    kind = pick(rng, {"delete-token": 8, "duplicate-token": 6, "swap-tokens": 6, "move-token": 4,
+    kind = pick(rng, GENTLE_MUTATIONS) if gentle else pick(rng, {"delete-token": 8, "duplicate-token": 6, "swap-tokens": 6, "move-token": 4,
                       "replace-token": 6, "delete-line": 4, "duplicate-line": 4, "swap-lines": 4,
                       "insert-line": 4, "crlf": 3, "cr": 1, "no-final-newline": 2, "extra-newlines": 3,
                       "trailing-space": 3, "tab": 2, "double-space": 2, "bom": 2, "utf16": 1,
@@ -965,6 +974,8 @@ def mutate_board(rng: random.Random, data: bytes) -> tuple[bytes, str]:
         lines.insert(rng.randint(1, len(lines)), rng.choice(["", "2H", "QD KD", "AH 2H 3H 4H"]))
     elif kind == "garbage-line":
         lines.insert(rng.randint(0, len(lines)), random_text(rng, rng.randint(0, 30)))
+    elif kind == "foundation" and gentle:
+        lines[0] = FOUNDATION_PREFIX + rng.choice(CARDS)
     elif kind == "foundation":
         lines[0] = rng.choice(["Foundations: ", "Foundations:AS", "Foundations: AS 2H", "foundations: AS",
                                "Foundation: AS", "Foundations: as", "Foundations:  AS", "Foundations: 10S",
@@ -1035,10 +1046,10 @@ def gen_solve(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
             data = board_text(rng, random_position(rng, 51)).encode()
         else:
             data = board_text(rng, random_position(rng, rng.randint(0, BRUTE_FORCE_CARDS))).encode()
-        if rng.random() < 0.7:
-            for _ in range(rng.choice([1, 1, 1, 2, 3])):
-                data, what = mutate_board(rng, data)
-                notes.append(what)
+        mutations = pick(rng, {"none": 3, "gentle": 4, "any": 4})
+        for _ in range(0 if mutations == "none" else rng.choice([1, 1, 1, 2, 3])):
+            data, what = mutate_board(rng, data, gentle=mutations == "gentle")
+            notes.append(what)
         parsed = parse_board(data)
         if isinstance(parsed, Position):
             position = parsed
@@ -1354,26 +1365,32 @@ def gen_run(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
     case = Case(index, "run", "run-" + use + "".join("-" + n for n in notes[:2]), argv, files,
                 expect=expect, wrong="WRONG DATASET", progress=progress, notes=notes)
 
+    def explain(cwd: Path) -> str:
+        verdict = _manifest_verdict(cwd / out_dir) if out_dir else None
+        if verdict is None or verdict.expected is None:
+            return f"it wrote to --out {out!r}"
+        return f"it read its input as deals {runs_text(verdict.expected)}"
+
     def judge(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str] | None:
         if not out_dir:
             return "WRONG DATASET", f"run succeeded into --out {out!r}, which is no local directory"
         return judge_run(result, cwd / out_dir, reading, (), search, max_iters, {}, runner, str(cwd / out_dir))
 
-    case.judge = judge
+    case.judge, case.explain = judge, explain
     return case
 
 
-def judge_run(result: Result, root: Path, reading: Reading, base: Runs, search: str,
-              max_iters: int | None, boards: dict, runner, out_arg: str) -> tuple[str, str] | None:
-    """After a successful run into `root` (on top of the run `base`): manifest, rows, `verify`."""
+def judge_run(result: Result, root: Path, reading: Reading, base: Runs, search: str, max_iters: int | None,
+              boards: dict, runner, out_arg: str, damaged: bool = False) -> tuple[str, str] | None:
+    """After a successful run into `root` (on top of the run `base`): manifest, rows, `verify`.
+
+    `damaged`: the old run was damaged before. Finding old damage is verify's job, not run's,
+    but a run must not exit 0 over part files it cannot read, nor without the deals asked for.
+    """
     verdict = dataset_verdict(root, boards)
+    if verdict.state != "good" and damaged:
+        return _judge_damaged_resume(root, reading, verdict)
     if verdict.state != "good":
-        keys = glob_keys(root)
-        if base and keys is not None and verdict.expected is not None and verdict.manifest.get("finished") is None:
-            missing = _difference(verdict.expected, merge((ms, n, n) for ms, n in keys))
-            if missing and merge(missing + base) == base and set(keys) <= _members(verdict.expected):
-                return "WRONG DATASET", (f"a run that adds deals exits 0 and leaves the old run's deals "
-                                         f"{runs_text(missing)} missing")
         return "WRONG DATASET", f"after a successful run: {verdict.reason}"
     manifest = verdict.manifest
     budgets = {max_iters} | ({None} if max_iters is not None and max_iters >= 2**63 else set())
@@ -1393,6 +1410,31 @@ def judge_run(result: Result, root: Path, reading: Reading, base: Runs, search: 
         first = (check.stdout.decode("utf-8", "replace").splitlines() or check.err.splitlines() or ["?"])[0]
         return "WRONG DATASET", f"verify fails after a successful run: {first[:200]}"
     return None
+
+
+def _judge_damaged_resume(root: Path, reading: Reading, verdict: Verdict) -> tuple[str, str] | None:
+    import pyarrow.parquet as pq
+
+    for path in sorted(root.glob("part-*.parquet")):
+        try:
+            readable = _documented_schema(pq.read_table(str(path)).schema)
+        except Exception:
+            readable = False
+        if not readable:
+            return "WRONG DATASET", f"a resumed run exits 0 over a part file that readers cannot use ({path.name})"
+    keys = glob_keys(root)
+    if keys is None:
+        return None
+    asked = reading.canonical()
+    if asked and not _members(asked) <= set(keys):
+        return "WRONG DATASET", f"a resumed run exits 0 without deals {runs_text(asked)} it was asked for"
+    if verdict.expected is not None and asked and verdict.manifest.get("finished") is None:
+        missing = _difference(verdict.expected, merge((ms, n, n) for ms, n in keys))
+        if missing:
+            return "WRONG DATASET", (f"a run that adds deals exits 0 and leaves the old run's deals "
+                                     f"{runs_text(missing)} missing")
+    return None
+
 
 # ------------------------------------------------------------------ damaged run directories
 
@@ -1578,7 +1620,9 @@ def replay_ok(fixture: Fixture, row: dict, cards: list[str]) -> bool:
 def damage_manifest(rng: random.Random, data: bytes, fixture: Fixture) -> bytes | None:
     try:
         manifest = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
+        manifest = {}
+    if not isinstance(manifest, dict):  # damaged before
         manifest = {}
     kind = pick(rng, {"delete": 2, "truncate": 2, "random": 1, "not-object": 3, "deep": 1, "bom": 1,
                       "utf16": 1, "deals": 6, "max-iters": 4, "search": 2, "other-field": 4, "empty": 1})
@@ -1880,7 +1924,7 @@ def gen_resume(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
             if fixture.max_iters is not None:
                 argv += ["--max-iters", str(fixture.max_iters)]
         else:
-            max_iters = rng.choice([None, 7, 10**5]) if fixture.max_iters != 7 else 9
+            max_iters = rng.choice([budget for budget in (None, 7, 10**5) if budget != fixture.max_iters])
             if max_iters is not None:
                 argv += ["--max-iters", str(max_iters)]
             if search != "fast":
@@ -1905,7 +1949,7 @@ def gen_resume(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
             return None  # refused above: a success is already WRONG DATASET
         base = case.verdict.expected if case.verdict.expected is not None else fixture.expected
         return judge_run(result, cwd / "run", reading, base, search, max_iters, fixture.boards, runner,
-                         out_arg)
+                         out_arg, damaged=case.verdict.state != "good")
 
     case.before = before
     case.judge = judge
@@ -1953,6 +1997,8 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
         reason = f"accepted an input it must refuse ({why.reason})" if why else "accepted an input it must refuse"
         if case.command == "verify":
             reason = f"verify says ok, but {why.reason}" if why else "verify says ok about no run"
+        if case.explain:
+            reason += f": {case.explain(cwd)}"
         return case.wrong, reason
     verdict = case.judge(case, result, cwd, runner) if case.judge else None
     return verdict or ("ok", "")
@@ -1971,13 +2017,15 @@ def _exception_line(err: str) -> str:
 def cause(klass: str, command: str, reason: str) -> str:
     """A failure's reason without its details, to group many inputs under one cause."""
     text = reason
-    if klass == "TRACEBACK":
+    if klass == "TRACEBACK":  # the exception's type and the package frame that raised it
         text = re.sub(r"^(\w[\w.]*):.*?(\[[^\]]*\])?$", lambda m: f"{m.group(1)} {m.group(2) or ''}", text)
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "…", text)
-    text = re.sub(r"\d[\d,._]*", "N", text)
-    text = re.sub(r"(ms)?N(-(ms)?N)?(,(ms)?N(-(ms)?N)?)*(,\.\.\.)?|\(none\)", "DEALS", text)
-    text = re.sub(r"\(([^()]*)\)$", "", text) if klass != "TRACEBACK" else text
+    text = re.sub(r"\b(deals?|budget|--max-iters|--out) \S+", r"\1 …", text)
+    text = re.sub(r"\d+([,._]\d+)*", "#", text)
+    if klass != "TRACEBACK":
+        text = re.sub(r" \([^()]*\)$", "", text)
     return f"{command}: {text.strip()[:150]}"
+
 
 # ------------------------------------------------------------------ reproducers
 
