@@ -657,6 +657,7 @@ class Result:
     max_rss_mb: float = 0.0
     cpu_seconds: float = 0.0  # user + system time of the CLI and the children it waited for
     stderr_bytes: int = 0  # all of it, though only the first MiB is kept
+    signalled_at: float | None = None  # seconds after the start, when `interrupt` was sent
 
     @property
     def err(self) -> str:
@@ -679,8 +680,13 @@ def _group_members(pgid: int) -> list[int]:
 
 
 def execute(cli: str, argv: list[str], cwd: Path, timeout: float, stdin: bytes | None = b"",
-            stdin_mode: str = "pipe", stdout_mode: str = "pipe", env: dict | None = None) -> Result:
-    """Run the CLI in its own session; kill the session on timeout; note processes it leaves behind."""
+            stdin_mode: str = "pipe", stdout_mode: str = "pipe", env: dict | None = None,
+            interrupt: tuple[int, float] | None = None) -> Result:
+    """Run the CLI in its own session; kill the session on timeout; note processes it leaves behind.
+
+    `interrupt` (signal, delay): send the signal to the whole session after `delay` seconds, as
+    Ctrl-C does to a terminal's foreground group, unless the CLI has exited by then.
+    """
     args = [a.replace(CWD, str(cwd)) for a in argv]
     command = [cli, *args]
     redirects = ("<&- " if stdin_mode == "closed" else "") + (">&-" if stdout_mode == "closed" else "")
@@ -723,7 +729,13 @@ def execute(cli: str, argv: list[str], cwd: Path, timeout: float, stdin: bytes |
                                                                 os.wait4(proc.pid, 0))), daemon=True)
     for thread in (*threads, waiter):
         thread.start()
-    waiter.join(timeout)
+    signalled_at = None
+    if interrupt:
+        waiter.join(interrupt[1])
+        if waiter.is_alive():
+            signalled_at = time.monotonic() - started
+            os.killpg(proc.pid, interrupt[0])
+    waiter.join(max(0.0, timeout - (time.monotonic() - started)))
     timed_out = waiter.is_alive()
     if timed_out:
         _kill_group(proc.pid)
@@ -742,7 +754,7 @@ def execute(cli: str, argv: list[str], cwd: Path, timeout: float, stdin: bytes |
     usage = waited["usage"]
     return Result(proc.returncode, bytes(captured["stdout"]), bytes(captured["stderr"]), seconds,
                   timed_out, leftovers, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime,
-                  sizes["stderr"])
+                  sizes["stderr"], signalled_at)
 
 
 def _kill_group(pgid: int) -> None:
@@ -783,6 +795,7 @@ class Case:
     notes: list[str] = field(default_factory=list)
     before: Callable | None = None  # (cwd) -> None: look at the input files before the CLI runs
     explain: Callable | None = None  # (cwd) -> str: what a success that should not be one did
+    interrupt: tuple[int, float] | None = None  # (signal, delay): Ctrl-C or SIGTERM mid-run
     verdict: Verdict | None = None  # what the input directory is for its readers, when there is one
 
 
@@ -1300,6 +1313,8 @@ def out_path(rng: random.Random) -> tuple[str, str, dict, str]:
 def gen_run(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
     if rng.random() < 0.3:
         return gen_resume(rng, index, fixtures)
+    if rng.random() < 0.06:
+        return gen_interrupted_run(rng, index)
     for _ in range(20):
         items = [deal_item(rng) for _ in range(rng.choice([1, 1, 2, 3]))]
         use = pick(rng, {"range": 6, "ranges": 2, "file": 3, "both": 2, "none": 1})
@@ -1377,6 +1392,26 @@ def gen_run(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
         return judge_run(result, cwd / out_dir, reading, (), search, max_iters, {}, runner, str(cwd / out_dir))
 
     case.judge, case.explain = judge, explain
+    return case
+
+
+def gen_interrupted_run(rng: random.Random, index: int) -> Case:
+    """A run of 100-1000 deals that gets Ctrl-C or SIGTERM at a random moment, then is resumed."""
+    first = rng.randint(1, 30000)
+    spec = f"{first}-{first + rng.choice([100, 300, 1000]) - 1}"
+    argv = ["run", "--range", spec, "--out", "out", "--workers", rng.choice(["1", "2"]),
+            "--chunk-size", rng.choice(["10", "25", "50"])]
+    signum = rng.choice([signal.SIGINT, signal.SIGINT, signal.SIGTERM])
+    delay = round(rng.uniform(0.05, 3.0), 2)
+    reading = reading_of([spec], None)
+    case = Case(index, "run", f"run-interrupted-{signal.Signals(signum).name}", argv, expect="accept",
+                wrong="WRONG DATASET", interrupt=(signum, delay), notes=[f"{signal.Signals(signum).name} "
+                                                                          f"after {delay} s"])
+
+    def judge(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str] | None:
+        return judge_run(result, cwd / "out", reading, (), "fast", None, {}, runner, str(cwd / "out"))
+
+    case.judge = judge
     return case
 
 
@@ -1969,12 +2004,16 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
         return "HANG", f"still running after {result.seconds:.0f} s"
     if "Traceback" in err or "Exception ignored" in err:
         return "TRACEBACK", _exception_line(err)
+    if result.leftovers:
+        return "HANG", f"left {result.leftovers} processes running after it exited"
+    if result.signalled_at is not None and result.code not in (0, 1, 2, 3, 4, 130, 143, -case.interrupt[0]):
+        return "TRACEBACK", f"exit status {result.code} after {signal.Signals(case.interrupt[0]).name}"
+    if result.signalled_at is not None:
+        return classify_interrupted(case, result, cwd, runner)
     if result.code < 0:
         return "TRACEBACK", f"killed by {signal.Signals(-result.code).name}"
     if result.code not in (0, 1, 2, 3, 4, 130, 143):
         return "TRACEBACK", f"exit status {result.code}"
-    if result.leftovers:
-        return "HANG", f"left {result.leftovers} processes running after it exited"
     if result.code in (130, 143):
         return "WRONG OUTPUT", f"exit {result.code} though nothing interrupted it"
     if result.code in (1, 2):
@@ -2002,6 +2041,30 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
         return case.wrong, reason
     verdict = case.judge(case, result, cwd, runner) if case.judge else None
     return verdict or ("ok", "")
+
+
+def classify_interrupted(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
+    """A run that got SIGINT/SIGTERM: exit 128 + signal with the resume command, then a resume
+    (the same command) that completes the dataset, every deal exactly once."""
+    signum, _ = case.interrupt
+    name = signal.Signals(signum).name
+    late = result.seconds - result.signalled_at
+    at = f"{name} at {result.signalled_at:.2f} s"
+    problem = None
+    if result.code == 0 and late > 1.0:
+        problem = f"{at} ignored: exit 0, {late:.1f} s after the signal"
+    elif result.code == -signum:
+        problem = f"{at} killed it (no handler yet): no resume command"
+    elif result.code not in (0, 128 + signum):
+        last = (result.err.strip().splitlines() or ["(nothing)"])[-1]
+        problem = f"{at} gave exit {result.code}, not {128 + signum}: {last[:160]}"
+    elif result.code and "resume" not in result.err:
+        problem = f"{at} gave exit {result.code} without the command that resumes"
+    resumed = runner(case.argv)
+    if resumed.code != 0 or "Traceback" in resumed.err:
+        last = (resumed.err.strip().splitlines() or ["(nothing)"])[-1]
+        return "WRONG DATASET", f"the resume after {at} fails with exit {resumed.code}: {last[:160]}"
+    return case.judge(case, resumed, cwd, runner) or (("WRONG OUTPUT", problem) if problem else ("ok", ""))
 
 
 def _exception_line(err: str) -> str:
@@ -2069,6 +2132,8 @@ def save_reproducer(folder: Path, case: Case, result: Result, klass: str, reason
         'cp -a "$here/files/." "$work/"',
         *unpack,
         'cd "$work"',
+        *([f"# then: kill -{signal.Signals(case.interrupt[0]).name[3:]} the process group after "
+            f"{case.interrupt[1]} s, and run the same command again"] if case.interrupt else []),
         f"{env + ' ' if env else ''}{' '.join(words)}{redirect}",
         'echo "exit status: $? (files in $work)" >&2',
     ]
@@ -2104,7 +2169,9 @@ _fixtures: Fixtures | None = None
 
 def _init_worker(config: Config) -> None:
     global _config, _fixtures
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    # The parent handles Ctrl-C. A handler, not SIG_IGN: an ignored SIGINT would be inherited
+    # by the CLI processes, which must meet Ctrl-C as a user's shell delivers it.
+    signal.signal(signal.SIGINT, lambda signum, frame: None)
     _config = config
     scratch = config.scratch / f"worker-{os.getpid()}"
     scratch.mkdir(parents=True, exist_ok=True)
@@ -2161,7 +2228,7 @@ def _run_input(index: int) -> dict:
             return extra
 
         result = execute(config.cli, case.argv, cwd, config.timeout, case.stdin, case.stdin_mode,
-                         case.stdout_mode, case.env)
+                         case.stdout_mode, case.env, case.interrupt)
         cpu += result.cpu_seconds
         klass, reason = classify(case, result, cwd, runner)
         folder = None
