@@ -494,6 +494,12 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "search": search, "max_iters": max_iters,
                         "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
         _check_settings(out, manifest, search, max_iters)
+        strays = list_run(out).strays
+        if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
+            name, readers = strays[0]
+            more = f" (and {len(strays) - 1} more: see verify)" if len(strays) > 1 else ""
+            raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
+                               f"{readers}: move it out of the run directory")
         done = read_done(out)  # before writing anything: a refused run leaves DIR as it was
         _upgrade(manifest)
         everything = expected_deals(manifest)

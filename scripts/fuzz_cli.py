@@ -505,8 +505,9 @@ def _manifest_verdict(root: Path) -> Verdict:
         doubtful.append("tool")
     if manifest.get("search") not in ("fast", "classic"):
         doubtful.append("search")
-    if not isinstance(manifest.get("version"), str):
-        doubtful.append("version")
+    if not (isinstance(manifest.get("version"), str)  # written by 0.1.0
+            or isinstance(manifest.get("results_format"), int) and isinstance(manifest.get("sessions"), list)):
+        doubtful.append("results_format/sessions")
     if manifest.get("total_deals") != runs_count(expected):
         doubtful.append("total_deals")
     if manifest.get("finished") is None or not isinstance(manifest.get("elapsed_seconds"), (int, float)):
@@ -1136,7 +1137,9 @@ def judge_solve(result: Result, as_json: bool, canonical: str | None, position: 
         label, outcome, iterations = head.group(1), head.group(2), int(head.group(3).replace(",", ""))
         moves = [(int(pile), card) for card, pile in re.findall(r"^\s*\d+\. (\S+) from pile (\d+)$", text, re.M)]
         most = re.search(r"foundation: (\d+)$|ran out: (\d+)$", text, re.M)
-        played = len(moves) if outcome == "solved" else int(next(g for g in most.groups() if g)) if most else -1
+        undetermined = re.search(r"foundation: not determined within --max-iters$", text, re.M)
+        played = (len(moves) if outcome == "solved" else int(next(g for g in most.groups() if g)) if most
+                  else None if undetermined else -1)
     status = {"solved": 0, "unsolved": 3, "intractable": 4}.get(outcome)
     if status != result.code:
         return "WRONG OUTPUT", f"exit {result.code} for outcome {outcome!r}"
@@ -1154,6 +1157,9 @@ def judge_solve(result: Result, as_json: bool, canonical: str | None, position: 
             return "WRONG OUTPUT", f"solution is not legal play: {problem}"
     elif moves:
         return "WRONG OUTPUT", f"{outcome} with a solution"
+    if played is None:  # README: only an unsolved deal whose best line the --max-iters budget cut short
+        return None if outcome == "unsolved" and max_iters is not None else (
+            "WRONG OUTPUT", f"{outcome} with cards_played not determined (max_iters {max_iters})")
     if position is not None and position.cards <= BRUTE_FORCE_CARDS:
         most = brute_force(position)
         if outcome == "solved" and most != position.cards:

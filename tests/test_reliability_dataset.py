@@ -437,3 +437,12 @@ def test_a_run_stopped_while_recording_its_end_is_marked_finished_on_the_next_ca
     (run_copy / MANIFEST).write_text(json.dumps({**manifest, "finished": None}))
     assert "0 deals solved now" in assert_ok(cli("run", "--out", run_copy, "--workers", "1"))
     assert json.loads((run_copy / MANIFEST).read_text())["finished"]
+
+
+def test_a_run_refuses_to_add_rows_beside_files_readers_would_read(run_copy):
+    (run_copy / "sub").mkdir()
+    shutil.copy(run_copy / "part-1-3-3.parquet", run_copy / "sub" / "part-9-9-1.parquet")
+    before = snapshot(run_copy)
+    err = assert_one_line_failure(cli("run", "--out", run_copy, "--range", "7"))
+    assert "holds sub/" in err and "pandas" in err
+    assert snapshot(run_copy) == before

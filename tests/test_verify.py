@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from blackhole_stats.dataset import MANIFEST_NAME
+from blackhole_stats.dataset import MANIFEST_NAME, DatasetError
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
 from blackhole_stats.verify import verify
@@ -134,5 +134,10 @@ def test_unfinished_files_are_named_and_only_ours_are_removed(copy):
         "._manifest.json.tmp: unfinished file of an interrupted run (the next run on this directory removes it)",
         ".part-61-80-20.parquet.tmp: unfinished file of an interrupted run (the next run on this directory "
         "removes it)")
+    with pytest.raises(DatasetError, match=r"holds \.mine\.tmp, which is not a file of this run"):
+        run(str(copy), None, workers=1)  # someone's file: neither removed nor written beside
+    assert sorted(path.name for path in copy.glob(".*")) == [
+        "._manifest.json.tmp", ".mine.tmp", ".part-61-80-20.parquet.tmp"]
+    (copy / ".mine.tmp").rename(copy.parent / ".mine.tmp")
     assert run(str(copy), None, workers=1).solved_now == 0
-    assert sorted(path.name for path in copy.glob(".*")) == [".mine.tmp"]
+    assert sorted(path.name for path in copy.glob(".*")) == []
