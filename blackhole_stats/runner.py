@@ -146,7 +146,7 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
                 log.info("deal %s: slow, %.1f s, %s", GameNumber(number, ms), seconds, OUTCOMES[outcome])
             solution = _play_order(ids, piles) if piles else None
             rows.append((number, ms, outcome, iterations, played, solution, seconds))
-    columns = dict(zip(dataset.SCHEMA.names, zip(*rows)))  # rows are in SCHEMA's column order
+    columns = dict(zip(dataset.ROW_FIELDS, zip(*rows)))  # rows are in ROW_FIELDS' order
     name = dataset.write_part(task.out, task.deals, columns)
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
@@ -508,7 +508,7 @@ class _StderrHandler(_Quiet, logging.Handler):
 
 
 class _LogFile(_Quiet, logging.FileHandler):
-    """DIR/_run.log. Forked workers inherit it: each record is one append to the shared file, so
+    """DIR.run/run.log. Forked workers inherit it: each record is one append to the shared file, so
     no lock or queue joins the processes, and a worker killed at any moment holds nobody up."""
 
     def close(self) -> None:
@@ -530,13 +530,13 @@ def _warnings_to_stderr() -> Iterator[None]:
 
 @contextmanager
 def _logging_to(out: str) -> Iterator[None]:
-    """This module's log (chunks, slow deals, errors) from every worker into DIR/_run.log.
+    """This module's log (chunks, slow deals, errors) from every worker into DIR.run/run.log.
 
     Lines that cannot be written (a full disk) are lost, never the run; a run
     that ends well says so in one warning.
     """
-    path = dataset.local_path(out)  # None: a remote run, whose warnings go to stderr only
-    to_file = None if path is None else _LogFile(os.path.join(path, dataset.LOG_NAME), encoding="utf-8")
+    path = dataset.log_path(out)  # None: a remote run, whose warnings go to stderr only
+    to_file = None if path is None else _LogFile(path, encoding="utf-8")
     level = log.level
     log.setLevel(logging.INFO)
     if to_file is not None:
