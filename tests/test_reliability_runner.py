@@ -33,7 +33,7 @@ from typing import Iterator
 import pandas as pd
 import pytest
 
-from blackhole_stats.dataset import LOG_NAME, read_manifest
+from blackhole_stats.dataset import log_path, read_manifest
 from conftest import SCRIPT, cli, pause_env, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -317,7 +317,7 @@ def test_dask_lost_worker_is_logged_and_the_run_completes(tmp_path, distributed,
         assert process.returncode == 0, err
     lost = f"lost Dask worker {address_of[worker]}; its chunks run again on the others"
     assert f"warning: {lost}" in err.splitlines()
-    assert lost in (out / LOG_NAME).read_text()
+    assert lost in Path(log_path(str(out))).read_text()
     assert_complete(out, 40)
 
 
