@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import report
-from blackhole_stats.dataset import DatasetError, read_manifest
+from blackhole_stats.dataset import DatasetError, read_manifest, upgrade_table
 from blackhole_stats.plots import PlotsUnavailable, write_plots
 from conftest import cli, require_reference
 
@@ -488,3 +488,14 @@ def test_unsolved_deals_whose_cards_played_was_not_determined(tmp_path):
     ).items())}
     text = run_cli(out).stdout
     assert re.search(rf"^not determined\s+{unknown}\s+", text, re.MULTILINE), text
+
+
+@pytest.mark.parametrize("name", ["deals.parquet", "classic_deals.parquet"])
+def test_committed_results_in_format_2_report_the_same(name, tmp_path):
+    """results/ upgraded the way `run` upgrades a 0.1.0 directory: the same report, number for number."""
+    source = Path(__file__).parents[1] / "results" / name
+    upgraded = tmp_path / name
+    pq.write_table(upgrade_table(pq.read_table(source)), upgraded)
+    assert pq.read_schema(upgraded).field("deal").type == pa.int64()
+    old, new = (json.loads(run_cli(path, "--format", "json").stdout) for path in (source, upgraded))
+    assert {**old, "source": None} == {**new, "source": None}
