@@ -210,8 +210,9 @@ class RunPaths:
     @classmethod
     def of(cls, out: str) -> RunPaths:
         fs, root = filesystem(out)
-        root = root.rstrip("/") or root
-        parent = posixpath.dirname(root) if "/" in root else os.path.dirname(root)
+        local = isinstance(fs, pafs.LocalFileSystem)  # an absolute OS path; else a "bucket/key" path
+        root = root if local else root.rstrip("/") or root
+        parent = (os.path if local else posixpath).dirname(root)
         return cls(fs, root, None if parent in ("", root) else root + SIDE_SUFFIX)
 
     def beside(self, name: str) -> str:

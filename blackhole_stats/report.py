@@ -18,7 +18,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .dataset import DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers
-from .deals import DealSet
 from .solver import OUTCOMES
 
 COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds")
@@ -115,9 +114,10 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     for column, dtype in (("iterations", "int64"), ("cards_played", "Int64"), ("seconds", "float64")):
         if column in frame:
             values = pd.to_numeric(frame[column], errors="coerce")
-            missing = "" if column == "cards_played" else "missing or "  # cards_played: null if not determined
-            if (values.isna() & (frame[column].notna() | bool(missing))).any():
-                raise DatasetError(f"{source}: column {column} has {missing}non-numeric values")
+            may_be_null = column == "cards_played"  # null: not determined within --max-iters
+            if (values.isna() & frame[column].notna() if may_be_null else values.isna()).any():
+                what = "non-numeric" if may_be_null else "missing or non-numeric"
+                raise DatasetError(f"{source}: column {column} has {what} values")
             try:
                 data[column] = values.astype(dtype).array
             except (TypeError, ValueError):  # 3.5 cards

@@ -454,7 +454,9 @@ def test_a_0_1_0_run_upgraded_by_a_run_killed_half_way_is_finished_by_the_next(t
     original = {part.name: pq.read_table(part) for part in out.glob("part-*")}
     make_0_1_0_run(out)
     assert set(deal_types(out).values()) == {"decimal128(38, 0)"}
-    assert json.loads(assert_ok(cli("report", out, "--format", "json")))["deals"] == 11  # format 1 reads
+    verified, reported = cli_all([("verify", out), ("report", out, "--format", "json")])  # format 1 reads
+    assert verified.stdout.decode().splitlines() == [f"_manifest.json: {OLD_LAYOUT}", f"_run.log: {OLD_LAYOUT}"]
+    assert json.loads(assert_ok(reported))["deals"] == 11
 
     command = ["run", "--range", "1-12", "--out", out, "--workers", "1"]
     victim = subprocess.Popen([str(SCRIPT), *map(str, command)], start_new_session=True,
