@@ -421,7 +421,7 @@ def _whole(value) -> int | None:
 
 def deals_held(numbers: np.ndarray, ms: np.ndarray) -> DealSet:
     """The deals that rows hold, from their game numbers (`game_numbers`) and ms flags; repeats merge."""
-    if numbers.dtype != np.int64:
+    if numbers.dtype != np.int64 or not len(numbers):
         return DealSet.from_runs((m, n, n) for n, m in zip(numbers.tolist(), np.asarray(ms).tolist()))
     order = np.lexsort((numbers, ms))  # by ms, then number: runs of consecutive numbers become one run each
     numbers, ms = numbers[order], np.asarray(ms, dtype=bool)[order]

@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 import polars as pl
 import pyarrow as pa
@@ -329,6 +330,15 @@ def test_game_numbers_from_whatever_a_dataset_holds(column, numbers):
     read = dataset.game_numbers(column)
     assert read.tolist() == numbers and [type(number) for number in read.tolist()] == [int, int]
     assert read.dtype == ("int64" if max(numbers) < 2**63 else object)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 40)), max_size=30))
+def test_deals_held_are_the_rows_deals(rows):
+    """What a dataset's rows hold, as runs (numpy's sweep) and as a Python set of (ms, number)."""
+    numbers = np.array([number for _, number in rows], dtype=np.int64)
+    held = dataset.deals_held(numbers, np.array([ms for ms, _ in rows], dtype=bool))
+    assert as_set(held) == set(rows)
+    assert dataset.deals_held(numbers.astype(object), np.array([ms for ms, _ in rows], dtype=bool)) == held
 
 
 def test_game_numbers_take_deal_exact_where_deal_is_null():
