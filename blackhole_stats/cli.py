@@ -265,7 +265,8 @@ def _describe(label: str | None, result) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
               show_default=True, help="text for the terminal, markdown for a README, json for programs.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False),
-              help="Also write PNG charts into this directory (needs the 'plots' extra: matplotlib).")
+              help="Also write PNG charts into this directory, outside the datasets (needs the 'plots' "
+                   "extra: matplotlib).")
 @click.option("--compare", "other", type=click.Path(),
               help="Another dataset, .parquet file or CSV (deal, outcome, optional iterations, ms, "
                    "cards_played or max_played): list deals whose verdicts differ, statistics side by side.")
@@ -279,15 +280,19 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     \b
     Examples:
       blackhole-stats report runs/first
-      blackhole-stats report runs/first --format markdown --plots runs/first/plots
+      blackhole-stats report runs/first --format markdown --plots plots/first
       blackhole-stats report runs/fast --compare runs/classic
       blackhole-stats report runs/first --compare peer_1_1000.csv --format json
     """
     from . import report  # pandas loads only for this command
-    from .dataset import DatasetError, read_manifest
+    from .dataset import DatasetError, inside_dataset, read_manifest
     from .plots import PlotsUnavailable, write_plots
 
     try:
+        for source in (dataset, other) if plots_dir is not None else ():
+            if source is not None and inside_dataset(plots_dir, source):
+                raise click.UsageError(f"--plots {plots_dir} is inside the dataset {source}, whose readers "
+                                       "would read the PNGs too: choose a directory outside it")
         data = report.load(dataset)
         result = report.build_report(data, dataset, read_manifest(dataset))
         if other is not None:

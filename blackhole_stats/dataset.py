@@ -1,28 +1,37 @@
-"""A run directory: a Parquet dataset with one file per finished chunk, plus `_manifest.json`.
+"""A run directory: a Parquet dataset of one file per finished chunk, its bookkeeping beside it.
 
-Readers never need this package: `pandas.read_parquet(DIR)`, `pyarrow.dataset`
-and DuckDB or polars on `DIR/*.parquet` read it as it is. That is why the side
-files start with `_`, files being written start with `.` and end in `.tmp`
-(pyarrow's dataset discovery skips both prefixes, `*.parquet` matches neither),
-and why each chunk is written under such a name and renamed into place only
-when complete.
+`run --out DIR` puts nothing but finished chunk files into DIR, so that every
+reader takes DIR as it is: `pandas.read_parquet(DIR)`, `pyarrow.dataset.dataset(DIR)`,
+DuckDB's `read_parquet('DIR')` and `polars.read_parquet(DIR)`. No name keeps a
+file out of all four readers' way (polars reads every non-empty file under DIR,
+subfolders and `_` or `.` names too; see `_readers_of`), so the run's manifest,
+log, lock and files being written live beside DIR, in `DIR.run/`; a chunk is
+written there under a temporary name and renamed into DIR only when complete.
 
-This module owns the directory: where it may live (`locate`), what is in it
-(`list_run`), the manifest (`read_manifest`, `open_run`, `Session`) and the
-chunk files. Everything it refuses is a `DatasetError` with one line.
+Results format 2 (`SCHEMA`) stores `deal` as int64; 0.1.0 wrote format 1
+(decimal128 `deal`) and kept `_manifest.json` and `_run.log` inside DIR. Both
+are still read; `open_run` moves the side files out and rewrites the chunks.
+
+This module owns the directory: where it may live (`locate`, `RunPaths`), what
+is in it (`list_run`), the manifest (`read_manifest`, `open_run`, `Session`),
+the chunk files and their schema, and reading exact game numbers from them
+(`game_numbers`). Everything it refuses is a `DatasetError` with one line.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import posixpath
 import re
 import stat
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from decimal import Decimal
 from typing import Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -33,42 +42,70 @@ from .dealing import GameNumber
 from .deals import DealSet, DealSpecError
 from .solver import OUTCOMES
 
+GAMES = ("black_hole",)
+"""The games a row can be of, as the `game` column spells them (its dictionary, in this order)."""
+INT64_END = 2**63
+"""Game numbers from here up do not fit `deal`: `deal_exact` holds them."""
+
 SCHEMA = pa.schema([
-    pa.field("deal", pa.decimal128(38, 0), nullable=False),
+    pa.field("game", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+    pa.field("deal", pa.int64()),  # null only for numbers of 2^63 or more
     pa.field("ms", pa.bool_(), nullable=False),
     pa.field("outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
     pa.field("iterations", pa.int64(), nullable=False),
     pa.field("cards_played", pa.int8()),  # null: unsolved, most-played search out of --max-iters
     pa.field("solution", pa.string()),
     pa.field("seconds", pa.float64(), nullable=False),
+    pa.field("deal_exact", pa.string()),  # the number in decimal, only where deal is null
 ])
-"""One row per deal; the names and types are an interface (see README)."""
+"""One row per deal (results format 2); the names and types are an interface (see README).
 
-RESULTS_FORMAT = 1
+`deal` is int64 because that is what pandas, polars and DuckDB compare, divide,
+sort, group and plot as integers at integer speed, and every ordinary range
+fits. PySolFC's random seeds reach 10^20: such a number leaves `deal` null and
+is spelt exactly in `deal_exact`, a column that costs next to nothing where it
+is all null, as it is in ordinary datasets."""
+FORMAT_1_SCHEMA = pa.schema([
+    pa.field("deal", pa.decimal128(38, 0), nullable=False),
+    *(field for field in SCHEMA if field.name not in ("game", "deal", "deal_exact")),
+])
+"""What 0.1.0 wrote: `deal` exact but decimal (pandas reads Python Decimal objects), no `game`, no `deal_exact`."""
+SCHEMAS = {1: FORMAT_1_SCHEMA, 2: SCHEMA}
+ROW_FIELDS = ("deal", "ms", "outcome", "iterations", "cards_played", "solution", "seconds")
+"""What `write_part` takes for each deal; it derives `game` and `deal_exact` itself."""
+
+RESULTS_FORMAT = 2
 """What a row holds for a deal and settings: the schema, the verdicts, how iterations are counted.
 
 A run is resumed or extended by any version that writes the same format, so
 raise this only when a new version would write different rows for the same
-deal, search and max_iters."""
+deal, search and max_iters. `open_run` upgrades runs of format 1."""
 _FORMAT_OF_VERSION = {"0.1.0": 1}
 """Manifests from before `results_format` was recorded name only the tool version."""
 
 TOOL = "blackhole-stats"
-MANIFEST_NAME = "_manifest.json"
-LOG_NAME = "_run.log"
+SIDE_SUFFIX = ".run"
+"""DIR's bookkeeping lives in the folder DIR + SIDE_SUFFIX beside it."""
+MANIFEST_NAME = "manifest.json"
+LOG_NAME = "run.log"
+OLD_MANIFEST_NAME, OLD_LOG_NAME = "_manifest.json", "_run.log"
+"""Where 0.1.0 kept them: inside DIR, where polars then refuses DIR."""
 LOCK_NAME = "_run.lock"
-"""Only where the OS cannot lock a directory (Windows): the file whose first byte is locked instead."""
+"""Only where the OS cannot lock a directory (Windows): the file in DIR whose first byte is locked
+instead. It stays empty, and no reader reads an empty file whose name starts with `_`."""
 PART_PREFIX = "part-"
 PART_SUFFIX = ".parquet"
 TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"
-"""Files being written: hidden from pyarrow's discovery and from `*.parquet` globs."""
+"""Files being written, in the side folder (0.1.0 wrote them in DIR, where readers skipped the prefix)."""
 _PART_NAME = r"part-(?:ms)?\d+-(?:ms)?\d+-\d+\.parquet"
 _PART = re.compile(_PART_NAME)
-_TEMP = re.compile(re.escape(TEMP_PREFIX) + f"(?:{re.escape(MANIFEST_NAME)}|{_PART_NAME})" + re.escape(TEMP_SUFFIX))
+_TEMP = re.compile(re.escape(TEMP_PREFIX) + f"(?:_?{re.escape(MANIFEST_NAME)}|{_PART_NAME})" + re.escape(TEMP_SUFFIX))
 """Our own unfinished files, by name: only these are ever deleted or ignored."""
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://(.*)", re.DOTALL)
+_DIGITS = re.compile(r"[0-9]+")
 
 _OUTCOME_VALUES = pa.array(OUTCOMES, pa.string())
+_GAME_VALUES = pa.array(GAMES, pa.string())
 
 
 class DatasetError(ValueError):
@@ -161,49 +198,110 @@ def local_path(out: str) -> str | None:
     return root if isinstance(fs, pafs.LocalFileSystem) else None
 
 
+@dataclass(frozen=True)
+class RunPaths:
+    """Where a run's files are: the dataset DIR (`root`) and its bookkeeping beside it (`side`)."""
+
+    fs: pafs.FileSystem
+    root: str
+    side: str | None
+    """DIR + SIDE_SUFFIX; None where DIR has no parent to hold it (a filesystem or bucket root)."""
+
+    @classmethod
+    def of(cls, out: str) -> RunPaths:
+        fs, root = filesystem(out)
+        local = isinstance(fs, pafs.LocalFileSystem)  # an absolute OS path; else a "bucket/key" path
+        root = root if local else root.rstrip("/") or root
+        parent = (os.path if local else posixpath).dirname(root)
+        return cls(fs, root, None if parent in ("", root) else root + SIDE_SUFFIX)
+
+    def beside(self, name: str) -> str:
+        """A file of the side folder."""
+        return f"{self._side_folder()}/{name}"
+
+    def make_side(self) -> None:
+        """Create the side folder if need be (OSError if it cannot be)."""
+        self.fs.create_dir(self._side_folder())
+
+    def _side_folder(self) -> str:
+        if self.side is None:
+            raise DatasetError(f"{self.root} is a filesystem or bucket root: a run keeps its bookkeeping "
+                               "beside its directory, so give a directory below it")
+        return self.side
+
+    def inside(self, name: str) -> str:
+        return f"{self.root}/{name}"
+
+    def manifests(self) -> list[str]:
+        """Where a manifest may be, today's place first, then 0.1.0's (inside DIR)."""
+        return ([self.beside(MANIFEST_NAME)] if self.side else []) + [self.inside(OLD_MANIFEST_NAME)]
+
+
+def log_path(out: str) -> str | None:
+    """The run's log file on this machine (`DIR.run/run.log`), or None for a remote run."""
+    paths = RunPaths.of(out)
+    return paths.beside(LOG_NAME) if isinstance(paths.fs, pafs.LocalFileSystem) else None
+
+
 # ------------------------------------------------------------------ what a run directory holds
 @dataclass
 class RunFiles:
-    """A run directory's entries: chunk files, our unfinished files, and anything else (strays)."""
+    """A run directory's entries: chunk files, our unfinished files, 0.1.0's side files, and strays."""
 
     parts: list[str] = field(default_factory=list)
     """Full paths of the finished chunk files, sorted by name."""
     temporary: list[str] = field(default_factory=list)
-    """Names of files a killed writer left (`.part-....parquet.tmp`, `._manifest.json.tmp`)."""
+    """Full paths of files a killed writer left (`.part-....parquet.tmp`, `.manifest.json.tmp`), beside
+    DIR or, from 0.1.0, in it."""
+    old_layout: list[str] = field(default_factory=list)
+    """Names of 0.1.0's side files inside DIR (`_manifest.json`, `_run.log`): `run` moves them beside DIR."""
     strays: list[tuple[str, str]] = field(default_factory=list)
-    """(name, which readers of DIR would read it) for every entry that is not this run's."""
+    """(name, which readers of DIR read it) for every other entry of DIR that a reader picks up."""
 
 
 def list_run(out: str) -> RunFiles:
-    """Sort every entry of DIR (not recursive: a subdirectory is one stray) into RunFiles."""
-    fs, root = filesystem(out)
+    """Sort every entry of DIR (not recursive: a subdirectory is one stray) and our files beside it."""
+    paths = RunPaths.of(out)
     files = RunFiles()
-    for info in sorted(_entries(fs, root, out), key=lambda info: info.base_name):
+    for info in sorted(_entries(paths.fs, paths.root, out), key=lambda info: info.base_name):
         name, is_file = info.base_name, info.type == pafs.FileType.File
-        if is_file and name in (MANIFEST_NAME, LOG_NAME, LOCK_NAME):
+        if is_file and name == LOCK_NAME:
             continue
-        if is_file and _PART.fullmatch(name):
+        if is_file and name in (OLD_MANIFEST_NAME, OLD_LOG_NAME):
+            files.old_layout.append(name)
+        elif is_file and _PART.fullmatch(name):
             files.parts.append(info.path)
         elif is_file and _TEMP.fullmatch(name):
-            files.temporary.append(name)
+            files.temporary.append(info.path)
         else:
-            files.strays.append((name + ("" if is_file else "/"), _readers_of(name, is_file)))
+            readers = _readers_of(name, is_file, info.size if is_file else _entries(paths.fs, info.path, out))
+            if readers:
+                files.strays.append((name + ("" if is_file else "/"), readers))
+    if paths.side is not None:
+        files.temporary += sorted(info.path for info in _entries(paths.fs, paths.side, out)
+                                  if info.type == pafs.FileType.File and _TEMP.fullmatch(info.base_name))
     return files
 
 
-def _readers_of(name: str, is_file: bool) -> str:
-    """Which readers pick up an entry of DIR, as measured (pandas 3.1, pyarrow 26, DuckDB 2.0, polars 2.1).
+def _readers_of(name: str, is_file: bool, content) -> str:
+    """Which of README's readers of DIR pick up an entry of it (`content`: a file's size, a folder's entries).
 
-    pandas/pyarrow read every file under DIR, subdirectories too, except names
-    starting with `.` or `_`; `DIR/*.parquet` (DuckDB, polars) every top-level
-    `*.parquet` file, `.` and `_` ones too; polars given DIR reads every file.
+    Measured with pandas 3.1, pyarrow 26, DuckDB 2.0 and polars 2.1 on the bare
+    DIR: pandas and pyarrow read every file under DIR, subfolders too, except
+    where a name on the way starts with `.` or `_` (and fail on what is not
+    Parquet, even an empty file); DuckDB reads every `*.parquet` file under DIR,
+    whatever its name; polars every non-empty file under DIR, whatever its name,
+    and refuses the directory if their extensions differ.
     """
     readers = []
-    if not name.startswith(("_", ".")):
-        readers.append("pandas and pyarrow (DIR)")
-    if is_file and name.endswith(".parquet"):
-        readers.append("DuckDB and polars (DIR/*.parquet)")
-    readers.append("polars (DIR)")
+    if not name.startswith(("_", ".")) and (is_file or content):
+        readers.append("pandas and pyarrow")
+    if not is_file or name.endswith(".parquet"):
+        if is_file or any(info.base_name.endswith(".parquet") or info.type != pafs.FileType.File
+                          for info in content):
+            readers.append("DuckDB")
+    if content:  # a non-empty file, or a folder with something in it
+        readers.append("polars")
     return ", ".join(readers)
 
 
@@ -215,10 +313,10 @@ def _entries(fs: pafs.FileSystem, root: str, out: str) -> list[pafs.FileInfo]:
 
 
 def data_files(out: str) -> tuple[pafs.FileSystem, list[str]]:
-    """The files a report reads: `out` itself if it is a file, else DIR's top-level `*.parquet` files.
+    """The files a report reads: `out` itself if it is a file, else every `*.parquet` file under DIR.
 
-    The same files as DuckDB and polars on `DIR/*.parquet`, so the report counts
-    what they count (`verify` says whether that is exactly the run's chunks).
+    The files DuckDB reads from DIR (and polars, pandas and pyarrow too, when
+    `verify` finds nothing else there), so the report counts what they count.
     """
     out = locate(out)
     fs, root = filesystem(out)
@@ -227,15 +325,39 @@ def data_files(out: str) -> tuple[pafs.FileSystem, list[str]]:
         return fs, [root]
     if kind != pafs.FileType.Directory:
         raise DatasetError(f"{out}: no such file or directory")
-    paths = sorted(info.path for info in _entries(fs, root, out)
+    try:
+        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
+    except OSError as error:
+        raise DatasetError(f"cannot list {out}: {_os_problem(error)}") from None
+    paths = sorted(info.path for info in found
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:
         raise DatasetError(f"{out}: no *.parquet files in this directory")
     return fs, paths
 
 
+def inside_dataset(path: str, out: str) -> bool:
+    """Whether the local `path` is the dataset directory `out` or lies within it (readers would read it)."""
+    root = local_path(out)
+    if root is None or not os.path.isdir(root):
+        return False
+    path, root = os.path.realpath(path), os.path.realpath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+# ------------------------------------------------------------------ rows and their formats
+def results_format_of(schema: pa.Schema) -> int | None:
+    """The results format whose chunk files have these columns and types (nullability aside), or None."""
+    for number, wanted in SCHEMAS.items():
+        if schema.names == wanted.names and all(schema.field(f.name).type == f.type for f in wanted):
+            return number
+    return None
+
+
 def schema_problem(schema: pa.Schema) -> str | None:
-    """How a chunk file's columns differ from SCHEMA (names and types; nullability aside), or None."""
+    """How a chunk file's columns differ from SCHEMA (and from format 1's), or None if they are either."""
+    if results_format_of(schema) is not None:
+        return None
     if schema.names != SCHEMA.names:
         return f"its columns are {', '.join(schema.names) or 'none'}, not {', '.join(SCHEMA.names)}"
     for wanted in SCHEMA:
@@ -243,6 +365,96 @@ def schema_problem(schema: pa.Schema) -> str | None:
         if found != wanted.type:
             return f"column {wanted.name} is {found}, not {wanted.type}"
     return None
+
+
+def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray | None = None
+                 ) -> np.ndarray:
+    """Exact game numbers from a `deal` column, with `deal_exact` where `deal` is null (format 2).
+
+    The one reader of game numbers (report, verify, resuming): any integer
+    type, format 1's decimal128, a notebook's whole floats or decimals, a
+    CSV's digit strings. Returns int64 when every number fits, else Python ints
+    (dtype object). DatasetError for anything that is not a whole number.
+    """
+    deal = _one_chunk(deal)
+    kind = deal.type
+    if not (pa.types.is_integer(kind) or pa.types.is_decimal(kind) or pa.types.is_floating(kind)
+            or pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)):
+        raise DatasetError(f"column deal is {kind}, not whole game numbers")
+    try:
+        fitting = pc.cast(deal, pa.int64())  # safe: refuses fractions and overflow
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        fitting = None
+    if fitting is not None and fitting.null_count == 0:
+        return fitting.to_numpy()
+    numbers = fitting.to_pylist() if fitting is not None else [_whole(value) for value in deal.to_pylist()]
+    exact = _one_chunk(deal_exact).to_pylist() if deal_exact is not None else [None] * len(numbers)
+    for row, (number, spelt) in enumerate(zip(numbers, exact)):
+        if number is None:
+            if spelt is None or not _DIGITS.fullmatch(spelt):
+                raise DatasetError(f"row {row + 1} has no game number (deal is null"
+                                   + (f", deal_exact is {spelt!r})" if spelt is not None else ")"))
+            numbers[row] = int(spelt)
+    if all(number < INT64_END for number in numbers):
+        return np.array(numbers, dtype=np.int64)
+    return np.array(numbers, dtype=object)
+
+
+def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+
+def _whole(value) -> int | None:
+    """A game number from one value that did not cast to int64 (too big, or a string with spaces)."""
+    if value is None:
+        return None
+    if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
+        return int(value.strip())
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    raise DatasetError(f"column deal holds {value!r}, not a whole game number")
+
+
+def deals_held(numbers: np.ndarray, ms: np.ndarray) -> DealSet:
+    """The deals that rows hold, from their game numbers (`game_numbers`) and ms flags; repeats merge."""
+    if numbers.dtype != np.int64 or not len(numbers):
+        return DealSet.from_runs((m, n, n) for n, m in zip(numbers.tolist(), np.asarray(ms).tolist()))
+    order = np.lexsort((numbers, ms))  # by ms, then number: runs of consecutive numbers become one run each
+    numbers, ms = numbers[order], np.asarray(ms, dtype=bool)[order]
+    breaks = np.flatnonzero((np.diff(numbers) != 1) | (ms[1:] != ms[:-1])) + 1
+    firsts, lasts = np.r_[0, breaks], np.r_[breaks - 1, len(numbers) - 1]
+    return DealSet.from_runs(zip(ms[firsts].tolist(), numbers[firsts].tolist(), numbers[lasts].tolist()))
+
+
+def _deal_columns(numbers: Sequence[int] | np.ndarray) -> tuple[pa.Array, pa.Array]:
+    """`deal` and `deal_exact` for exact game numbers: each number in the one that can hold it."""
+    if isinstance(numbers, np.ndarray) and numbers.dtype == np.int64:
+        return pa.array(numbers, pa.int64()), pa.nulls(len(numbers), pa.string())
+    fits = [number < INT64_END for number in numbers]
+    return (pa.array([number if fit else None for number, fit in zip(numbers, fits)], pa.int64()),
+            pa.array([None if fit else str(number) for number, fit in zip(numbers, fits)], pa.string()))
+
+
+def _game_column(rows: int) -> pa.Array:
+    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int8)), _GAME_VALUES)
+
+
+def upgrade_table(table: pa.Table) -> pa.Table:
+    """Rows of results format 1 (any of its columns, `deal` among them) in format 2's form.
+
+    `game` first, `deal` as int64 with `deal_exact` where a number does not fit,
+    the other columns as they were; a whole format-1 chunk becomes a SCHEMA one.
+    """
+    deal, exact = _deal_columns(game_numbers(table["deal"]))
+    columns = {"game": _game_column(table.num_rows), "deal": deal,
+               **{name: table[name] for name in table.column_names if name != "deal"}, "deal_exact": exact}
+    names = [name for name in SCHEMA.names if name in columns]
+    return pa.Table.from_arrays([columns[name] for name in names],
+                                schema=pa.schema([SCHEMA.field(name) for name in names]))
 
 
 # ------------------------------------------------------------------ chunk files
@@ -254,66 +466,97 @@ def part_name(deals: DealSet) -> str:
 
 
 def write_part(out: str, deals: DealSet, columns: dict[str, Sequence]) -> str:
-    """Write one chunk (`outcome` given as indexes into OUTCOMES); readers see all of it or nothing."""
-    arrays = [pa.DictionaryArray.from_arrays(pa.array(columns[field.name], pa.int8()), _OUTCOME_VALUES)
-              if field.name == "outcome" else pa.array(columns[field.name], field.type)
-              for field in SCHEMA]
-    table = pa.Table.from_arrays(arrays, schema=SCHEMA)
-    fs, root = filesystem(out)
+    """Write one chunk; readers see all of it or nothing.
+
+    `columns` maps each of ROW_FIELDS to the chunk's values: `deal` as Python
+    ints (put in `deal` or `deal_exact` here, the one place that splits them),
+    `outcome` as indexes into OUTCOMES.
+    """
+    deal, exact = _deal_columns(columns["deal"])
+    arrays = {"game": _game_column(len(columns["deal"])), "deal": deal, "deal_exact": exact,
+              "outcome": pa.DictionaryArray.from_arrays(pa.array(columns["outcome"], pa.int8()), _OUTCOME_VALUES)}
+    table = pa.Table.from_arrays([arrays[field.name] if field.name in arrays else
+                                  pa.array(columns[field.name], field.type) for field in SCHEMA], schema=SCHEMA)
     name = part_name(deals)
-    temp = f"{root}/{TEMP_PREFIX}{name}{TEMP_SUFFIX}"
-    pq.write_table(table, temp, filesystem=fs, compression="zstd")
-    fs.move(temp, f"{root}/{name}")
+    _write_chunk_file(RunPaths.of(out), name, table)
     return name
+
+
+def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table) -> None:
+    """Write `table` beside DIR under a temporary name, then rename it into DIR as `name` (replacing it)."""
+    temp = paths.beside(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
+    paths.make_side()
+    pq.write_table(table, temp, filesystem=paths.fs, compression="zstd")
+    paths.fs.move(temp, paths.inside(name))
 
 
 def remove_temp_files(out: str) -> int:
     """Delete what killed writers left behind (our files, by name, nothing else); returns how many."""
-    fs, root = filesystem(out)
+    paths = RunPaths.of(out)
     stale = list_run(out).temporary
     try:
-        for name in stale:
-            fs.delete_file(f"{root}/{name}")
+        for path in stale:
+            paths.fs.delete_file(path)
     except OSError as error:
         raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
     return len(stale)
 
 
 def read_done(out: str) -> DealSet:
-    """The deals that finished chunk files hold; a chunk file of another schema is refused."""
+    """The deals that finished chunk files hold (either results format); a file of another schema is refused."""
     fs, _ = filesystem(out)
-    tables = []
+    numbers, ms = [], []
     for path in list_run(out).parts:
         try:
             chunk = pq.ParquetFile(path, filesystem=fs)
+            found = results_format_of(chunk.schema_arrow)
             problem = schema_problem(chunk.schema_arrow)
-            if problem is None:
-                tables.append(chunk.read(columns=["deal", "ms"]))
+            if found is not None:
+                table = chunk.read(columns=["deal", "ms"] + (["deal_exact"] if found >= 2 else []))
+                numbers.append(game_numbers(table["deal"], table.column("deal_exact") if found >= 2 else None))
+                ms.append(table["ms"].to_numpy())
         except (pa.ArrowException, OSError) as error:
             problem = f"unreadable ({first_line(error)})"
+        except DatasetError as error:
+            problem = str(error)
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None
-    if not tables:
+    if not numbers:
         return DealSet()
-    table = pa.concat_tables(tables)
-    numbers = pc.cast(table["deal"], pa.string()).to_pylist()  # faster than Decimal objects
-    return DealSet.from_runs((ms, int(number), int(number))
-                             for number, ms in zip(numbers, table["ms"].to_pylist()))
+    return deals_held(np.concatenate(numbers), np.concatenate(ms))
+
+
+def _upgrade_chunk_files(paths: RunPaths, parts: list[str]) -> None:
+    """Rewrite every format-1 chunk file in format 2, each atomically.
+
+    A kill leaves some files upgraded and the others not: both are read, and
+    the next `run` goes on from there (verify names the mix meanwhile).
+    """
+    for path in parts:
+        if results_format_of(pq.read_schema(path, filesystem=paths.fs)) == 1:
+            _write_chunk_file(paths, posixpath.basename(path),
+                              upgrade_table(pq.read_table(path, filesystem=paths.fs)))
+            _testhooks.pause("upgrade-part")
 
 
 # ------------------------------------------------------------------ the manifest
 def read_manifest(out: str) -> dict | None:
-    """The manifest, checked (`_manifest_problem`), or None if `out` holds no run."""
-    fs, root = filesystem(out)
-    path = f"{root}/{MANIFEST_NAME}"
-    try:
-        with fs.open_input_stream(path) as stream:
-            raw = stream.read()
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as error:  # a directory, no permission
-        raise DatasetError(f"cannot read {path}: {_os_problem(error)}") from None
+    """The manifest (beside DIR, or where 0.1.0 put it), checked (`_manifest_problem`); None if there is no run."""
+    paths = RunPaths.of(out)
+    for path in paths.manifests():
+        try:
+            with paths.fs.open_input_stream(path) as stream:
+                raw = stream.read()
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as error:  # a directory, no permission
+            raise DatasetError(f"cannot read {path}: {_os_problem(error)}") from None
+        return _parse_manifest(path, raw)
+    return None
+
+
+def _parse_manifest(path: str, raw: bytes) -> dict:
     try:
         manifest = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -390,17 +633,18 @@ def _is_seconds(value) -> bool:
 
 
 def write_manifest(out: str, manifest: dict) -> None:
-    """Replace the manifest atomically (temporary file, then rename); DatasetError if DIR is not writable."""
-    fs, root = filesystem(out)
-    temp = f"{root}/{TEMP_PREFIX}{MANIFEST_NAME}{TEMP_SUFFIX}"
+    """Replace the manifest beside DIR atomically (temporary file, then rename); DatasetError if not writable."""
+    paths = RunPaths.of(out)
+    temp = paths.beside(f"{TEMP_PREFIX}{MANIFEST_NAME}{TEMP_SUFFIX}")
     try:
         try:
-            with fs.open_output_stream(temp) as stream:
+            paths.make_side()
+            with paths.fs.open_output_stream(temp) as stream:
                 stream.write(json.dumps(manifest, indent=2).encode() + b"\n")
             _testhooks.pause("manifest-written")
-            fs.move(temp, f"{root}/{MANIFEST_NAME}")
+            paths.fs.move(temp, paths.beside(MANIFEST_NAME))
         except OSError:
-            _delete_quietly(fs, temp)  # a full disk: leave nothing behind that looks like ours
+            _delete_quietly(paths.fs, temp)  # a full disk: leave nothing behind that looks like ours
             raise
     except OSError as error:
         raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
@@ -421,7 +665,7 @@ def expected_deals(manifest: dict) -> DealSet:
         raise DatasetError(f"the manifest's list of deals is damaged: {error!r}") from None
 
 
-def _results_format(manifest: dict) -> int | None:
+def manifest_format(manifest: dict) -> int | None:
     """The format of a run's rows; None for a manifest from an unknown version that did not record it."""
     return manifest.get("results_format", _FORMAT_OF_VERSION.get(manifest.get("version")))
 
@@ -468,16 +712,18 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     checks on a manifest about to change nor overwrite one with stale deals.
     A new run needs an absent or empty directory (our own unfinished files
     do not count). An existing one takes more deals (the manifest records the
-    union) only with the same search, max_iters and results format; any tool
-    version writing that format may resume it.
+    union) only with the same search and max_iters; any tool version writing
+    its results format may resume it. A run of 0.1.0 is brought up to date
+    first: its side files move beside DIR, its chunks are rewritten in format 2.
     """
-    fs, root = filesystem(out)
-    kind = fs.get_file_info(root).type
+    paths = RunPaths.of(out)
+    paths.beside(MANIFEST_NAME)  # refuses a root: nothing can be beside it
+    kind = paths.fs.get_file_info(paths.root).type
     if kind == pafs.FileType.NotFound:
         if deals is None:
             raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
         try:
-            fs.create_dir(root)
+            paths.fs.create_dir(paths.root)
         except OSError as error:
             raise DatasetError(f"cannot create the run directory {out}: {_os_problem(error)}") from None
     elif kind == pafs.FileType.File:
@@ -489,7 +735,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             if deals is None:
                 raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
             files = list_run(out)
-            if files.parts or files.strays:
+            if files.parts or files.strays or files.old_layout:
                 raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
             manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "search": search, "max_iters": max_iters,
                         "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
@@ -501,7 +747,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
                                f"{readers}: move it out of the run directory")
         done = read_done(out)  # before writing anything: a refused run leaves DIR as it was
-        _upgrade(manifest)
+        _upgrade_manifest(manifest)
         everything = expected_deals(manifest)
         requested = everything if deals is None else deals
         everything = everything | requested
@@ -510,15 +756,17 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
             manifest["finished"] = _utc_now()
         write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
+        if manifest["results_format"] != RESULTS_FORMAT:
+            _upgrade_run(out, paths, manifest)
         yield Session(out, manifest, requested, done)
 
 
 def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None) -> None:
-    found = _results_format(manifest)
+    found = manifest_format(manifest)
     if found is None:
         raise DatasetError(f"{out} holds a run written by {TOOL} {manifest.get('version')!r}, whose results "
                            f"format this version ({__version__}) does not know: use another --out")
-    if found != RESULTS_FORMAT:
+    if found > RESULTS_FORMAT:
         raise DatasetError(f"{out} holds results of format {found}; this version ({__version__}) writes "
                            f"format {RESULTS_FORMAT}: use another --out")
     for key, value in {"search": search, "max_iters": max_iters}.items():
@@ -527,14 +775,40 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
                                "use the same settings to add to it, or another --out")
 
 
-def _upgrade(manifest: dict) -> None:
+def _upgrade_manifest(manifest: dict) -> None:
     """A 0.1.0 manifest in today's form: its format written out, its `version` as the first session."""
-    manifest["results_format"] = _results_format(manifest)
+    manifest["results_format"] = manifest_format(manifest)
     if "sessions" not in manifest:
         old = manifest.pop("version", None)
         manifest["sessions"] = [] if old is None else [
             {"version": old, "started": manifest.get("started"),
              "elapsed_seconds": manifest.get("elapsed_seconds"), "deals_solved": None}]  # not recorded
+
+
+def _upgrade_run(out: str, paths: RunPaths, manifest: dict) -> None:
+    """A run of format 1, its manifest already written beside DIR: the rest of 0.1.0's layout follows.
+
+    0.1.0's manifest is deleted and its log moved beside DIR, then each chunk is
+    rewritten in format 2, then the manifest says so. Every step is atomic or
+    repeatable, so a run killed anywhere in here is finished by the next one.
+    """
+    fs = paths.fs
+    try:
+        old_log, log = paths.inside(OLD_LOG_NAME), paths.beside(LOG_NAME)
+        if fs.get_file_info(old_log).type == pafs.FileType.File:
+            if fs.get_file_info(log).type == pafs.FileType.File:  # cannot happen in order; lose no line if it did
+                with fs.open_input_stream(old_log) as source, fs.open_append_stream(log) as target:
+                    target.write(source.read())
+                fs.delete_file(old_log)
+            else:
+                fs.move(old_log, log)
+        if fs.get_file_info(paths.inside(OLD_MANIFEST_NAME)).type == pafs.FileType.File:
+            fs.delete_file(paths.inside(OLD_MANIFEST_NAME))
+        _upgrade_chunk_files(paths, list_run(out).parts)
+    except OSError as error:
+        raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
+    manifest["results_format"] = RESULTS_FORMAT
+    write_manifest(out, manifest)
 
 
 @contextmanager

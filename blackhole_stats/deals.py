@@ -21,7 +21,8 @@ from .dealing import DealNumberError, GameNumber
 from .quoting import quoted
 
 MAX_DEAL = 10**38 - 1
-"""Largest number a dataset can hold: its `deal` column is decimal128(38, 0)."""
+"""Largest number a run takes: 38 digits, what results format 1's decimal128(38, 0) `deal` held
+(format 2's `deal_exact` could hold more; PySolFC's random games stay below 10^20)."""
 MAX_DEAL_DIGITS = len(str(MAX_DEAL))
 MAX_LINE = 1_000_000
 """Longest `--deals` line read (characters): memory stays bounded whatever the file holds."""

@@ -82,16 +82,19 @@ def _cards_played(figure, data: pd.DataFrame) -> bool:
     """Bar chart: how many unsolvable deals got exactly k cards onto the foundation."""
     if "cards_played" not in data:
         return False
-    cards = data.loc[data["outcome"] == "unsolved", "cards_played"].value_counts().sort_index()
+    unsolved = data.loc[data["outcome"] == "unsolved", "cards_played"]
+    cards = unsolved.value_counts().sort_index()  # nulls (not determined within --max-iters) aside
     if cards.empty:
         return False
     ax = figure.subplots()
-    ax.bar(cards.index, cards.to_numpy(), width=0.8, color=COLORS["unsolved"])
+    ax.bar(cards.index.to_numpy(dtype=int), cards.to_numpy(), width=0.8, color=COLORS["unsolved"])
     ax.set_xlim(-1, 51)
     ax.set_xlabel("most cards any line of play puts on the foundation (of 51)")
     ax.set_ylabel("unsolvable deals")
     _thousands(ax.yaxis)
-    ax.set_title(f"How close the {cards.sum():,} unsolvable deals got (0 = no legal first move)")
+    unknown = int(unsolved.isna().sum())
+    ax.set_title(f"How close the {cards.sum():,} unsolvable deals got (0 = no legal first move)"
+                 + (f"; {unknown:,} not determined" if unknown else ""))
     return True
 
 

@@ -17,12 +17,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .dataset import MANIFEST_NAME, DatasetError, data_files, expected_deals, first_line
-from .deals import DealSet
+from .dataset import DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers
 from .solver import OUTCOMES
 
 COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds")
-"""The documented columns a report uses (`solution` is never needed)."""
+"""The documented columns a report uses (`solution` is never needed; `deal_exact` completes `deal`)."""
 REQUIRED = ("deal", "outcome", "iterations", "cards_played")
 """What a dataset must have to be reported on."""
 VERDICTS = ("deal", "outcome")
@@ -45,10 +44,12 @@ METHODS = "std: sample standard deviation (n - 1); q1, median, q3, p99: linear i
 def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame:
     """The dataset at `path` (a path or URL): a directory of `*.parquet` parts, one Parquet file, or a CSV.
 
-    Returns the documented columns present, normalized: `deal` as Python ints
-    (object dtype, because game numbers go past 2^64), `ms` bool, `outcome`
-    categorical, numbers as int64/float64; sorted by (ms, deal). In a CSV,
-    `max_played` stands for `cards_played`. Raises `dataset.DatasetError`.
+    Returns the documented columns present, normalized: `deal` the exact game
+    numbers (int64, or Python ints in an object column if some are 2^63 or
+    more), `ms` bool, `outcome` categorical, `cards_played` nullable Int64
+    (null: not determined within --max-iters), other numbers int64/float64;
+    sorted by (ms, deal). Either results format; in a CSV, `max_played` stands
+    for `cards_played`. Raises `dataset.DatasetError`.
     """
     source = str(path)
     fs, files = data_files(source)
@@ -61,9 +62,14 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     try:
         names = pq.read_schema(file, filesystem=fs).names
         _check_columns(file, names, required)
-        return pq.read_table(file, columns=[name for name in COLUMNS if name in names], filesystem=fs).to_pandas()
+        table = pq.read_table(file, columns=[name for name in (*COLUMNS, "deal_exact") if name in names],
+                              filesystem=fs)
     except (pa.ArrowException, OSError) as error:
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
+    deals = _game_numbers(file, table["deal"], table["deal_exact"] if "deal_exact" in names else None)
+    frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas()
+    frame.insert(0, "deal", deals)
+    return frame
 
 
 def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
@@ -76,7 +82,15 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     if "cards_played" not in frame and "max_played" in frame:
         frame = frame.rename(columns={"max_played": "cards_played"})
     _check_columns(file, frame.columns, required)
-    return frame[[name for name in COLUMNS if name in frame]]
+    frame = frame[[name for name in COLUMNS if name in frame]]
+    return frame.assign(deal=_game_numbers(file, pa.array(frame["deal"].astype(object), pa.string())))
+
+
+def _game_numbers(file: str, deal, deal_exact=None) -> np.ndarray:
+    try:
+        return game_numbers(deal, deal_exact)
+    except DatasetError as error:
+        raise DatasetError(f"{file}: {error}") from None
 
 
 def _check_columns(file: str, names, required: tuple[str, ...]) -> None:
@@ -87,26 +101,27 @@ def _check_columns(file: str, names, required: tuple[str, ...]) -> None:
 
 
 def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-    try:
-        deals = np.array([int(value) for value in frame["deal"]], dtype=object)
-    except (TypeError, ValueError, ArithmeticError):
-        raise DatasetError(f"{source}: column deal must hold whole game numbers") from None
     outcome = frame["outcome"].astype(object)
     unexpected = set(outcome.unique()) - set(OUTCOMES)
     if unexpected:
         raise DatasetError(f"{source}: column outcome has {sorted(map(repr, unexpected))[0]}; "
                            f"expected {', '.join(OUTCOMES)}")
     data = pd.DataFrame({
-        "deal": deals,
+        "deal": frame["deal"].to_numpy(),
         "ms": frame["ms"].astype(object).fillna(False).astype(bool).to_numpy() if "ms" in frame else False,
         "outcome": pd.Categorical(outcome.to_numpy(), categories=OUTCOMES),
     })
-    for column, dtype in (("iterations", "int64"), ("cards_played", "int64"), ("seconds", "float64")):
+    for column, dtype in (("iterations", "int64"), ("cards_played", "Int64"), ("seconds", "float64")):
         if column in frame:
             values = pd.to_numeric(frame[column], errors="coerce")
-            if values.isna().any():
-                raise DatasetError(f"{source}: column {column} has missing or non-numeric values")
-            data[column] = values.to_numpy().astype(dtype)
+            may_be_null = column == "cards_played"  # null: not determined within --max-iters
+            if (values.isna() & frame[column].notna() if may_be_null else values.isna()).any():
+                what = "non-numeric" if may_be_null else "missing or non-numeric"
+                raise DatasetError(f"{source}: column {column} has {what} values")
+            try:
+                data[column] = values.astype(dtype).array
+            except (TypeError, ValueError):  # 3.5 cards
+                raise DatasetError(f"{source}: column {column} must hold whole numbers") from None
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
 
 
@@ -182,7 +197,7 @@ class ManifestCheck:
     @classmethod
     def of(cls, data: pd.DataFrame, manifest: dict) -> ManifestCheck:
         asked = expected_deals(manifest)
-        held = DealSet.from_runs((ms, deal, deal) for deal, ms in zip(data["deal"], data["ms"]))
+        held = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy())
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count)
 
@@ -205,6 +220,8 @@ class Report:
     solvable: Proportion | None
     iterations: dict[str, IterationStats] | None
     cards_played: dict[int, int] | None
+    cards_played_unknown: int | None
+    """Unsolvable deals whose most cards played was not determined within --max-iters (null cards_played)."""
     no_first_move: int | None
     hardest: list[dict]
     solve_seconds: float | None
@@ -217,7 +234,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
     """Compute a Report from a normalized dataset (see `load`) and its run's manifest, if any."""
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
-    iterations = cards_played = no_first_move = None
+    iterations = cards_played = cards_played_unknown = no_first_move = None
     hardest = []
     if "iterations" in data:
         iterations = {outcome: IterationStats.of(data.loc[data["outcome"] == outcome, "iterations"].to_numpy())
@@ -226,6 +243,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
     if "cards_played" in data:
         unsolved = data.loc[data["outcome"] == "unsolved", "cards_played"]
         cards_played = {int(cards): int(n) for cards, n in unsolved.value_counts().sort_index().items()}
+        cards_played_unknown = int(unsolved.isna().sum())
         no_first_move = cards_played.get(0, 0)
     names = [deal_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
     return Report(
@@ -239,6 +257,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
         solvable=Proportion.of(outcomes["solved"], outcomes["solved"] + outcomes["unsolved"]),
         iterations=iterations,
         cards_played=cards_played,
+        cards_played_unknown=cards_played_unknown,
         no_first_move=no_first_move,
         hardest=hardest,
         solve_seconds=float(data["seconds"].sum()) if "seconds" in data else None,
@@ -250,7 +269,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
 def _deal_row(row) -> dict:
     return {"deal": deal_name(row.deal, row.ms), "outcome": row.outcome,
             "iterations": int(row.iterations),
-            "cards_played": int(row.cards_played) if hasattr(row, "cards_played") else None,
+            "cards_played": _optional_int(row, "cards_played"),
             "seconds": float(row.seconds) if hasattr(row, "seconds") else None}
 
 
@@ -273,6 +292,8 @@ class Comparison:
 def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report) -> Comparison:
     """Match deals by (ms, deal) and list where the two verdicts (and best lines) differ."""
     keys = ["ms", "deal"]
+    if a["deal"].dtype != b["deal"].dtype:  # int64 on one side, Python ints past 2^63 on the other
+        a, b = (side.assign(deal=side["deal"].astype(object)) for side in (a, b))
     merged = pd.merge(_suffixed(a, "_a"), _suffixed(b, "_b"), on=keys, how="outer", indicator=True)
     both = merged[merged["_merge"] == "both"]
     outcome_a, outcome_b = both["outcome_a"].astype(object), both["outcome_b"].astype(object)
@@ -283,8 +304,9 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
                 for row in differ.itertuples()]
     cards = None
     if "cards_played_a" in both and "cards_played_b" in both:
-        unsolved = both[(outcome_a == "unsolved") & (outcome_b == "unsolved")
-                        & (both["cards_played_a"] != both["cards_played_b"])]
+        played_a, played_b = both["cards_played_a"], both["cards_played_b"]
+        unsolved = both[(outcome_a == "unsolved") & (outcome_b == "unsolved") & played_a.notna()
+                        & played_b.notna() & played_a.ne(played_b).fillna(False)]
         cards = [{"deal": deal_name(row.deal, row.ms), "a": int(row.cards_played_a),
                   "b": int(row.cards_played_b)} for row in unsolved.itertuples()]
     side = merged["_merge"].value_counts()
@@ -363,16 +385,20 @@ def _report_sections(report: Report) -> list[_Section]:
     if report.cards_played is not None:
         unsolved = report.outcomes["unsolved"]
         rows = []
-        for low, high in _cards_played_bins(max(report.cards_played, default=0)):
+        for low, high in _cards_played_bins(max(report.cards_played)) if report.cards_played else []:
             n = sum(count for cards, count in report.cards_played.items() if low <= cards <= high)
             at_least = sum(count for cards, count in report.cards_played.items() if cards >= low)
             label = str(low) if low == high else f"{low}-{high}"
             rows.append((label, _number(n), _percent(n, unsolved), _percent(at_least, unsolved)))
-        sections.append(_Section(
-            "Cards played by unsolvable deals (how close they got)",
-            ["the most cards any line of play puts on the foundation; 'at least' counts deals that got "
-             "this far; every count is in the JSON output"],
-            ("cards played", "deals", "percent", "at least"), rows))
+        notes = ["the most cards any line of play puts on the foundation; 'at least' counts deals that got "
+                 "this far; every count is in the JSON output"]
+        if report.cards_played_unknown:
+            rows.append(("not determined", _number(report.cards_played_unknown),
+                         _percent(report.cards_played_unknown, unsolved), "-"))
+            notes.append(f"not determined: {report.cards_played_unknown:,} unsolvable deals whose most cards "
+                         "played was not found within --max-iters (cards_played is null)")
+        sections.append(_Section("Cards played by unsolvable deals (how close they got)", notes,
+                                 ("cards played", "deals", "percent", "at least"), rows))
 
     if report.hardest:
         sections.append(_Section(
@@ -381,10 +407,10 @@ def _report_sections(report: Report) -> list[_Section]:
             [(row["deal"], row["outcome"], _number(row["iterations"]), _number(row["cards_played"]),
               _number(row["seconds"], 3)) for row in report.hardest], align="llrrr"))
 
-    settings = _Section(f"Run settings ({MANIFEST_NAME})", [], ("setting", "value"),
+    settings = _Section("Run settings (the run's manifest)", [], ("setting", "value"),
                         [(key, _setting(value)) for key, value in report.manifest.items()], align="ll")
     if not report.manifest:
-        settings.lines.append(f"no {MANIFEST_NAME} with run settings")
+        settings.lines.append("no manifest with run settings")
     sections.append(settings)
     return sections
 

@@ -154,7 +154,7 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
                 log.info("deal %s: slow, %.1f s, %s", GameNumber(number, ms), seconds, OUTCOMES[outcome])
             solution = _play_order(ids, piles) if piles else None
             rows.append((number, ms, outcome, iterations, played, solution, seconds))
-    columns = dict(zip(dataset.SCHEMA.names, zip(*rows)))  # rows are in SCHEMA's column order
+    columns = dict(zip(dataset.ROW_FIELDS, zip(*rows)))  # rows are in ROW_FIELDS' order
     name = dataset.write_part(task.out, task.deals, columns)
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
@@ -178,7 +178,7 @@ def _solve_logged(task: ChunkTask, stopped: Callable[[], bool] | None = None,
                   worker: str | None = None) -> ChunkResult | None:
     """`solve_chunk` in a worker; its log records travel back with its result or its exception.
 
-    The run writes them to DIR/_run.log (`_write_worker_log`): no worker opens
+    The run writes them to DIR.run/run.log (`_write_worker_log`): no worker opens
     the log, so this works however workers start (fork, spawn, forkserver) or
     wherever they run (Dask). `worker` names the worker in the records when
     the process name does not tell workers apart.
@@ -216,7 +216,7 @@ def _chunk_log(worker: str | None) -> Iterator[list[logging.LogRecord]]:
 
 
 def _write_worker_log(records) -> None:
-    """A chunk's log records, to the run's handlers (DIR/_run.log; warnings also to stderr)."""
+    """A chunk's log records, to the run's handlers (DIR.run/run.log; warnings also to stderr)."""
     for record in records:
         log.handle(record)
 
@@ -582,7 +582,7 @@ class _StderrHandler(_Quiet, logging.Handler):
 
 
 class _LogFile(_Quiet, logging.FileHandler):
-    """DIR/_run.log, written by the run alone: workers' records come back with their chunks, so
+    """DIR.run/run.log, written by the run alone: workers' records come back with their chunks, so
     no lock or queue joins the processes, and a worker killed at any moment holds nobody up."""
 
     def close(self) -> None:
@@ -604,13 +604,13 @@ def _warnings_to_stderr() -> Iterator[None]:
 
 @contextmanager
 def _logging_to(out: str) -> Iterator[None]:
-    """This module's log (chunks, slow deals, errors), the workers' included, into DIR/_run.log.
+    """This module's log (chunks, slow deals, errors), the workers' included, into DIR.run/run.log.
 
     Lines that cannot be written (a full disk) are lost, never the run; a run
     that ends well says so in one warning.
     """
-    path = dataset.local_path(out)  # None: a remote run, whose warnings go to stderr only
-    to_file = None if path is None else _LogFile(os.path.join(path, dataset.LOG_NAME), encoding="utf-8")
+    path = dataset.log_path(out)  # None: a remote run, whose warnings go to stderr only
+    to_file = None if path is None else _LogFile(path, encoding="utf-8")
     level = log.level
     log.setLevel(logging.INFO)
     if to_file is not None:

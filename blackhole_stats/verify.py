@@ -11,6 +11,7 @@ import posixpath
 from dataclasses import dataclass
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
@@ -36,39 +37,54 @@ def verify(out: str) -> Verification:
     """Read every chunk file of the run in `out`; raises DatasetError if there is no run.
 
     Anything else in DIR that a reader of the directory would pick up (a
-    backup copy, a stray Parquet file, a subdirectory) is a problem too: the
-    dataset is what pandas, pyarrow, DuckDB and polars read, not only our files.
+    backup copy, a stray Parquet file, a subdirectory, 0.1.0's side files) is a
+    problem too: the dataset is what pandas, pyarrow, DuckDB and polars read,
+    not only our files. Chunk files of either results format are read; each
+    must be of the manifest's.
     """
     out = dataset.locate(out)
     manifest = dataset.read_manifest(out)
-    fs, root = dataset.filesystem(out)
-    if manifest is None and fs.get_file_info(root).type == pafs.FileType.File:
+    paths = dataset.RunPaths.of(out)
+    if manifest is None and paths.fs.get_file_info(paths.root).type == pafs.FileType.File:
         raise dataset.DatasetError(f"{out} is a file, not a run directory (report reads single files)")
     if manifest is None:
-        raise dataset.DatasetError(f"there is no run in {out} (no {dataset.MANIFEST_NAME})")
+        where = paths.beside(dataset.MANIFEST_NAME) if paths.side else paths.inside(dataset.OLD_MANIFEST_NAME)
+        raise dataset.DatasetError(f"there is no run in {out} (no {where})")
     files = dataset.list_run(out)
     problems = [f"{name}: not a file of this run, yet read by {readers}: move it out of the run directory"
                 for name, readers in files.strays]
-    problems += [f"{name}: unfinished file of an interrupted run (the next run on this directory removes it)"
-                 for name in files.temporary]
+    problems += [f"{name}: left inside the run directory by {dataset.TOOL} 0.1.0, where polars refuses the "
+                 "directory: the next run on it moves it beside the directory" for name in files.old_layout]
+    problems += [f"{_shown(path, paths)}: unfinished file of an interrupted run (the next run on this directory "
+                 "removes it)" for path in files.temporary]
+    run_format = dataset.manifest_format(manifest)
     keys: list[Run] = []
     for path in files.parts:
         name = posixpath.basename(path)
         try:
-            table = pq.read_table(path, filesystem=fs)
+            table = pq.read_table(path, filesystem=paths.fs)
         except (pa.ArrowException, OSError) as error:
             problems.append(f"{name}: unreadable ({dataset.first_line(error)})")
             continue
-        schema_problem = dataset.schema_problem(table.schema)
-        if schema_problem:
-            problems.append(f"{name}: {schema_problem}")
+        found = dataset.results_format_of(table.schema)
+        if found is None:
+            problems.append(f"{name}: {dataset.schema_problem(table.schema)}")
             continue
-        columns = [table[column].to_pylist() for column in
-                   ("deal", "ms", "outcome", "cards_played", "solution")]
+        if found != run_format:
+            problems.append(f"{name}: results format {found}, the manifest's is {run_format} (an upgrade was "
+                            "interrupted: the next run on this directory finishes it)")
+        exact = table["deal_exact"] if found >= 2 else None
+        try:
+            numbers = dataset.game_numbers(table["deal"], exact).tolist()
+        except dataset.DatasetError as error:
+            problems.append(f"{name}: {error}")
+            continue
+        problems += [f"{name}: {problem}" for problem in _format_problems(table, exact)]
+        columns = [table[column].to_pylist() for column in ("ms", "outcome", "cards_played", "solution")]
         file_keys: list[Run] = []
-        for number, ms, outcome, played, solution in zip(*columns):
+        for number, ms, outcome, played, solution in zip(numbers, *columns):
             try:
-                game = GameNumber(int(number), ms)
+                game = GameNumber(number, ms)
             except DealNumberError as error:
                 problems.append(f"{name}: {error}")
                 continue
@@ -89,6 +105,30 @@ def verify(out: str) -> Verification:
         if deals:
             problems.append(f"deals {what}: {deals}")
     return Verification(len(keys), tuple(problems))
+
+
+def _shown(path: str, paths: dataset.RunPaths) -> str:
+    """A file of the run as the user sees it: its name in DIR, or `DIR.run/name` beside it."""
+    folder, name = posixpath.split(path)
+    return name if folder == paths.root else f"{posixpath.basename(folder)}/{name}"
+
+
+def _format_problems(table: pa.Table, exact: pa.ChunkedArray | None) -> list[str]:
+    """Format 2's own rules: every game known, each number in exactly one of `deal` and `deal_exact`
+    (`deal_exact` only for numbers past int64, in plain digits)."""
+    if exact is None:
+        return []
+    problems = []
+    unknown = set(table["game"].to_pylist()) - set(dataset.GAMES)
+    if unknown:
+        problems.append(f"game {sorted(unknown)[0]!r} is not one this version knows ({', '.join(dataset.GAMES)})")
+    both = pc.sum(pc.and_(table["deal"].is_valid(), exact.is_valid())).as_py() or 0
+    if both:
+        problems.append(f"{both} row(s) with both deal and deal_exact set")
+    for spelt in exact.drop_null().to_pylist():
+        if not spelt.isascii() or not spelt.isdigit() or spelt.startswith("0") or int(spelt) < dataset.INT64_END:
+            problems.append(f"deal_exact {spelt!r} is not a number past int64 in plain digits")
+    return problems
 
 
 def _row_problem(game: GameNumber, outcome: str, played: int | None, solution: str | None,

@@ -123,3 +123,41 @@ def wait_for_pause(tmp_path: Path, name: str, process: subprocess.Popen | None =
 def release_pause(tmp_path: Path, name: str) -> None:
     """Let every process paused at `pause(name)` go on now (see `pause_env`)."""
     (tmp_path / "pauses" / f"{name}.release").touch()
+
+
+def manifest_of_0_1_0(manifest: dict, finished: str | None, version: str = "0.1.0") -> dict:
+    """The manifest 0.1.0 wrote (dataset.open_run and runner.run of commit a947ca0): its keys, in its order."""
+    return {"tool": "blackhole-stats", "version": version, "search": manifest["search"],
+            "max_iters": manifest["max_iters"], "deals": manifest["deals"], "total_deals": manifest["total_deals"],
+            "started": manifest["started"], "finished": finished, "workers": manifest["workers"],
+            "scheduler": manifest["scheduler"], "machine": manifest["machine"], "chunk_size": manifest["chunk_size"],
+            "elapsed_seconds": manifest["elapsed_seconds"]}
+
+
+def make_0_1_0_run(out: Path, finished: str | None = "keep") -> None:
+    """Turn a run this version made into what 0.1.0 left, with pyarrow alone: chunk files of results
+    format 1 (`deal` decimal128(38, 0), no `game` or `deal_exact`), `_manifest.json` and `_run.log`
+    inside DIR, nothing beside it. `finished`: the manifest's, unless given."""
+    import json
+    import shutil
+    from decimal import Decimal
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    side = Path(f"{out}.run")
+    for part in sorted(out.glob("part-*.parquet")):
+        table = pq.read_table(part)
+        numbers = [number if spelt is None else int(spelt)
+                   for number, spelt in zip(table["deal"].to_pylist(), table["deal_exact"].to_pylist())]
+        kept = ["ms", "outcome", "iterations", "cards_played", "solution", "seconds"]
+        schema = pa.schema([pa.field("deal", pa.decimal128(38, 0), nullable=False),
+                            *(table.schema.field(name) for name in kept)])
+        columns = [pa.array([Decimal(number) for number in numbers], pa.decimal128(38, 0)),
+                   *(table[name] for name in kept)]
+        pq.write_table(pa.Table.from_arrays(columns, schema=schema), part, compression="zstd")
+    manifest = json.loads((side / "manifest.json").read_text())
+    old = manifest_of_0_1_0(manifest, manifest["finished"] if finished == "keep" else finished)
+    (out / "_manifest.json").write_text(json.dumps(old, indent=2))
+    (side / "run.log").rename(out / "_run.log")
+    shutil.rmtree(side)

@@ -3,14 +3,17 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 import polars as pl
+import pyarrow as pa
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
@@ -23,10 +26,11 @@ from blackhole_stats import dataset
 from blackhole_stats.dataset import DatasetError
 from blackhole_stats.deals import DealSet, DealSpecError
 from blackhole_stats.runner import run
+from conftest import assert_one_line_failure, assert_plays_out, cli, reference_board
 
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
-BIG = [10**19 + 1, 26464608654870335080, 99999999999999999999]
-"""Past 2^64: the deal column must hold them exactly and sort them as numbers."""
+BIG = [2**63 - 1, 2**63, 10**19 + 1, 26464608654870335080, 99999999999999999999, 10**20]
+"""int64's last number, and past it up to PySolFC's 10^20: the dataset must hold them exactly."""
 
 
 # ------------------------------------------------------------------ deal sets
@@ -95,9 +99,13 @@ def test_set_algebra_matches_python_sets(a_runs, b_runs, size):
 
 
 # ------------------------------------------------------------------ the dataset as others read it
+COLUMNS = ["game", "deal", "ms", "outcome", "iterations", "cards_played", "solution", "seconds", "deal_exact"]
+"""Results format 2, as README documents it."""
+
+
 @pytest.fixture(scope="module")
 def big_run(tmp_path_factory) -> Path:
-    """A CLI run over a --deals file with small, ms and past-2^64 numbers (and duplicates)."""
+    """A CLI run over a --deals file with small, ms and past-2^63 numbers (and duplicates)."""
     folder = tmp_path_factory.mktemp("big")
     listing = folder / "deals.txt"
     lines = ["99999999999999999999", "1", *map(str, BIG), "ms3", "32000", "ms3", "2"]
@@ -107,90 +115,127 @@ def big_run(tmp_path_factory) -> Path:
                              "--out", str(out), "--workers", "2", "--chunk-size", "7"],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert "47 deals solved now" in result.stdout
+    assert f"{len(EXPECTED) + 3} deals solved now" in result.stdout
     return out
 
 
 EXPECTED = sorted([*range(1, 41), 32000, *BIG])
 
 
+def exact_numbers(frame) -> list[int]:
+    """Each row's game number from the two columns: `deal`, or `deal_exact` where deal is null."""
+    return [int(spelt) if isinstance(spelt, str) else int(number)
+            for number, spelt in zip(frame["deal"], frame["deal_exact"])]
+
+
 def test_pandas_reads_the_directory(big_run):
-    frame = pd.read_parquet(big_run)
-    assert list(frame.columns) == dataset.SCHEMA.names
-    assert frame["ms"].dtype == bool and frame["iterations"].dtype == "int64"
-    assert frame["cards_played"].dtype == "int8" and frame["seconds"].dtype == "float64"
-    assert list(frame["outcome"].cat.categories) == ["solved", "unsolved", "intractable"]
-    plain = frame[~frame["ms"]].sort_values("deal")
-    assert [int(d) for d in plain["deal"]] == EXPECTED
-    assert all(isinstance(d, Decimal) for d in plain["deal"])
-    assert sorted(int(d) for d in frame[frame["ms"]]["deal"]) == [1, 2, 3]
+    """Numbers past 2^63 leave `deal` null: pandas' numpy backend would make that float64, so such a
+    dataset is read with dtype_backend="pyarrow" (README says so), and every number is exact."""
+    frame = pd.read_parquet(big_run, dtype_backend="pyarrow")
+    assert list(frame.columns) == COLUMNS
+    assert str(frame["deal"].dtype) == "int64[pyarrow]" and frame["ms"].dtype == "bool[pyarrow]"
+    assert set(frame["game"].astype(str)) == {"black_hole"}
+    plain = frame[~frame["ms"]]
+    assert sorted(exact_numbers(plain)) == EXPECTED
+    past = plain["deal_exact"].notna()
+    assert sorted(map(int, plain.loc[past, "deal_exact"])) == [number for number in EXPECTED if number >= 2**63]
+    assert plain.loc[past, "deal"].isna().all() and plain.loc[~past, "deal"].notna().all()
+    assert sorted(frame.loc[frame["ms"], "deal"]) == [1, 2, 3]
     solved = frame["outcome"] == "solved"
     assert frame.loc[solved, "solution"].map(lambda s: len(s.split(" "))).eq(51).all()
     assert frame.loc[solved, "cards_played"].eq(51).all()
     assert frame.loc[~solved, "solution"].isna().all()
     assert frame.loc[~solved, "cards_played"].lt(51).all()
+    assert pd.read_parquet(big_run)["deal"].dtype == "float64"  # the numpy backend's view of a nullable column
 
 
 def test_pyarrow_dataset_schema(big_run):
     table = pads.dataset(big_run, format="parquet").to_table()
     assert table.schema.equals(dataset.SCHEMA)
-    assert table.num_rows == 47
+    assert table.schema.names == COLUMNS and table.schema.field("deal").type == "int64"
+    assert table.num_rows == len(EXPECTED) + 3
     assert table["outcome"].combine_chunks().dictionary.to_pylist() == ["solved", "unsolved", "intractable"]
 
 
 def test_duckdb_sorts_deals_numerically(big_run):
     con = duckdb.connect()
-    rows = con.sql(f"select deal, typeof(deal), typeof(outcome) from read_parquet('{big_run}/*.parquet') "
-                   "where not ms order by deal").fetchall()
-    assert [int(deal) for deal, _, _ in rows] == EXPECTED
-    assert {tuple(types) for _, *types in rows} == {("DECIMAL(38,0)", "VARCHAR")}
-    [(solved,)] = con.sql(f"select count(*) from read_parquet('{big_run}/*.parquet') where outcome = 'solved' "
+    rows = con.sql(f"select coalesce(deal::hugeint, deal_exact::hugeint) as number, typeof(deal), "
+                   f"typeof(outcome) from read_parquet('{big_run}') where not ms order by number").fetchall()
+    assert [int(number) for number, _, _ in rows] == EXPECTED
+    assert {tuple(types) for _, *types in rows} == {("BIGINT", "VARCHAR")}
+    [(solved,)] = con.sql(f"select count(*) from read_parquet('{big_run}') where outcome = 'solved' "
                           "and cards_played = 51 and solution is not null").fetchall()
     assert solved > 0
 
 
 def test_polars_sorts_deals_numerically(big_run):
-    frame = pl.read_parquet(f"{big_run}/*.parquet").filter(~pl.col("ms")).sort("deal")
-    assert frame.schema["deal"] == pl.Decimal(38, 0)
-    assert [int(d) for d in frame["deal"]] == EXPECTED
+    frame = pl.read_parquet(big_run).filter(~pl.col("ms"))
+    assert frame.schema["deal"] == pl.Int64
+    assert sorted(exact_numbers(frame)) == EXPECTED
+    ordinary = frame.filter(pl.col("deal").is_not_null()).sort("deal")
+    assert ordinary["deal"].to_list() == [number for number in EXPECTED if number < 2**63]
 
 
 def test_rows_match_the_solver(big_run):
-    frame = pd.read_parquet(big_run)
-    for number in (2, 26464608654870335080, 32000):
-        row = frame[(frame["deal"] == Decimal(number)) & ~frame["ms"]].iloc[0]
+    frame = pd.read_parquet(big_run, dtype_backend="pyarrow")
+    frame = frame[~frame["ms"]].assign(number=exact_numbers(frame[~frame["ms"]]))
+    for number in (2, 2**63 - 1, 2**63, 26464608654870335080, 10**20, 32000):
+        row = frame[frame["number"] == number].iloc[0]
         result = Solver().solve(deal(GameNumber(number)))
         assert (row["outcome"], row["cards_played"]) == (result.outcome, result.cards_played)
         if result.solved:
             deal(GameNumber(number)).replay_cards([move.card for move in result.moves])
 
 
+@pytest.mark.parametrize("number", [10**16, 26464608654870335080, 99999999999999999999, 10**20])
+def test_pysolfc_seeds_reproduce_the_reference_boards(tmp_path, number):
+    """PySolFC's random seeds from a --deals file: stored exactly, and the number read back (with
+    pyarrow alone) deals the board that pysol-cards deals; the stored solution empties that board."""
+    board = reference_board(str(number))
+    listing = tmp_path / "games.txt"
+    listing.write_text(f"# from my game log\n{number}\n")
+    out = tmp_path / "run"
+    made = cli("run", "--deals", listing, "--out", out, "--workers", "1")
+    assert made.returncode == 0, made.stderr.decode()
+    [row] = pq.read_table(out).to_pylist()
+    assert (row["deal"], row["deal_exact"]) == ((number, None) if number < 2**63 else (None, str(number)))
+    stored = row["deal"] if row["deal"] is not None else int(row["deal_exact"])
+    assert cli("deal", stored).stdout.decode() == board
+    if row["outcome"] == "solved":
+        piles = [line.split() for line in board.splitlines()[1:]]
+        plays = [(next(index for index, pile in enumerate(piles) if card in pile), card)
+                 for card in row["solution"].split(" ")]
+        assert_plays_out(board, plays)
+
+
 def test_manifest(big_run):
-    manifest = json.loads((big_run / dataset.MANIFEST_NAME).read_text())
+    manifest = json.loads(Path(f"{big_run}.run", "manifest.json").read_text())
+    assert manifest == dataset.read_manifest(str(big_run))
     assert manifest["tool"] == "blackhole-stats" and manifest["search"] == "fast"
-    assert manifest["results_format"] == dataset.RESULTS_FORMAT and "version" not in manifest
+    assert manifest["results_format"] == 2 and "version" not in manifest
     [session] = manifest["sessions"]
-    assert (session["version"], session["deals_solved"]) == (blackhole_stats.__version__, 47)
+    assert (session["version"], session["deals_solved"]) == (blackhole_stats.__version__, len(EXPECTED) + 3)
     assert 0 < session["elapsed_seconds"] == manifest["elapsed_seconds"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", session["started"])
     assert manifest["max_iters"] is None and manifest["chunk_size"] == 7 and manifest["workers"] == 2
-    assert manifest["deals"] == ["1-40", "32000", *map(str, BIG), "ms1-ms3"]
-    assert manifest["total_deals"] == 47
+    assert manifest["deals"] == ["1-40", "32000", f"{2**63 - 1}-{2**63}", str(10**19 + 1), "26464608654870335080",
+                                 f"{10**20 - 1}-{10**20}", "ms1-ms3"]  # neighbours merge into ranges
+    assert manifest["total_deals"] == len(EXPECTED) + 3
     for key in ("started", "finished"):
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", manifest[key])
     assert manifest["elapsed_seconds"] > 0
     assert set(manifest["machine"]) == {"hostname", "platform", "cpu", "cpu_count", "python"}
 
 
-def test_chunk_files(big_run):
-    names = sorted(path.name for path in big_run.iterdir())
-    assert names[:2] == [dataset.MANIFEST_NAME, dataset.LOG_NAME]
-    parts = names[2:]
-    assert len(parts) == 7
+def test_chunk_files_alone_in_the_directory(big_run):
+    """DIR holds the chunk files and nothing else; the manifest and the log are beside it, in DIR.run."""
+    parts = sorted(path.name for path in big_run.iterdir())
+    assert len(parts) == 8
     assert all(re.fullmatch(r"part-(ms)?\d+-(ms)?\d+-\d+\.parquet", name) for name in parts)
-    assert "part-1-7-7.parquet" in parts and f"part-{BIG[1]}-ms3-5.parquet" in parts
-    log = (big_run / dataset.LOG_NAME).read_text()
-    assert log.count(": started") == 7 and log.count(": wrote part-") == 7
+    assert "part-1-7-7.parquet" in parts and f"part-{2**63}-ms2-7.parquet" in parts
+    assert sorted(path.name for path in Path(f"{big_run}.run").iterdir()) == ["manifest.json", "run.log"]
+    log = Path(f"{big_run}.run", "run.log").read_text()
+    assert log.count(": started") == 8 and log.count(": wrote part-") == 8
 
 
 # ------------------------------------------------------------------ resuming, refusing
@@ -203,15 +248,16 @@ def small(tmp_path, specs=("1-30",), **options) -> Path:
 def test_adding_deals_keeps_files_and_records_the_union(tmp_path):
     out = small(tmp_path)
     before = {path.name: path.stat().st_ino for path in out.glob("part-*")}
-    (out / ".part-31-40-10.parquet.tmp").write_bytes(b"half a file")  # what a killed worker leaves
-    assert len(pd.read_parquet(out)) == 30  # readers skip it
-    assert duckdb.sql(f"select count(*) from read_parquet('{out}/*.parquet')").fetchall() == [(30,)]
-    assert len(pl.read_parquet(f"{out}/*.parquet")) == 30
+    side = Path(f"{out}.run")
+    (side / ".part-31-40-10.parquet.tmp").write_bytes(b"half a file")  # what a killed worker leaves
+    assert len(pd.read_parquet(out)) == 30  # beside DIR: no reader sees it
+    assert duckdb.sql(f"select count(*) from read_parquet('{out}')").fetchall() == [(30,)]
+    assert len(pl.read_parquet(out)) == 30
     summary = run(str(out), DealSet.parse(["25-45"]), workers=1, chunk_size=10)
     assert (summary.requested, summary.already_done, summary.solved_now) == (21, 6, 15)
     after = {path.name: path.stat().st_ino for path in out.glob("part-*")}
     assert before.items() <= after.items()
-    assert not list(out.glob(".*"))
+    assert not list(side.glob(".*"))
     assert dataset.read_manifest(str(out))["deals"] == ["1-45"]
     frame = pd.read_parquet(out)
     assert sorted(int(d) for d in frame["deal"]) == list(range(1, 46))
@@ -234,6 +280,7 @@ def test_refuses_a_directory_that_is_not_a_run(tmp_path):
     (tmp_path / "notes.txt").write_text("mine")
     with pytest.raises(DatasetError, match="not empty and holds no run"):
         run(str(tmp_path), DealSet.parse(["1"]))
+    assert not Path(f"{tmp_path}.run").exists()  # refused before anything was written
     with pytest.raises(DatasetError, match="is a file"):
         run(str(tmp_path / "notes.txt"), DealSet.parse(["1"]))
     with pytest.raises(DatasetError, match="no run to resume"):
@@ -244,8 +291,8 @@ def test_refuses_a_directory_that_is_not_a_run(tmp_path):
 def test_intractable_rows(tmp_path):
     out = small(tmp_path, specs=("2-4",), search="classic", max_iters=50)
     frame = pd.read_parquet(out).set_index("deal")
-    assert frame.loc[Decimal(2), "outcome"] == "intractable"  # the peer needs 158,848 iterations
-    assert pd.isna(frame.loc[Decimal(2), "solution"])
+    assert frame.loc[2, "outcome"] == "intractable"  # the peer needs 158,848 iterations
+    assert pd.isna(frame.loc[2, "solution"])
 
 
 def test_fsspec_url():
@@ -265,6 +312,140 @@ def test_fsspec_url():
 
 def test_a_damaged_manifest_is_a_clear_error(tmp_path):
     out = small(tmp_path, specs=("1",))
-    (out / dataset.MANIFEST_NAME).write_text("{half")
-    with pytest.raises(DatasetError, match="_manifest.json is damaged"):
+    Path(f"{out}.run", "manifest.json").write_text("{half")
+    with pytest.raises(DatasetError, match=re.escape(f"{out}.run/manifest.json is damaged")):
         run(str(out), None)
+
+
+# ------------------------------------------------------------------ game numbers, read back exactly
+@pytest.mark.parametrize("column, numbers", [
+    (pa.array([5, 9], pa.int8()), [5, 9]),
+    (pa.array([2**64 - 1, 7], pa.uint64()), [2**64 - 1, 7]),
+    (pa.array([Decimal(3), Decimal(10**30)], pa.decimal128(38, 0)), [3, 10**30]),
+    (pa.array([Decimal("4.0"), Decimal(2**63 - 1)], pa.decimal128(25, 1)), [4, 2**63 - 1]),
+    (pa.array([5.0, 2.0**70], pa.float64()), [5, 2**70]),
+    (pa.array(["12", " 26464608654870335080 "], pa.string()), [12, 26464608654870335080]),
+])
+def test_game_numbers_from_whatever_a_dataset_holds(column, numbers):
+    read = dataset.game_numbers(column)
+    assert read.tolist() == numbers and [type(number) for number in read.tolist()] == [int, int]
+    assert read.dtype == ("int64" if max(numbers) < 2**63 else object)
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 40)), max_size=30))
+def test_deals_held_are_the_rows_deals(rows):
+    """What a dataset's rows hold, as runs (numpy's sweep) and as a Python set of (ms, number)."""
+    numbers = np.array([number for _, number in rows], dtype=np.int64)
+    held = dataset.deals_held(numbers, np.array([ms for ms, _ in rows], dtype=bool))
+    assert as_set(held) == set(rows)
+    assert dataset.deals_held(numbers.astype(object), np.array([ms for ms, _ in rows], dtype=bool)) == held
+
+
+def test_game_numbers_take_deal_exact_where_deal_is_null():
+    read = dataset.game_numbers(pa.array([1, None, 3], pa.int64()),
+                                pa.array([None, "100000000000000000000", None], pa.string()))
+    assert read.tolist() == [1, 10**20, 3] and read.dtype == object
+
+
+@pytest.mark.parametrize("column, exact, words", [
+    (pa.array([1.5]), None, "holds 1.5, not a whole game number"),
+    (pa.array(["12a"]), None, "holds '12a'"),
+    (pa.array([True]), None, "column deal is bool"),
+    (pa.array([1, None], pa.int64()), None, "row 2 has no game number"),
+    (pa.array([None], pa.int64()), pa.array(["-5"]), "deal_exact is '-5'"),
+])
+def test_game_numbers_refuse_what_is_not_one(column, exact, words):
+    with pytest.raises(DatasetError, match=re.escape(words)):
+        dataset.game_numbers(column, exact)
+
+
+def test_upgrade_table_keeps_every_number_and_column():
+    """A compact format-1 table (results/deals.parquet's columns) in format 2's form."""
+    old = pa.table({"deal": pa.array([Decimal(7), Decimal(2**63), Decimal(10**20)], pa.decimal128(38, 0)),
+                    "ms": [False, False, True], "iterations": [1, 2, 3]})
+    new = dataset.upgrade_table(old)
+    assert new.column_names == ["game", "deal", "ms", "iterations", "deal_exact"]
+    assert new["deal"].to_pylist() == [7, None, None]
+    assert new["deal_exact"].to_pylist() == [None, str(2**63), str(10**20)]
+    assert new["game"].to_pylist() == ["black_hole"] * 3 and new["iterations"].to_pylist() == [1, 2, 3]
+    assert new.schema.field("deal").type == pa.int64()
+
+
+# ------------------------------------------------------------------ an ordinary run, as a notebook reads it
+@pytest.fixture(scope="module")
+def ordinary_run(tmp_path_factory) -> Path:
+    """Deals 1..2500 and ms1..ms5, then `report --plots` (outside DIR): what a user's directory holds."""
+    folder = tmp_path_factory.mktemp("ordinary")
+    out = folder / "run"
+    made = cli("run", "--range", "1-2500,ms1-ms5", "--out", out, "--chunk-size", "500", "--workers", "2")
+    assert made.returncode == 0, made.stderr.decode()
+    reported = cli("report", out, "--plots", folder / "plots")
+    assert reported.returncode == 0, reported.stderr.decode()
+    return out
+
+
+def test_every_reader_takes_the_bare_directory(ordinary_run):
+    """README's four readers on DIR as `run` and `report --plots` left it: all rows, no error."""
+    counts = {
+        "pandas": len(pd.read_parquet(ordinary_run)),
+        "pandas, pyarrow backend": len(pd.read_parquet(ordinary_run, dtype_backend="pyarrow")),
+        "pyarrow": pads.dataset(ordinary_run).count_rows(),
+        "DuckDB": duckdb.sql(f"select count(*) from read_parquet('{ordinary_run}')").fetchall()[0][0],
+        "polars": len(pl.read_parquet(ordinary_run)),
+    }
+    assert counts == dict.fromkeys(counts, 2505)
+
+
+def test_pandas_computes_with_deal_numbers_as_integers(ordinary_run):
+    plain = list(range(1, 2501))
+    for backend in ("numpy_default", "pyarrow"):
+        frame = pd.read_parquet(ordinary_run, **({} if backend == "numpy_default" else {"dtype_backend": backend}))
+        assert str(frame["deal"].dtype) == ("int64" if backend == "numpy_default" else "int64[pyarrow]")
+        frame = frame[~frame["ms"]]
+        assert frame["deal"].sort_values().tolist() == plain
+        assert (frame["deal"] < 1000).sum() == 999
+        groups = frame.groupby(frame["deal"] // 1000).size()
+        assert groups.to_dict() == {0: 999, 1: 1000, 2: 501}  # Counter(n // 1000 for n in 1..2500)
+        assert frame["deal"].quantile(0.5) == statistics.median(plain)
+        assert frame["deal"].isin([7, 2500, 2501]).sum() == 2
+        assert len(frame.merge(pd.DataFrame({"deal": [3, 1000, 4000]}), on="deal")) == 2
+        assert "deal" in frame.describe().columns  # numeric, not categorical
+
+
+def test_a_plot_against_deal_numbers_has_a_numeric_axis(ordinary_run):
+    """Decimal objects gave a categorical axis (deals drawn evenly spaced, whatever their numbers)."""
+    figure = pytest.importorskip("matplotlib.figure", reason="plots need the 'plots' extra").Figure()
+    frame = pd.read_parquet(ordinary_run)
+    frame = frame[~frame["ms"] & ((frame["deal"] < 100) | (frame["deal"] > 2400))]  # 199 deals, a gap of 2300
+    ax = figure.subplots()
+    ax.plot(frame["deal"], frame["iterations"], ".")
+    low, high = ax.get_xlim()
+    assert low < 100 and high > 2400  # positions are the numbers, not 0..198
+
+
+def test_polars_computes_with_deal_numbers_as_integers(ordinary_run):
+    frame = pl.read_parquet(ordinary_run).filter(~pl.col("ms"))
+    assert frame.schema["deal"] == pl.Int64
+    grouped = frame.group_by(pl.col("deal") // 1000).len().sort("deal")
+    assert grouped.schema["deal"] == pl.Int64 and grouped.rows() == [(0, 999), (1, 1000), (2, 501)]
+    assert frame["deal"].quantile(0.5, "linear") == 1250.5
+
+
+def test_duckdb_computes_with_deal_numbers_as_integers(ordinary_run):
+    rows = duckdb.sql(f"select deal // 1000 as thousand, typeof(deal // 1000), typeof(deal), count(*) "
+                      f"from read_parquet('{ordinary_run}') where not ms group by all order by 1").fetchall()
+    assert rows == [(0, "BIGINT", "BIGINT", 999), (1, "BIGINT", "BIGINT", 1000), (2, "BIGINT", "BIGINT", 501)]
+    [(median,)] = duckdb.sql(f"select quantile_cont(deal, 0.5) from read_parquet('{ordinary_run}') "
+                             "where not ms").fetchall()
+    assert median == 1250.5
+
+
+def test_plots_inside_the_dataset_are_refused(ordinary_run, tmp_path):
+    """report --help once suggested `--plots runs/first/plots`: PNGs in DIR broke pandas and polars."""
+    before = sorted(path.name for path in ordinary_run.iterdir())
+    for inside in (ordinary_run / "plots", ordinary_run):
+        line = assert_one_line_failure(cli("report", ordinary_run, "--plots", inside), 2)
+        assert f"--plots {inside} is inside the dataset {ordinary_run}" in line
+    assert sorted(path.name for path in ordinary_run.iterdir()) == before
+    help_text = cli("report", "--help").stdout.decode()
+    assert "--plots plots/first" in help_text and "runs/first/plots" not in help_text

@@ -47,3 +47,13 @@ def test_cards_played_axis_ends_at_the_cards_there_are(data):
 def test_deal_numbers_have_thousands_separators(data):
     (ax,) = drawn(plots._solvable_fraction, data).axes
     assert any("," in label for label in tick_labels(ax.xaxis))
+
+
+def test_cards_played_not_determined_are_left_out_and_counted(data):
+    """Unsolvable deals whose best line --max-iters cut short: null cards_played, as `report.load` gives it."""
+    data["cards_played"] = data["cards_played"].astype("Int64")
+    data.loc[data.index[-3:], "cards_played"] = pd.NA  # three of the 50 unsolved
+    (ax,) = drawn(plots._cards_played, data).axes
+    [bar] = [patch for patch in ax.patches if patch.get_height() > 0]
+    assert (bar.get_x() + bar.get_width() / 2, bar.get_height()) == (50, 47)
+    assert "3 not determined" in ax.get_title()

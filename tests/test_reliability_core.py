@@ -29,13 +29,14 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import Solver, deal, solve
-from blackhole_stats.dataset import MANIFEST_NAME
+from blackhole_stats.dataset import MANIFEST_NAME, RunPaths
 from blackhole_stats.verify import verify
 
 from conftest import SCRIPT, cli, pause_env, require_reference, wait_for_pause
@@ -269,9 +270,9 @@ def test_verify_accepts_a_null_cards_played_only_for_unsolved_rows_of_budgeted_r
     pq.write_table(nulls, part)
     assert verify(str(out)).problems == ("deal 1: unsolved, but no cards_played",
                                          "deal 2: solved, but cards_played is None")
-    manifest = json.loads((out / MANIFEST_NAME).read_text())
+    manifest = json.loads(Path(RunPaths.of(str(out)).beside(MANIFEST_NAME)).read_text())
     manifest["max_iters"] = 10**6
-    (out / MANIFEST_NAME).write_text(json.dumps(manifest))
+    Path(RunPaths.of(str(out)).beside(MANIFEST_NAME)).write_text(json.dumps(manifest))
     assert verify(str(out)).problems == ("deal 2: solved, but cards_played is None",)
 
 

@@ -14,12 +14,17 @@ Parquet files, real mounts (tmpfs, full or read-only) and real `kill -9`:
   run, verify and report, and is left as it was.
 * A chunk-named file of another schema stops `run` with one line.
 * `verify` fails on every file that pandas, pyarrow, DuckDB or polars would
-  read from the directory besides the run's chunks (and the readers really
-  do read them: measured here); `report` says when rows and manifest differ.
+  read from the bare directory besides the run's chunks (and the readers
+  really do read them: measured here); `report` says when rows and manifest
+  differ. A clean run directory is read whole by all four.
 * Two runs on one directory: the second is refused before it reads the
   manifest, so it cannot pass its checks on a manifest that is about to change.
 * A run started by another tool version with the same results format is
-  resumed and extended; so is an unfinished run of 0.1.0.
+  resumed and extended; so is an unfinished run of 0.1.0 (results format 1,
+  its manifest and log inside DIR): `run` moves its side files beside DIR and
+  rewrites its chunks in format 2, and a `kill -9` in the middle of that
+  leaves a mix that report and verify read (verify names it) and that the
+  next run finishes, the rows unchanged.
 """
 from __future__ import annotations
 
@@ -38,13 +43,18 @@ import duckdb
 import pandas as pd
 import polars as pl
 import pyarrow as pa
+import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import __version__
-from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, release_pause, wait_for_pause
+from conftest import (SCRIPT, assert_one_line_failure, cli, make_0_1_0_run, manifest_of_0_1_0, pause_env,
+                      release_pause, wait_for_pause)
 
-MANIFEST = "_manifest.json"
+
+def manifest_file(run: Path) -> Path:
+    """Where a run keeps its manifest: beside DIR, in DIR.run/."""
+    return Path(f"{run}.run", "manifest.json")
 
 
 def cli_all(calls: list[tuple], cwd: Path | None = None) -> list[subprocess.CompletedProcess]:
@@ -59,8 +69,10 @@ def assert_ok(result: subprocess.CompletedProcess) -> str:
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder` with its bytes: 'nothing was lost or changed' is equality of these."""
-    return {str(path.relative_to(folder)): path.read_bytes() for path in sorted(folder.rglob("*")) if path.is_file()}
+    """Every file of a run (under `folder` and beside it in `folder.run`) with its bytes: 'nothing was
+    lost or changed' is equality of these."""
+    return {str(path.relative_to(folder.parent)): path.read_bytes()
+            for base in (folder, Path(f"{folder}.run")) for path in sorted(base.rglob("*")) if path.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +86,7 @@ def base_run(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def run_copy(base_run, tmp_path) -> Path:
+    shutil.copytree(f"{base_run}.run", tmp_path / "run.run")
     return Path(shutil.copytree(base_run, tmp_path / "run"))
 
 
@@ -125,7 +138,7 @@ def test_a_directory_that_cannot_be_created(tmp_path):
                        ("report", "/proc/x")])
     run, verify, report = (assert_one_line_failure(result, 1) for result in results)
     assert run == "Error: cannot create the run directory /proc/x: No such file or directory\n"
-    assert verify == "Error: there is no run in /proc/x (no _manifest.json)\n"
+    assert verify == "Error: there is no run in /proc/x (no /proc/x.run/manifest.json)\n"
     assert report == "Error: /proc/x: no such file or directory\n"
 
 
@@ -170,7 +183,7 @@ def test_a_full_disk_at_the_first_write(tmp_path):
         command = ("run", "--range", "1-5", "--out", out, "--workers", "1")
         line = assert_one_line_failure(cli(*command), 1)
         assert line == f"Error: cannot write to {out}: No space left on device\n"
-        assert not (out / MANIFEST).exists()
+        assert not manifest_file(out).exists()
         filler.unlink()
         assert "5 deals solved now" in assert_ok(cli(*command))
         assert assert_ok(cli("verify", out)).startswith("ok: 5 rows")
@@ -186,19 +199,23 @@ def test_kill_9_between_writing_and_renaming_the_manifest(tmp_path):
     finally:
         os.killpg(victim.pid, signal.SIGKILL)
         victim.wait()
-    assert os.listdir(out) == ["._manifest.json.tmp"]  # what old versions refused forever
+    assert os.listdir(out) == [] and os.listdir(f"{out}.run") == [".manifest.json.tmp"]
     assert "5 deals solved now" in assert_ok(cli(*command[1:]))
     assert assert_ok(cli("verify", out)).startswith("ok: 5 rows")
-    assert not list(out.glob(".*"))
+    assert not list(Path(f"{out}.run").glob(".*"))
 
 
 def test_only_our_unfinished_files_are_ignored(tmp_path):
     out = tmp_path / "run"
+    side = tmp_path / "run.run"
+    side.mkdir(parents=True)
     out.mkdir()
-    (out / "._manifest.json.tmp").write_text("{half")
+    (out / "._manifest.json.tmp").write_text("{half")  # where 0.1.0 wrote them
     (out / ".part-1-3-3.parquet.tmp").write_bytes(b"half a file")
+    (side / ".manifest.json.tmp").write_text("{half")
+    (side / ".part-1-3-3.parquet.tmp").write_bytes(b"half a file")
     assert "3 deals solved now" in assert_ok(cli("run", "--range", "1-3", "--out", out, "--workers", "1"))
-    assert not list(out.glob(".*"))
+    assert not list(out.glob(".*")) and not list(side.glob(".*"))
     other = tmp_path / "other"
     other.mkdir()
     (other / ".notes.tmp").write_text("someone's")
@@ -209,7 +226,7 @@ def test_only_our_unfinished_files_are_ignored(tmp_path):
 
 # ------------------------------------------------------------------ damaged files
 def _real_manifest(run: Path, **changes) -> bytes:
-    manifest = json.loads((run / MANIFEST).read_text())
+    manifest = json.loads(manifest_file(run).read_text())
     return json.dumps({**manifest, **changes}).encode()
 
 
@@ -222,7 +239,7 @@ DAMAGED = {
     "bad elapsed time": (lambda run: _real_manifest(run, elapsed_seconds="x"),
                          'elapsed_seconds must be a number of seconds, not "x"'),
     "bad range": (lambda run: _real_manifest(run, deals=["5-1"]), "deals: bad deal range '5-1': reversed"),
-    "truncated": (lambda run: (run / MANIFEST).read_bytes()[:40], "not valid JSON"),
+    "truncated": (lambda run: manifest_file(run).read_bytes()[:40], "not valid JSON"),
     "not UTF-8": (lambda run: b'{"tool": "\xff"}', "not UTF-8 text (byte 0xff at offset 10)"),
 }
 
@@ -230,12 +247,12 @@ DAMAGED = {
 @pytest.mark.parametrize("damage", DAMAGED)
 def test_a_damaged_manifest_is_one_line_everywhere(run_copy, damage):
     make, words = DAMAGED[damage]
-    (run_copy / MANIFEST).write_bytes(make(run_copy))
+    manifest_file(run_copy).write_bytes(make(run_copy))
     before = snapshot(run_copy)
     results = cli_all([("run", "--out", run_copy), ("verify", run_copy), ("report", run_copy)])
     for result in results:
         line = assert_one_line_failure(result, 1)
-        assert line.startswith(f"Error: {run_copy / MANIFEST} is damaged: "), line
+        assert line.startswith(f"Error: {manifest_file(run_copy)} is damaged: "), line
         assert words in line
     assert snapshot(run_copy) == before
 
@@ -248,25 +265,24 @@ def test_a_chunk_file_of_another_schema(run_copy):
     extended = cli("run", "--range", "1-9", "--out", run_copy)  # not beside the other run: the lock would refuse
     for result in (resumed, extended):
         assert assert_one_line_failure(result, 1) == (
-            f"Error: {part} is named like a chunk file but its columns are deal, verdict, not deal, ms, outcome, "
-            "iterations, cards_played, solution, seconds: move it out of the run directory\n")
+            f"Error: {part} is named like a chunk file but its columns are deal, verdict, not game, deal, ms, "
+            "outcome, iterations, cards_played, solution, seconds, deal_exact: move it out of the run directory\n")
     assert verified.returncode == 1
     assert verified.stdout.decode().splitlines() == [
-        "part-4-6-3.parquet: its columns are deal, verdict, not deal, ms, outcome, iterations, cards_played, "
-        "solution, seconds", "deals missing: 4-6"]
-    assert {key: value for key, value in snapshot(run_copy).items() if key != "_run.log"} == \
-        {key: value for key, value in before.items() if key != "_run.log"}
+        "part-4-6-3.parquet: its columns are deal, verdict, not game, deal, ms, outcome, iterations, "
+        "cards_played, solution, seconds, deal_exact", "deals missing: 4-6"]
+    assert {key: value for key, value in snapshot(run_copy).items() if key != "run.run/run.log"} == \
+        {key: value for key, value in before.items() if key != "run.run/run.log"}
 
 
 # ------------------------------------------------------------------ what readers read
 def reader_rows(folder: Path) -> dict[str, int | str]:
-    """Rows each reader gets from the directory as README tells users to read it (or its error)."""
+    """Rows each reader gets from the bare directory, as README tells users to read it (or its error)."""
     readers = {
-        "pandas (DIR)": lambda: len(pd.read_parquet(folder)),
-        "DuckDB (DIR/*.parquet)": lambda: duckdb.sql(
-            f"select count(*) from read_parquet('{folder}/*.parquet')").fetchall()[0][0],
-        "polars (DIR/*.parquet)": lambda: len(pl.read_parquet(f"{folder}/*.parquet")),
-        "polars (DIR)": lambda: len(pl.read_parquet(folder)),
+        "pandas": lambda: len(pd.read_parquet(folder)),
+        "pyarrow": lambda: pads.dataset(folder).count_rows(),
+        "DuckDB": lambda: duckdb.sql(f"select count(*) from read_parquet('{folder}')").fetchall()[0][0],
+        "polars": lambda: len(pl.read_parquet(folder)),
     }
     rows = {}
     for name, read in readers.items():
@@ -278,8 +294,15 @@ def reader_rows(folder: Path) -> dict[str, int | str]:
 
 
 def test_readers_and_verify_agree_on_a_clean_run(run_copy):
-    rows = reader_rows(run_copy)
-    assert {rows[name] for name in rows if name != "polars (DIR)"} == {6}
+    assert reader_rows(run_copy) == dict.fromkeys(["pandas", "pyarrow", "DuckDB", "polars"], 6)
+    assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
+
+
+def test_files_no_reader_reads_are_no_problem(run_copy):
+    """An empty `_SUCCESS` (what Spark leaves) and an empty folder: no reader reads them, verify passes."""
+    (run_copy / "_SUCCESS").touch()
+    (run_copy / "_empty").mkdir()
+    assert reader_rows(run_copy) == dict.fromkeys(["pandas", "pyarrow", "DuckDB", "polars"], 6)
     assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
 
 
@@ -289,7 +312,10 @@ STRAYS = {
     ".backup.parquet": "a copy",
     "junk.parquet": "random bytes",
     "plots/part-1-3-3.parquet": "a copy",
+    "plots/iterations.png": "text",
+    "_plots/iterations.png": "text",
     "notes.txt": "text",
+    "_notes.txt": "text",
     "part-1-3-3.parquet.bak": "a copy",
 }
 
@@ -304,14 +330,15 @@ def test_verify_fails_on_whatever_a_reader_would_read(run_copy, stray):
     else:
         target.write_bytes(os.urandom(300) if content == "random bytes" else b"my notes\n")
     rows = reader_rows(run_copy)
-    assert any(count != 6 for name, count in rows.items() if name != "polars (DIR)"), rows  # it matters
+    assert any(count != 6 for count in rows.values()), rows  # it matters
     result = cli("verify", run_copy)
     assert result.returncode == 1
     [line] = result.stdout.decode().splitlines()
     name = stray.split("/")[0] + ("/" if "/" in stray else "")
     assert line.startswith(f"{name}: not a file of this run, yet read by "), line
     double_counting = [reader for reader, count in rows.items() if isinstance(count, int) and count > 6]
-    assert all(reader.split(" (")[0] in line for reader in double_counting), (line, rows)
+    failing = [reader for reader, count in rows.items() if not isinstance(count, int)]
+    assert all(reader in line for reader in double_counting + failing), (line, rows)
 
 
 def test_report_counts_a_backup_copy_and_says_so(run_copy):
@@ -344,7 +371,7 @@ def test_a_second_run_is_refused_before_it_reads_the_manifest(run_copy, tmp_path
     with the manifest about to change, passed) on A's settings; now it is
     refused by the lock whatever the manifest says.
     """
-    before = (run_copy / MANIFEST).read_bytes()
+    before = manifest_file(run_copy).read_bytes()
     holder = subprocess.Popen([str(SCRIPT), "run", "--range", "7-20", "--out", str(run_copy), "--workers", "1"],
                               env={**os.environ, **pause_env(tmp_path, **{"run-locked": 120})},
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -353,7 +380,7 @@ def test_a_second_run_is_refused_before_it_reads_the_manifest(run_copy, tmp_path
         other = cli("run", "--range", "30-40", "--search", "classic", "--out", run_copy, "--workers", "1")
         assert assert_one_line_failure(other, 1) == (
             f"Error: another run is writing to {run_copy} (or its worker processes are still alive)\n")
-        assert (run_copy / MANIFEST).read_bytes() == before
+        assert manifest_file(run_copy).read_bytes() == before
         assert not list(run_copy.glob("part-3*"))
         release_pause(tmp_path, "run-locked")
         out, err = holder.communicate(timeout=120)
@@ -363,7 +390,7 @@ def test_a_second_run_is_refused_before_it_reads_the_manifest(run_copy, tmp_path
     assert holder.returncode == 0, err.decode()
     assert b"14 deals solved now" in out
     assert assert_ok(cli("verify", run_copy)).startswith("ok: 20 rows")
-    manifest = json.loads((run_copy / MANIFEST).read_text())
+    manifest = json.loads(manifest_file(run_copy).read_text())
     assert (manifest["deals"], manifest["search"]) == (["1-20"], "fast")
 
 
@@ -378,53 +405,98 @@ def run_as_version(version: str, *args) -> subprocess.CompletedProcess:
 def test_a_run_of_an_older_version_is_extended(tmp_path):
     out = tmp_path / "run"
     assert_ok(run_as_version("0.0.9", "run", "--range", "1-5", "--out", out, "--workers", "1"))
-    assert json.loads((out / MANIFEST).read_text())["sessions"][0]["version"] == "0.0.9"
+    assert json.loads(manifest_file(out).read_text())["sessions"][0]["version"] == "0.0.9"
     assert "5 deals solved now" in assert_ok(cli("run", "--range", "1-10", "--out", out, "--workers", "1"))
     assert assert_ok(cli("verify", out)).startswith("ok: 10 rows")
-    manifest = json.loads((out / MANIFEST).read_text())
+    manifest = json.loads(manifest_file(out).read_text())
     assert [(session["version"], session["deals_solved"]) for session in manifest["sessions"]] == \
         [("0.0.9", 5), (__version__, 5)]
-    assert manifest["results_format"] == 1 and manifest["finished"]
+    assert manifest["results_format"] == 2 and manifest["finished"]
 
 
-def as_written_by_0_1_0(manifest: dict, finished: str | None, version: str = "0.1.0") -> dict:
-    """The manifest 0.1.0 wrote (dataset.open_run and runner.run of commit a947ca0): its keys, in its order."""
-    return {"tool": "blackhole-stats", "version": version, "search": manifest["search"],
-            "max_iters": manifest["max_iters"], "deals": manifest["deals"], "total_deals": manifest["total_deals"],
-            "started": manifest["started"], "finished": finished, "workers": manifest["workers"],
-            "scheduler": manifest["scheduler"], "machine": manifest["machine"], "chunk_size": manifest["chunk_size"],
-            "elapsed_seconds": manifest["elapsed_seconds"]}
+OLD_LAYOUT = "left inside the run directory by blackhole-stats 0.1.0, where polars refuses the directory: " \
+             "the next run on it moves it beside the directory"
 
 
 def test_an_unfinished_run_of_0_1_0_resumes(run_copy):
-    manifest = json.loads((run_copy / MANIFEST).read_text())
-    (run_copy / MANIFEST).write_text(json.dumps(as_written_by_0_1_0(manifest, finished=None), indent=2))
+    manifest = json.loads(manifest_file(run_copy).read_text())
+    make_0_1_0_run(run_copy, finished=None)
+    old_log = (run_copy / "_run.log").read_text()
     (run_copy / "part-4-6-3.parquet").unlink()  # killed before its second chunk
     verified, reported = cli_all([("verify", run_copy), ("report", run_copy)])
-    assert verified.stdout.decode().splitlines() == ["deals missing: 4-6"]
+    assert verified.stdout.decode().splitlines() == [f"_manifest.json: {OLD_LAYOUT}", f"_run.log: {OLD_LAYOUT}",
+                                                     "deals missing: 4-6"]
     assert "3 missing" in assert_ok(reported)
     assert re.search(r"^version\s+0\.1\.0$", reported.stdout.decode(), re.MULTILINE)
 
     assert "3 deals solved now" in assert_ok(cli("run", "--out", run_copy, "--workers", "1"))
     assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
-    resumed = json.loads((run_copy / MANIFEST).read_text())
-    assert "version" not in resumed and resumed["results_format"] == 1 and resumed["finished"]
+    assert all(name.startswith("part-") for name in os.listdir(run_copy))  # 0.1.0's side files moved out
+    assert Path(f"{run_copy}.run", "run.log").read_text().startswith(old_log)  # moved, then added to
+    resumed = json.loads(manifest_file(run_copy).read_text())
+    assert "version" not in resumed and resumed["results_format"] == 2 and resumed["finished"]
     assert [(session["version"], session["deals_solved"]) for session in resumed["sessions"]] == \
         [("0.1.0", None), (__version__, 3)]  # 0.1.0 did not count its deals per session
     assert resumed["sessions"][0]["elapsed_seconds"] == manifest["elapsed_seconds"]
 
 
+def deal_types(run: Path) -> dict[str, str]:
+    """Each chunk file's type of `deal`, read from its footer: decimal128(38, 0) is format 1, int64 format 2."""
+    return {part.name: str(pq.read_schema(part).field("deal").type) for part in sorted(run.glob("part-*"))}
+
+
+def test_a_0_1_0_run_upgraded_by_a_run_killed_half_way_is_finished_by_the_next(tmp_path):
+    """Deals 1..9 and two past int64, made a 0.1.0 run; `run` is killed -9 after its first rewritten chunk."""
+    out = tmp_path / "run"
+    listing = tmp_path / "games.txt"
+    listing.write_text(f"{2**63}\n{10**20}\n")
+    assert_ok(cli("run", "--range", "1-9", "--deals", listing, "--out", out, "--workers", "1", "--chunk-size", "3"))
+    original = {part.name: pq.read_table(part) for part in out.glob("part-*")}
+    make_0_1_0_run(out)
+    assert set(deal_types(out).values()) == {"decimal128(38, 0)"}
+    verified, reported = cli_all([("verify", out), ("report", out, "--format", "json")])  # format 1 reads
+    assert verified.stdout.decode().splitlines() == [f"_manifest.json: {OLD_LAYOUT}", f"_run.log: {OLD_LAYOUT}"]
+    assert json.loads(assert_ok(reported))["deals"] == 11
+
+    command = ["run", "--range", "1-12", "--out", out, "--workers", "1"]
+    victim = subprocess.Popen([str(SCRIPT), *map(str, command)], start_new_session=True,
+                              env={**os.environ, **pause_env(tmp_path, **{"upgrade-part": 60})},
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for_pause(tmp_path, "upgrade-part", victim)
+    finally:
+        os.killpg(victim.pid, signal.SIGKILL)
+        victim.wait()
+    assert list(deal_types(out).values()) == ["int64", *["decimal128(38, 0)"] * 3]  # a mix: one rewritten
+    assert sorted(os.listdir(out)) == sorted(original)  # 0.1.0's side files moved out first
+    assert json.loads(manifest_file(out).read_text())["results_format"] == 1  # said last
+    verified, reported = cli_all([("verify", out), ("report", out, "--format", "json")])
+    assert verified.returncode == 1
+    assert verified.stdout.decode().splitlines() == [
+        "part-1-3-3.parquet: results format 2, the manifest's is 1 (an upgrade was interrupted: the next run on "
+        "this directory finishes it)", "deals missing: 10-12"]  # recorded before the upgrade began
+    assert json.loads(assert_ok(reported))["deals"] == 11
+
+    assert "3 deals solved now" in assert_ok(cli(*command))
+    assert assert_ok(cli("verify", out)).startswith("ok: 14 rows")
+    assert set(deal_types(out).values()) == {"int64"}
+    assert json.loads(manifest_file(out).read_text())["results_format"] == 2
+    for name, table in original.items():
+        assert pq.read_table(out / name).equals(table), name  # every row as the run first wrote it
+    assert reader_rows(out) == dict.fromkeys(["pandas", "pyarrow", "DuckDB", "polars"], 14)
+
+
 @pytest.mark.parametrize("written_by, words", [
-    ("a later format", "holds results of format 2; this version"),
+    ("a later format", "holds results of format 3; this version"),
     ("an unknown old version", "written by blackhole-stats '0.0.1', whose results format"),
 ])
 def test_runs_of_another_results_format_are_refused(run_copy, written_by, words):
-    manifest = json.loads((run_copy / MANIFEST).read_text())
+    manifest = json.loads(manifest_file(run_copy).read_text())
     if written_by == "a later format":
-        manifest["results_format"] = 2
+        manifest["results_format"] = 3
     else:
-        manifest = as_written_by_0_1_0(manifest, manifest["finished"], version="0.0.1")
-    (run_copy / MANIFEST).write_text(json.dumps(manifest))
+        manifest = manifest_of_0_1_0(manifest, manifest["finished"], version="0.0.1")
+    manifest_file(run_copy).write_text(json.dumps(manifest))
     before = snapshot(run_copy)
     line = assert_one_line_failure(cli("run", "--range", "1-9", "--out", run_copy), 1)
     assert words in line and "use another --out" in line
@@ -433,10 +505,10 @@ def test_runs_of_another_results_format_are_refused(run_copy, written_by, words)
 
 def test_a_run_stopped_while_recording_its_end_is_marked_finished_on_the_next_call(run_copy):
     """Every deal is in but `finished` was never written (a Ctrl-C inside that last write)."""
-    manifest = json.loads((run_copy / MANIFEST).read_text())
-    (run_copy / MANIFEST).write_text(json.dumps({**manifest, "finished": None}))
+    manifest = json.loads(manifest_file(run_copy).read_text())
+    manifest_file(run_copy).write_text(json.dumps({**manifest, "finished": None}))
     assert "0 deals solved now" in assert_ok(cli("run", "--out", run_copy, "--workers", "1"))
-    assert json.loads((run_copy / MANIFEST).read_text())["finished"]
+    assert json.loads(manifest_file(run_copy).read_text())["finished"]
 
 
 def test_a_run_refuses_to_add_rows_beside_files_readers_would_read(run_copy):

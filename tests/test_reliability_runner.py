@@ -37,7 +37,7 @@ from typing import Iterator
 import pandas as pd
 import pytest
 
-from blackhole_stats.dataset import LOG_NAME, read_manifest
+from blackhole_stats.dataset import log_path, read_manifest
 from conftest import SCRIPT, cli, pause_env, release_pause, require_reference, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -373,7 +373,7 @@ def test_dask_lost_worker_is_logged_and_the_run_completes(tmp_path, distributed,
         assert process.returncode == 0, err
     lost = f"lost Dask worker {address_of[worker]}; its chunks run again"
     assert f"warning: {lost}" in err.splitlines()
-    assert lost in (out / LOG_NAME).read_text()
+    assert lost in Path(log_path(str(out))).read_text()
     assert_complete(out, 40)
 
 
@@ -413,7 +413,7 @@ def test_every_workers_lines_reach_the_run_log_however_workers_start(tmp_path, m
     result = subprocess.run(command(method, "run", "--range", "1-100", "--out", out, "--workers", "2",
                                     "--chunk-size", "10"), capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stderr == "", result.stderr
-    log = (out / LOG_NAME).read_text()
+    log = Path(log_path(str(out))).read_text()
     started_by = chunk_lines(log, "started")
     assert sorted(started_by) == sorted(f"{first}-{first + 9}" for first in range(1, 100, 10)), log
     assert all(len(names) == 1 for names in started_by.values()), log
@@ -437,7 +437,7 @@ def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
         result = cli("run", "--range", "1-100", "--out", out, "--chunk-size", "10",
                      "--scheduler", cluster.scheduler_address)
         assert result.returncode == 0, result.stderr
-    log = (out / LOG_NAME).read_text()
+    log = Path(log_path(str(out))).read_text()
     started_by = chunk_lines(log, "started")
     assert sorted(started_by) == sorted(f"{first}-{first + 9}" for first in range(1, 100, 10)), log
     assert all(len(names) == 1 for names in started_by.values()), log

@@ -25,22 +25,28 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import report
-from blackhole_stats.dataset import MANIFEST_NAME, DatasetError, read_manifest
+from blackhole_stats.dataset import DatasetError, read_manifest, upgrade_table
 from blackhole_stats.plots import PlotsUnavailable, write_plots
-from conftest import require_reference
+from conftest import cli, require_reference
 
 CLI = Path(sys.executable).parent / "blackhole-stats"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 OUTCOMES = ("solved", "unsolved", "intractable")
 SCHEMA = pa.schema([
-    ("deal", pa.decimal128(38, 0)),
+    ("game", pa.dictionary(pa.int8(), pa.string())),
+    ("deal", pa.int64()),
     ("ms", pa.bool_()),
     ("outcome", pa.dictionary(pa.int8(), pa.string())),
     ("iterations", pa.int64()),
     ("cards_played", pa.int8()),
     ("solution", pa.string()),
     ("seconds", pa.float64()),
+    ("deal_exact", pa.string()),
 ])
+"""Results format 2 as README documents it, written out here independently of the package."""
+FORMAT_1 = pa.schema([("deal", pa.decimal128(38, 0)), *(field for field in SCHEMA
+                                                        if field.name not in ("game", "deal", "deal_exact"))])
+"""What blackhole-stats 0.1.0 wrote."""
 BIG_DEALS = [2**64, 2**64 + 1, 26464608654870335080, 10**30]
 SHOWN = ("search", "max_iters", "deals", "results_format", "version", "started", "finished",
          "elapsed_seconds", "machine", "sessions")
@@ -77,14 +83,28 @@ def name(row: dict) -> str:
     return f"ms{row['deal']}" if row["ms"] else str(row["deal"])
 
 
-def write_arrow(directory: Path, rows: list[dict], parts: int = 3, manifest: dict | None = None) -> Path:
-    """A dataset as `run` documents it: interleaved part files, so the report must sort."""
+def write_arrow(directory: Path, rows: list[dict], parts: int = 3, manifest: dict | None = None,
+                results_format: int = 2) -> Path:
+    """A dataset as `run` documents it: interleaved part files, so the report must sort.
+
+    Format 2 keeps its manifest beside the directory (`DIR.run/manifest.json`);
+    format 1 as 0.1.0 did, in `DIR/_manifest.json`.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     for part in range(parts):
-        chunk = [{**row, "deal": Decimal(row["deal"])} for row in rows[part::parts]]
-        pq.write_table(pa.Table.from_pylist(chunk, schema=SCHEMA), directory / f"part-{part:05d}.parquet")
+        chunk = rows[part::parts]
+        if results_format == 2:
+            chunk = [{**row, "game": "black_hole", "deal": row["deal"] if row["deal"] < 2**63 else None,
+                      "deal_exact": None if row["deal"] < 2**63 else str(row["deal"])} for row in chunk]
+        else:
+            chunk = [{**row, "deal": Decimal(row["deal"])} for row in chunk]
+        schema = SCHEMA if results_format == 2 else FORMAT_1
+        pq.write_table(pa.Table.from_pylist(chunk, schema=schema), directory / f"part-{part:05d}.parquet")
     if manifest is not None:
-        (directory / MANIFEST_NAME).write_text(json.dumps(manifest), encoding="utf-8")
+        where = (directory.with_name(directory.name + ".run") / "manifest.json" if results_format == 2
+                 else directory / "_manifest.json")
+        where.parent.mkdir(exist_ok=True)
+        where.write_text(json.dumps(manifest), encoding="utf-8")
     return directory
 
 
@@ -144,17 +164,41 @@ def rows() -> list[dict]:
 
 @pytest.fixture(scope="module")
 def dataset(rows, tmp_path_factory) -> Path:
-    return write_arrow(tmp_path_factory.mktemp("run"), rows, manifest=manifest_for(rows))
+    return write_arrow(tmp_path_factory.mktemp("format2") / "run", rows, manifest=manifest_for(rows))
 
 
-def test_report_numbers_match_independent_computation(dataset, rows):
-    data = report.load(dataset)
+@pytest.fixture(scope="module")
+def dataset_v1(rows, tmp_path_factory) -> Path:
+    return write_arrow(tmp_path_factory.mktemp("format1") / "run", rows, manifest=manifest_for(rows),
+                       results_format=1)
+
+
+@pytest.mark.parametrize("results_format", [2, 1])
+def test_report_numbers_match_independent_computation(dataset, dataset_v1, rows, results_format):
+    folder = dataset if results_format == 2 else dataset_v1
+    data = report.load(folder)
     assert data["deal"].map(type).eq(int).all()  # exact game numbers, also past 2^64
-    result = report.build_report(data, str(dataset), read_manifest(str(dataset)))
+    assert data["deal"].tolist() == sorted(row["deal"] for row in rows if not row["ms"]) + \
+        sorted(row["deal"] for row in rows if row["ms"])
+    result = report.build_report(data, str(folder), read_manifest(str(folder)))
     check_report(result, rows)
     assert result.duplicates == 0
     assert result.manifest == {key: value for key, value in manifest_for(rows).items() if key in SHOWN}
     assert result.against_manifest.matches
+
+
+def test_both_formats_report_the_same(dataset, dataset_v1):
+    by_format = [json.loads(run_cli(folder, "--format", "json").stdout) for folder in (dataset, dataset_v1)]
+    assert {**by_format[0], "source": None} == {**by_format[1], "source": None}
+
+
+def test_ordinary_deals_load_as_int64(tmp_path, rows):
+    """Without numbers past int64 the loaded column is int64 (numpy speed), from either format."""
+    rows = [row for row in rows if row["deal"] < 2**63]
+    for results_format in (2, 1):
+        data = report.load(write_arrow(tmp_path / f"f{results_format}", rows, results_format=results_format))
+        assert data["deal"].dtype == "int64"
+        check_report(report.build_report(data, "ordinary"), rows)
 
 
 def test_single_part_file_is_a_dataset(tmp_path, rows):
@@ -350,8 +394,10 @@ def _bad_inputs(root: Path) -> dict[str, list]:
     (root / "corrupt").mkdir()
     (root / "corrupt" / "part.parquet").write_bytes(b"not parquet at all")
     (root / "binary.csv").write_bytes(b"\xff\xfe\x00garbage\x00\xff")
-    bad_manifest = write_arrow(root / "bad_manifest", make_rows(count=20), parts=1)
-    (bad_manifest / MANIFEST_NAME).write_text("{not json", encoding="utf-8")
+    bad_manifest = write_arrow(root / "bad_manifest", make_rows(count=20), parts=1, manifest={})
+    (root / "bad_manifest.run" / "manifest.json").write_text("{not json", encoding="utf-8")
+    bad_old_manifest = write_arrow(root / "bad_old", make_rows(count=20), parts=1, manifest={}, results_format=1)
+    (bad_old_manifest / "_manifest.json").write_text("[]", encoding="utf-8")
     return {
         "missing": [root / "nowhere"],
         "no parquet files": [root / "empty"],
@@ -359,6 +405,8 @@ def _bad_inputs(root: Path) -> dict[str, list]:
         "corrupt parquet": [root / "corrupt"],
         "unreadable csv": [good, "--compare", root / "binary.csv"],
         "bad manifest": [bad_manifest],
+        "bad manifest of 0.1.0": [bad_old_manifest],
+        "plots inside the dataset": [good, "--plots", good / "plots"],
     }
 
 
@@ -410,3 +458,44 @@ def test_committed_results_stay_readable(name, solved, unsolved):
     data = json.loads(done.stdout)
     assert data["outcomes"] == {"solved": solved, "unsolved": unsolved, "intractable": 0}
     assert (data["first_deal"], data["last_deal"], data["duplicates"]) == ("1", str(solved + unsolved), 0)
+
+
+def test_compare_a_dataset_with_numbers_past_int64_and_an_ordinary_one(dataset, rows, tmp_path):
+    """int64 deals on one side, Python ints on the other: the deals still match by number."""
+    ordinary = [row for row in rows if row["deal"] < 2**63]
+    other = write_arrow(tmp_path / "ordinary", ordinary, parts=2)
+    assert report.load(other)["deal"].dtype == "int64" and report.load(dataset)["deal"].dtype == object
+    done = run_cli(dataset, "--compare", other, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert (result["common"], result["only_a"], result["only_b"]) == (len(ordinary), len(rows) - len(ordinary), 0)
+    assert result["verdicts_differ"] == []
+
+
+def test_unsolved_deals_whose_cards_played_was_not_determined(tmp_path):
+    """`run --max-iters 50` proves deal 34 unsolvable without finding its best line: counted, not refused."""
+    out = tmp_path / "run"
+    made = cli("run", "--range", "30-40", "--max-iters", "50", "--out", out, "--workers", "1")
+    assert made.returncode == 0, made.stderr.decode()
+    table = pq.read_table(out).to_pylist()  # what the run wrote, read without the package
+    unknown = sum(row["outcome"] == "unsolved" and row["cards_played"] is None for row in table)
+    assert any(row["deal"] == 34 and row["cards_played"] is None for row in table)
+    data = json.loads(run_cli(out, "--format", "json").stdout)
+    assert data["cards_played_unknown"] == unknown
+    assert sum(data["cards_played"].values()) + unknown == data["outcomes"]["unsolved"]
+    assert data["cards_played"] == {str(cards): n for cards, n in sorted(Counter(
+        row["cards_played"] for row in table if row["outcome"] == "unsolved" and row["cards_played"] is not None
+    ).items())}
+    text = run_cli(out).stdout
+    assert re.search(rf"^not determined\s+{unknown}\s+", text, re.MULTILINE), text
+
+
+@pytest.mark.parametrize("name", ["deals.parquet", "classic_deals.parquet"])
+def test_committed_results_in_format_2_report_the_same(name, tmp_path):
+    """results/ upgraded the way `run` upgrades a 0.1.0 directory: the same report, number for number."""
+    source = Path(__file__).parents[1] / "results" / name
+    upgraded = tmp_path / name
+    pq.write_table(upgrade_table(pq.read_table(source)), upgraded)
+    assert pq.read_schema(upgraded).field("deal").type == pa.int64()
+    old, new = (json.loads(run_cli(path, "--format", "json").stdout) for path in (source, upgraded))
+    assert {**old, "source": None} == {**new, "source": None}

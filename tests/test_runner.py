@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from blackhole_stats import runner
-from blackhole_stats.dataset import LOG_NAME, read_manifest
+from blackhole_stats.dataset import log_path, read_manifest
 from blackhole_stats.deals import DealSet
 from blackhole_stats.cli import _summary
 from blackhole_stats.runner import RunStopped, RunSummary, run
@@ -164,7 +164,7 @@ def test_a_worker_that_dies_is_reported_and_the_run_resumes(tmp_path, peer):
     assert re.search(r"^error: chunk \d+-\d+ failed: BrokenProcessPool", err, re.MULTILINE), err
     assert re.search(r"^Error: \d+ failed chunk\(s\) \(deals \d+-\d+: BrokenProcessPool.*; resume with: "
                      r"blackhole-stats run --range 1-1000", err, re.MULTILINE), err
-    assert "BrokenProcessPool" in (out / LOG_NAME).read_text()
+    assert "BrokenProcessPool" in Path(log_path(str(out))).read_text()
     kept = len(verdicts(out))
     assert 0 < kept < 1000
     resumed = cli(*command)
@@ -188,7 +188,7 @@ def test_a_deal_that_raises_is_named_and_the_rest_kept(tmp_path, monkeypatch):
     with pytest.raises(RunStopped, match=failed) as caught:
         run(str(out), DealSet.parse(["1-100"]), workers=2, chunk_size=10)
     assert (caught.value.done, caught.value.total, caught.value.signum) == (90, 100, None)
-    log = (out / LOG_NAME).read_text()
+    log = Path(log_path(str(out))).read_text()
     assert "chunk 71-80 failed: deal 77: RuntimeError: no such luck" in log and "Traceback" in log
     assert re.search(r" ForkProcess-\d+ INFO chunk 71-80: started\n", log)  # a failed chunk's lines too
     assert [deal for _, deal in verdicts(out).index] == [*range(1, 71), *range(81, 101)]

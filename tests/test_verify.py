@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from blackhole_stats.dataset import MANIFEST_NAME, DatasetError
+from blackhole_stats.dataset import DatasetError
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
 from blackhole_stats.verify import verify
@@ -33,7 +33,12 @@ def good_run(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def copy(good_run, tmp_path) -> Path:
+    shutil.copytree(f"{good_run}.run", tmp_path / "copy.run")
     return Path(shutil.copytree(good_run, tmp_path / "copy"))
+
+
+def manifest_file(run: Path) -> Path:
+    return Path(f"{run}.run", "manifest.json")
 
 
 def rewrite(part: Path, row: int, **values) -> None:
@@ -89,9 +94,9 @@ def test_duplicate_missing_and_extra_deals(copy):
     first_ten = pq.read_table(copy / "part-1-20-20.parquet").slice(0, 10)  # deals 1..10 again
     pq.write_table(first_ten, copy / "part-1-10-10.parquet")
     (copy / "part-21-40-20.parquet").unlink()
-    manifest = json.loads((copy / MANIFEST_NAME).read_text())
+    manifest = json.loads(manifest_file(copy).read_text())
     manifest["deals"] = ["1-60", "ms1-ms10"]
-    (copy / MANIFEST_NAME).write_text(json.dumps(manifest))
+    manifest_file(copy).write_text(json.dumps(manifest))
     result = cli_verify(copy)
     assert result.returncode == 1
     assert result.stdout.splitlines() == ["deals more than once: 1-10", "deals missing: 21-40",
@@ -106,14 +111,14 @@ def test_a_part_file_whose_name_lies(copy):
 def test_files_of_another_schema_are_named(copy):
     pq.write_table(pa.table({"deal": [1, 2]}), copy / "part-1-20-20.parquet")
     assert verify(str(copy)).problems == (
-        "part-1-20-20.parquet: its columns are deal, not deal, ms, outcome, iterations, cards_played, "
-        "solution, seconds", "deals missing: 1-20")
+        "part-1-20-20.parquet: its columns are deal, not game, deal, ms, outcome, iterations, cards_played, "
+        "solution, seconds, deal_exact", "deals missing: 1-20")
 
 
 def test_not_a_run(tmp_path):
     result = cli_verify(tmp_path)
     assert result.returncode == 1 and result.stdout == ""
-    assert result.stderr == f"Error: there is no run in {tmp_path} (no {MANIFEST_NAME})\n"
+    assert result.stderr == f"Error: there is no run in {tmp_path} (no {tmp_path}.run/manifest.json)\n"
 
 
 def test_committed_results_are_not_runs():
@@ -126,18 +131,32 @@ def test_committed_results_are_not_runs():
 
 
 def test_unfinished_files_are_named_and_only_ours_are_removed(copy):
-    (copy / "._manifest.json.tmp").write_text("{")
-    (copy / ".part-61-80-20.parquet.tmp").write_bytes(b"half a file")
+    side = Path(f"{copy}.run")
+    (copy / "._manifest.json.tmp").write_text("{")  # where 0.1.0 wrote them
+    (side / ".manifest.json.tmp").write_text("{")
+    (side / ".part-61-80-20.parquet.tmp").write_bytes(b"half a file")
     (copy / ".mine.tmp").write_text("someone's")
+    (side / ".mine.tmp").write_text("someone's")
+    unfinished = "unfinished file of an interrupted run (the next run on this directory removes it)"
     assert verify(str(copy)).problems == (
-        ".mine.tmp: not a file of this run, yet read by polars (DIR): move it out of the run directory",
-        "._manifest.json.tmp: unfinished file of an interrupted run (the next run on this directory removes it)",
-        ".part-61-80-20.parquet.tmp: unfinished file of an interrupted run (the next run on this directory "
-        "removes it)")
+        ".mine.tmp: not a file of this run, yet read by polars: move it out of the run directory",
+        f"._manifest.json.tmp: {unfinished}", f"copy.run/.manifest.json.tmp: {unfinished}",
+        f"copy.run/.part-61-80-20.parquet.tmp: {unfinished}")
     with pytest.raises(DatasetError, match=r"holds \.mine\.tmp, which is not a file of this run"):
-        run(str(copy), None, workers=1)  # someone's file: neither removed nor written beside
-    assert sorted(path.name for path in copy.glob(".*")) == [
-        "._manifest.json.tmp", ".mine.tmp", ".part-61-80-20.parquet.tmp"]
+        run(str(copy), None, workers=1)  # someone's file in DIR: readers would read it, so no rows beside it
+    assert sorted(path.name for path in copy.glob(".*")) == ["._manifest.json.tmp", ".mine.tmp"]
     (copy / ".mine.tmp").rename(copy.parent / ".mine.tmp")
     assert run(str(copy), None, workers=1).solved_now == 0
     assert sorted(path.name for path in copy.glob(".*")) == []
+    assert sorted(path.name for path in side.glob(".*")) == [".mine.tmp"]  # not read by any reader: kept
+
+
+@pytest.mark.parametrize("values, words", [
+    ({"deal_exact": "3"}, "1 row(s) with both deal and deal_exact set"),
+    ({"deal": None, "deal_exact": "3"}, "deal_exact '3' is not a number past int64 in plain digits"),
+    ({"deal": None, "deal_exact": None}, "row 3 has no game number (deal is null)"),
+    ({"game": "klondike"}, "game 'klondike' is not one this version knows (black_hole)"),
+])
+def test_format_2_rows_that_break_its_rules(copy, values, words):
+    rewrite(copy / "part-1-20-20.parquet", 2, **values)
+    assert f"part-1-20-20.parquet: {words}" in verify(str(copy)).problems

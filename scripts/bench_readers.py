@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""pandas on the committed million-deal study: `deal` as results format 1 (decimal) against format 2 (int64).
+
+Reads results/deals.parquet as committed (format 1: pandas gets Python Decimal
+objects) and a format-2 copy of it that dataset.py's own upgrade
+(`dataset.upgrade_table`, what `run` does to a 0.1.0 directory) writes into a
+temporary directory; results/ is only read. Then, in one process, times the
+operations a notebook does with the deal numbers, each repeated and
+interleaved (format 1, format 2, format 1, ...) so that both see the same
+machine load, and prints the medians (wall-clock seconds) with the spread.
+
+    python scripts/bench_readers.py [--repeat 7] [--results results]
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from blackhole_stats import dataset
+
+OPERATIONS = {
+    "read_parquet(FILE)": lambda data: pd.read_parquet(data.path),
+    "deal < 1000": lambda data: data.frame["deal"] < data.number(1000),
+    "sort_values('deal')": lambda data: data.frame.sort_values("deal"),
+    "merge(on='deal')": lambda data: data.frame.merge(data.picked, on="deal"),
+    "deal.isin(10,000 numbers)": lambda data: data.frame["deal"].isin(data.picked["deal"]),
+    "groupby(deal // 1000).size()": lambda data: data.frame.groupby(data.frame["deal"] // data.number(1000)).size(),
+    "deal.quantile(0.5)": lambda data: data.frame["deal"].quantile(0.5),
+    "pyarrow backend: deal // 1000": lambda data: data.arrow_frame["deal"] // 1000,
+}
+"""What is timed: each on the whole million-row frame read with pandas' default (numpy) backend,
+the last one with `dtype_backend="pyarrow"`."""
+
+
+class Data:
+    """One file of the study as pandas reads it, and what the operations need beside it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.frame = pd.read_parquet(path)
+        self.arrow_frame = pd.read_parquet(path, dtype_backend="pyarrow")
+        self.picked = self.frame[["deal"]].iloc[::100].assign(picked=True)  # 10,000 deals to merge with
+        self.number = type(self.frame["deal"].iloc[0])  # Decimal for format 1, numpy int64 for format 2
+
+    def deal_megabytes(self) -> float:
+        return self.frame["deal"].memory_usage(deep=True, index=False) / 1e6
+
+
+def time_once(operation, data: Data) -> float | str:
+    """Seconds one call takes, or the name of the exception it raises."""
+    started = time.perf_counter()
+    try:
+        operation(data)
+    except Exception as error:  # what pandas does with a Decimal column is the measurement
+        return type(error).__name__
+    return time.perf_counter() - started
+
+
+def summary(times: list) -> str:
+    failures = {value for value in times if isinstance(value, str)}
+    if failures:
+        return "raises " + ", ".join(sorted(failures))
+    return f"{statistics.median(times):.4f} ({min(times):.4f}-{max(times):.4f})"
+
+
+def speedup(before: list, after: list) -> str:
+    """How many times faster the median of format 2 is ("-" where format 1 raises)."""
+    if any(isinstance(value, str) for value in before + after):
+        return "-"
+    return f"{statistics.median(before) / statistics.median(after):.0f}x"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=7, help="runs of each operation per format (>= 5)")
+    parser.add_argument("--results", type=Path, default=Path(__file__).resolve().parents[1] / "results")
+    args = parser.parse_args()
+    if args.repeat < 5:
+        parser.error("--repeat must be at least 5: the table shows medians")
+    source = args.results / "deals.parquet"
+    with tempfile.TemporaryDirectory() as folder:
+        upgraded = Path(folder) / "deals.parquet"
+        pq.write_table(dataset.upgrade_table(pq.read_table(source)), upgraded, compression="zstd")
+        formats = {"format 1 (decimal128)": Data(source), "format 2 (int64)": Data(upgraded)}
+        times = {(name, label): [] for name in OPERATIONS for label in formats}
+        for _ in range(args.repeat):
+            for name, operation in OPERATIONS.items():
+                for label, data in formats.items():
+                    times[name, label].append(time_once(operation, data))
+        before, after = formats
+        megabytes = [data.deal_megabytes() for data in formats.values()]
+        rows = [("deal column in memory (MB)", *(f"{size:.1f}" for size in megabytes),
+                 f"{megabytes[0] / megabytes[1]:.0f}x smaller")]
+        rows += [(name, *(summary(times[name, label]) for label in formats),
+                  speedup(times[name, before], times[name, after])) for name in OPERATIONS]
+        dtypes = ", ".join(f"{label}: {data.frame['deal'].dtype}" for label, data in formats.items())
+        rows_read = len(next(iter(formats.values())).frame)
+
+    print(f"$ python {shlex.join(['scripts/bench_readers.py', *sys.argv[1:]])}")
+    print(f"pandas {pd.__version__}, {rows_read:,} rows of {source.name}; deal dtype {dtypes}")
+    print(f"wall-clock seconds, median (min-max) of {args.repeat} interleaved runs\n")
+    headers = ("operation", *formats, "format 2 faster")
+    widths = [max(len(str(row[column])) for row in [headers, *rows]) for column in range(len(headers))]
+    for number, row in enumerate([headers, *rows]):
+        print("| " + " | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)) + " |")
+        if number == 0:
+            print("|" + "|".join("-" * (width + 2) for width in widths) + "|")
+
+
+if __name__ == "__main__":
+    main()
