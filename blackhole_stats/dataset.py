@@ -564,6 +564,8 @@ def _parse_manifest(path: str, raw: bytes) -> dict:
                            f"at offset {error.start})") from None
     except ValueError as error:
         raise DatasetError(f"{path} is damaged: not valid JSON ({error})") from None
+    except RecursionError:  # arrays nested thousands deep: no manifest looks like that
+        raise DatasetError(f"{path} is damaged: JSON nested too deep to read") from None
     problem = _manifest_problem(manifest)
     if problem:
         raise DatasetError(f"{path} is damaged: {problem}")

@@ -241,6 +241,7 @@ DAMAGED = {
     "bad range": (lambda run: _real_manifest(run, deals=["5-1"]), "deals: bad deal range '5-1': reversed"),
     "truncated": (lambda run: manifest_file(run).read_bytes()[:40], "not valid JSON"),
     "not UTF-8": (lambda run: b'{"tool": "\xff"}', "not UTF-8 text (byte 0xff at offset 10)"),
+    "nested deep": (lambda run: b"[" * 100_000 + b"]" * 100_000, "JSON nested too deep to read"),
 }
 
 
