@@ -1,16 +1,16 @@
 /*
  * blackhole_stats._core: the hot loops of blackhole-stats, in C.
  *
- * Two things live here and nothing else:
+ * Three things live here and nothing else:
  *   - PySolFC's dealing (Microsoft LCG and CPython's MT19937 seeding), so a
  *     million boards can be dealt in seconds;
  *   - the exact solvers: `classic` (the established peer's plain DFS, kept
  *     bit-for-bit compatible so iteration counts match) and `fast` (pruned,
  *     symmetry-reduced DFS with restarts), plus the exact "most cards played"
- *     search for unsolvable positions.
- *
- * and one check: replaying a line of play against the rules, which `verify`
- * does for every stored solution and `Solver.solve` for every solution found.
+ *     search for unsolvable positions;
+ *   - the replay of a line of play against the rules (`play_line`), which
+ *     checks every solution `Solver.solve` returns and every one `verify`
+ *     reads: a million of them cost seconds.
  *
  * Everything about cards and boards that is not a hot loop (parsing,
  * validation, text forms) is in Python. The solver sees only ranks 0..12
