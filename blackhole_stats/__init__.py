@@ -2,13 +2,16 @@
 
 The public vocabulary: `Card`, `Board` (a layout or a position part-way
 through a game), `Move`, `GameNumber` and `deal()` for PySolFC deals,
-`Solver` / `solve()` for exact verdicts.
+`Solver` / `solve()` for exact verdicts, `Solution` (a replayed win, with
+one text form: `"2H 3S ..."`), and `board_of(row)` / `solution_of(row)` to
+take a dataset row back to its board and solution.
 """
 from importlib.metadata import PackageNotFoundError, version
 
 from .board import Board, BoardParseError, IllegalMove, Move
 from .cards import Card, CardParseError
 from .dealing import DealNumberError, GameNumber, deal
+from .solution import Solution, SolutionError, board_of, solution_of
 from .solver import OUTCOMES, SEARCHES, SolveResult, Solver, solve
 
 try:
@@ -18,5 +21,6 @@ except PackageNotFoundError:  # running from a source tree without install
 
 __all__ = [
     "Board", "BoardParseError", "Card", "CardParseError", "DealNumberError", "GameNumber",
-    "IllegalMove", "Move", "OUTCOMES", "SEARCHES", "SolveResult", "Solver", "deal", "solve",
+    "IllegalMove", "Move", "OUTCOMES", "SEARCHES", "Solution", "SolutionError", "SolveResult", "Solver",
+    "board_of", "deal", "solution_of", "solve",
 ]

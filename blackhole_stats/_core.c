@@ -1,13 +1,16 @@
 /*
  * blackhole_stats._core: the hot loops of blackhole-stats, in C.
  *
- * Two things live here and nothing else:
+ * Three things live here and nothing else:
  *   - PySolFC's dealing (Microsoft LCG and CPython's MT19937 seeding), so a
  *     million boards can be dealt in seconds;
  *   - the exact solvers: `classic` (the established peer's plain DFS, kept
  *     bit-for-bit compatible so iteration counts match) and `fast` (pruned,
  *     symmetry-reduced DFS with restarts), plus the exact "most cards played"
- *     search for unsolvable positions.
+ *     search for unsolvable positions;
+ *   - the replay of a line of play against the rules (`play_line`), which
+ *     checks every solution `Solver.solve` returns and every one `verify`
+ *     reads: a million of them cost seconds.
  *
  * Everything about cards and boards that is not a hot loop (parsing,
  * validation, text forms) is in Python. The solver sees only ranks 0..12
@@ -1506,11 +1509,110 @@ static PyObject *py_deal_mt(PyObject *self, PyObject *arg)
     return PyBytes_FromStringAndSize((const char *)out, NCARDS);
 }
 
+/* ======================================================================
+ * Replaying a line of play: the rules, once more, for checking solutions
+ * ====================================================================== */
+
+enum { LINE_WINS, LINE_NOT_IN_LAYOUT, LINE_NOT_ON_TOP, LINE_NO_CARD, LINE_DOES_NOT_FIT, LINE_LEAVES_CARDS };
+
+PyDoc_STRVAR(play_line_doc,
+"play_line(layout, heights, foundation, line, by_card) -> (problem, step, piles, cards)\n\n"
+"Play `line` from a position and say whether it is a win. layout: 51 card ids\n"
+"(suit * 13 + rank), pile p position i at 3*p+i (0 = bottom); heights: 17 bytes;\n"
+"foundation: a card id. line: the pile of each move, or (by_card) the card id of\n"
+"each move, which must be on top of its pile. problem: 0 a win (every card\n"
+"played), 1 a card not in the layout, 2 a card not on top of its pile, 3 a pile\n"
+"with no card, 4 a card that does not fit on the foundation, 5 cards left over.\n"
+"step: the 0-based move with the problem (len(line) for 0 and 5); piles and\n"
+"cards: the moves played before it.");
+
+/* Independent of the search on purpose: it trusts no Position and reads card
+ * ids, so a wrong pile, a card named out of order or a line that stops short
+ * are all caught, whoever produced the line. */
+static PyObject *py_play_line(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Py_buffer layout, heights, line;
+    int foundation, by_card;
+    if (!PyArg_ParseTuple(args, "y*y*iy*p", &layout, &heights, &foundation, &line, &by_card))
+        return NULL;
+    PyObject *result = NULL;
+    const uint8_t *cards_at = layout.buf, *moves = line.buf;
+    uint8_t h[NPILES];
+    int8_t where[52]; /* card id -> its slot 3*p+i in the layout, -1 if absent */
+    memset(where, -1, sizeof where);
+    if (layout.len != NCARDS || heights.len != NPILES || foundation < 0 || foundation >= 52) {
+        PyErr_SetString(PyExc_ValueError, "expected 51 card ids, 17 heights and a foundation card id");
+        goto done;
+    }
+    memcpy(h, heights.buf, NPILES);
+    for (int p = 0; p < NPILES; p++) {
+        if (h[p] > PILE_DEPTH) {
+            PyErr_SetString(PyExc_ValueError, "height out of range");
+            goto done;
+        }
+        for (int i = 0; i < h[p]; i++) {
+            int card = cards_at[PILE_DEPTH * p + i];
+            if (card >= 52 || where[card] >= 0 || card == foundation) {
+                PyErr_SetString(PyExc_ValueError, "a layout card id is out of range or repeated");
+                goto done;
+            }
+            where[card] = (int8_t)(PILE_DEPTH * p + i);
+        }
+    }
+    /* Each legal move removes a card, so at most NCARDS moves are played. */
+    uint8_t played_piles[NCARDS], played_cards[NCARDS];
+    int problem = LINE_WINS, f = foundation % NRANKS;
+    Py_ssize_t step;
+    for (step = 0; step < line.len; step++) {
+        int p, card;
+        if (by_card) {
+            card = moves[step];
+            if (card >= 52 || where[card] < 0) {
+                problem = LINE_NOT_IN_LAYOUT;
+                break;
+            }
+            p = where[card] / PILE_DEPTH;
+            if (where[card] % PILE_DEPTH != h[p] - 1) {
+                problem = LINE_NOT_ON_TOP;
+                break;
+            }
+        } else {
+            p = moves[step];
+            if (p >= NPILES || h[p] == 0) {
+                problem = LINE_NO_CARD;
+                break;
+            }
+            card = cards_at[PILE_DEPTH * p + h[p] - 1];
+        }
+        if (!adjacent(card % NRANKS, f)) {
+            problem = LINE_DOES_NOT_FIT;
+            break;
+        }
+        h[p]--;
+        f = card % NRANKS;
+        played_piles[step] = (uint8_t)p;
+        played_cards[step] = (uint8_t)card;
+    }
+    if (problem == LINE_WINS)
+        for (int p = 0; p < NPILES; p++)
+            if (h[p])
+                problem = LINE_LEAVES_CARDS;
+    result = Py_BuildValue("iny#y#", problem, step, (const char *)played_piles, step,
+                           (const char *)played_cards, step);
+done:
+    PyBuffer_Release(&layout);
+    PyBuffer_Release(&heights);
+    PyBuffer_Release(&line);
+    return result;
+}
+
 static PyMethodDef core_methods[] = {
     {"deal_ms", py_deal_ms, METH_O,
      "deal_ms(seed) -> 51 card ids in board order (Microsoft LCG, seed 1..2^33-1)."},
     {"deal_mt", py_deal_mt, METH_O,
      "deal_mt(key) -> 51 card ids in board order (CPython MT19937 seeded by init_by_array(key))."},
+    {"play_line", py_play_line, METH_VARARGS, play_line_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -20,3 +20,8 @@ class Solver:
     def most_played_nodes(self) -> int: ...
     @property
     def busy(self) -> bool: ...
+
+def play_line(layout: bytes, heights: bytes, foundation: int, line: bytes,
+              by_card: bool) -> tuple[int, int, bytes, bytes]:
+    """Replay `line` (piles, or card ids if by_card) from a layout of 51 card ids:
+    (problem, step, piles played, cards played); problem 0 means every card was played."""

@@ -12,6 +12,7 @@ middle of a game is a board too.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from html import escape
 from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
 
@@ -35,6 +36,7 @@ SVG_PILE_GAP, SVG_MARGIN = 18, 14
 MAX_LINE = 64
 """Longest board line read (characters; a valid one has at most 15): longer is refused unread."""
 
+FULL_HEIGHTS = bytes([PILE_SIZE] * NUM_PILES)
 # bytes.translate table: PySolFC card id (suit * 13 + rank) -> rank.
 RANK_OF_ID = bytes(i % NUM_RANKS if i < 52 else 0 for i in range(256))
 
@@ -49,16 +51,17 @@ class IllegalMove(ValueError):
 
 @dataclass(frozen=True)
 class Move:
-    """Play the top card of pile `pile` (0-based, board order) to the foundation."""
+    """Play the top card of pile `pile` (0-based, board order) to the foundation.
+
+    A move has no text form of its own: in a line of play, the card names the
+    move (see `Solution`), and its pile follows from the board.
+    """
 
     pile: int
     card: Card
 
-    def to_dict(self) -> dict:
-        return {"pile": self.pile, "card": self.card.text}
-
-    def __str__(self) -> str:
-        return f"{self.card.text} from pile {self.pile}"
+    def __repr__(self) -> str:
+        return f"Move({self.pile}, Card.from_text({self.card.text!r}))"
 
 
 @dataclass(frozen=True)
@@ -73,14 +76,15 @@ class Board:
     def __post_init__(self) -> None:
         if len(self.piles) != NUM_PILES:
             raise ValueError(f"a board has {NUM_PILES} piles, not {len(self.piles)}")
-        seen = {self.foundation}
+        cards = [self.foundation]
         for index, pile in enumerate(self.piles):
             if len(pile) > PILE_SIZE:
                 raise ValueError(f"pile {index} holds {len(pile)} cards; at most {PILE_SIZE}")
-            for card in pile:
-                if card in seen:
-                    raise ValueError(f"card {card} appears twice")
-                seen.add(card)
+            cards += pile
+        if len(set(cards)) != len(cards):  # one set, not a loop: deal() builds a Board per dataset row
+            seen = set()
+            twice = next(card for card in cards if card in seen or seen.add(card))
+            raise ValueError(f"card {twice} appears twice")
 
     # ----------------------------------------------------------------- text
     @classmethod
@@ -198,10 +202,30 @@ class Board:
     # ----------------------------------------------------------------- play
     @classmethod
     def from_card_ids(cls, ids: Sequence[int], name: str | None = None) -> Board:
-        """A fresh deal: 51 PySolFC card ids, pile p position i at 3 * p + i."""
-        piles = tuple(tuple(DECK[card_id] for card_id in ids[PILE_SIZE * p:PILE_SIZE * (p + 1)])
-                      for p in range(NUM_PILES))
-        return cls(ACE_OF_SPADES, piles, name)
+        """A fresh deal: 51 PySolFC card ids, pile p position i at 3 * p + i.
+
+        Checked as ids (51 distinct bytes), not as Card objects: `deal()` builds
+        a Board for every row `verify` reads, and hashing 52 cards would double its cost.
+        """
+        ids = bytes(ids)
+        if len(ids) != NUM_CARDS or len(set(ids)) != NUM_CARDS or max(ids) >= len(DECK) or ACE_OF_SPADES.id in ids:
+            raise ValueError(f"a fresh deal is {NUM_CARDS} distinct card ids 0..{len(DECK) - 1} "
+                             f"without the Ace of Spades ({ACE_OF_SPADES.id})")
+        cards = iter([DECK[card_id] for card_id in ids])
+        board = object.__new__(cls)  # what __init__ does, without checking the cards again
+        for attribute, value in (("foundation", ACE_OF_SPADES), ("piles", tuple(zip(cards, cards, cards))),
+                                 ("name", name), ("layout", (ids, FULL_HEIGHTS, ACE_OF_SPADES.id))):
+            object.__setattr__(board, attribute, value)
+        return board
+
+    @cached_property
+    def layout(self) -> tuple[bytes, bytes, int]:
+        """Card ids (51 bytes, pile p position i at 3 * p + i, 0 past a pile's top), heights
+        (17 bytes), the foundation's card id: the board as the compiled core reads it."""
+        ids = bytearray(NUM_CARDS)
+        for p, pile in enumerate(self.piles):
+            ids[PILE_SIZE * p:PILE_SIZE * p + len(pile)] = bytes(card.id for card in pile)
+        return bytes(ids), bytes(len(pile) for pile in self.piles), self.foundation.id
 
     @property
     def cards_left(self) -> int:
@@ -224,31 +248,10 @@ class Board:
         piles = self.piles[:pile] + (cards[:-1],) + self.piles[pile + 1:]
         return Move(pile, card), Board(card, piles)
 
-    def replay(self, piles: Iterable[int]) -> tuple[list[Move], Board]:
-        """Play piles in order; returns the moves and the final position."""
-        board, moves = self, []
-        for pile in piles:
-            move, board = board.play(pile)
-            moves.append(move)
-        return moves, board
-
-    def replay_cards(self, cards: Iterable[Card]) -> Board:
-        """Play the named cards in order (each must be on top of its pile)."""
-        board = self
-        for card in cards:
-            pile = next((i for i, p in enumerate(board.piles) if p and p[-1] == card), None)
-            if pile is None:
-                raise IllegalMove(f"{card} is not on top of any pile")
-            _, board = board.play(pile)
-        return board
-
     def solver_input(self) -> tuple[bytes, bytes, int]:
         """Ranks (51 bytes, 3 per pile), heights (17 bytes), foundation rank."""
-        ranks = bytearray(NUM_CARDS)
-        for p, pile in enumerate(self.piles):
-            for i, card in enumerate(pile):
-                ranks[PILE_SIZE * p + i] = card.rank
-        return bytes(ranks), bytes(len(pile) for pile in self.piles), self.foundation.rank
+        ids, heights, foundation = self.layout
+        return ids.translate(RANK_OF_ID), heights, foundation % NUM_RANKS
 
 
 def _svg_card(card: Card, x: int, y: int, order: int | None) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 RANKS = "A23456789TJQK"
 """Rank letters, Ace = 0 ... King = 12 (Ace and King are adjacent)."""
@@ -36,11 +37,11 @@ class Card:
             raise CardParseError(f"unknown card id {card_id!r} (expected 0..{len(DECK) - 1})")
         return DECK[card_id]
 
-    @property
+    @cached_property  # once per card object: DECK's 52 serve every deal, replays read them 10^7 times
     def id(self) -> int:
         return self.suit * NUM_RANKS + self.rank
 
-    @property
+    @cached_property
     def text(self) -> str:
         return RANKS[self.rank] + SUITS[self.suit]
 

@@ -247,9 +247,9 @@ def _describe(label: str | None, result) -> str:
     lines = [f"{name}: {verdicts[result.outcome]} ({result.outcome}), "
              f"{result.iterations:,} iterations, {result.seconds:.3f} s"]
     if result.solved:
-        count = len(result.moves)
+        count = len(result.solution)
         lines.append(f"solution, {count} move{'' if count == 1 else 's'} (pile numbers are 0-based, board order):")
-        lines += [f"{index:>3}. {move}" for index, move in enumerate(result.moves, 1)]
+        lines += [f"{index:>3}. {move.card} from pile {move.pile}" for index, move in enumerate(result.solution, 1)]
     elif result.outcome == "intractable":
         lines.append(f"most cards played by a line found before the budget ran out: {result.cards_played}")
     elif result.cards_played is None:

@@ -24,6 +24,8 @@ MS_MAX = 2**33 - 1
 MAX_DIGITS = 4000
 """Longest number accepted (CPython refuses to convert much longer ones)."""
 _TOO_LONG = 10**MAX_DIGITS
+FLOAT_EXACT = 2**53
+"""Floats hold every whole number up to here; past it, 26464608654870335080 reads back as ...488."""
 
 _SEPARATORS = re.compile(r"[\s#\-_.,]")
 
@@ -92,7 +94,9 @@ def _whole_number(value: object) -> int:
     """The int a number stands for: ints, numpy integers, and floats or Decimals with no fraction.
 
     Datasets hand deals back as numpy integers, Decimals (the decimal128
-    column) or floats (a column with gaps); a bool is not a game number.
+    column) or floats (a column with gaps, or DuckDB's decimals in pandas) up to
+    2^53, past which a float may stand for a neighbouring number; a bool is not
+    a game number.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Number):
         kind = "a truth value" if isinstance(value, bool) else type(value).__name__
@@ -107,6 +111,9 @@ def _whole_number(value: object) -> int:
         denominator = 0
     if denominator != 1:
         raise DealNumberError(f"invalid game number {value!r}: not a whole number")
+    if abs(numerator) > FLOAT_EXACT and isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
+        raise DealNumberError(f"invalid game number {value!r}: a float past 2^53 may be a neighbouring "
+                              "number rounded; read the column as integers or text")
     return numerator
 
 

@@ -38,9 +38,7 @@ from typing import Callable, Iterator
 from tqdm import tqdm
 
 from . import _testhooks, dataset, interrupts
-from .board import NUM_PILES, PILE_SIZE, RANK_OF_ID
-from .cards import Card
-from .dealing import GameNumber, deal_card_ids
+from .dealing import GameNumber
 from .deals import DealSet
 from .solver import OUTCOMES, Solver, check_max_iters
 
@@ -63,8 +61,6 @@ DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 POLL_SECONDS = 1.0
 """How often waits look up: the run for a swallowed signal, workers for their parent or a stop."""
 
-_FRESH_HEIGHTS = bytes([PILE_SIZE] * NUM_PILES)
-_CODE_OF_ID = tuple(Card.from_id(card_id).text for card_id in range(52))
 _worker = threading.local()  # a Solver per thread: Dask runs several threads per process
 
 
@@ -141,33 +137,20 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
             if stopped is not None and stopped():
                 log.info("chunk %s: dropped, the run was stopped", task.deals)
                 return None
-            _testhooks.pause(f"deal-{'ms' if ms else ''}{number}")
+            game = GameNumber(number, ms)
+            _testhooks.pause(f"deal-{game}")
             try:
-                ids = deal_card_ids(GameNumber(number, ms))
-                started = time.perf_counter()
-                outcome, iterations, played, piles = solver.solve_raw(
-                    ids.translate(RANK_OF_ID), _FRESH_HEIGHTS, 0, task.search, task.max_iters)
-                seconds = time.perf_counter() - started
+                row = solver.solve_deal(game, task.search, task.max_iters)
             except Exception as error:
-                raise DealError(f"deal {GameNumber(number, ms)}: {type(error).__name__}: {error}") from error
-            if seconds > SLOW_DEAL_SECONDS:
-                log.info("deal %s: slow, %.1f s, %s", GameNumber(number, ms), seconds, OUTCOMES[outcome])
-            solution = _play_order(ids, piles) if piles else None
-            rows.append((number, ms, outcome, iterations, played, solution, seconds))
-    columns = dict(zip(dataset.ROW_FIELDS, zip(*rows)))  # rows are in ROW_FIELDS' order
+                raise DealError(f"deal {game}: {type(error).__name__}: {error}") from error
+            if row["seconds"] > SLOW_DEAL_SECONDS:
+                log.info("deal %s: slow, %.1f s, %s", game, row["seconds"], row["outcome"])
+            rows.append(row)
+    columns = {name: [row[name] for row in rows] for name in dataset.ROW_FIELDS}
+    columns["outcome"] = [OUTCOMES.index(outcome) for outcome in columns["outcome"]]
     name = dataset.write_part(task.out, task.deals, columns)
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
-
-
-def _play_order(ids: bytes, piles: bytes) -> str:
-    """The solver's pile indexes as card codes: the top of pile p is ids[3p + height - 1]."""
-    heights = [PILE_SIZE] * NUM_PILES
-    codes = []
-    for pile in piles:
-        heights[pile] -= 1
-        codes.append(_CODE_OF_ID[ids[PILE_SIZE * pile + heights[pile]]])
-    return " ".join(codes)
 
 
 WORKER_LOG = "worker_log"

@@ -2,78 +2,84 @@
 
 The text form is the cards in play order, `"2H 3S 2D ..."`: each card's pile
 follows from the board, so the text is all a dataset stores, and
-`Solution.from_text(board, text)` gives the moves back. Every way of making
-a Solution replays it against the rules and checks that it empties the
-board, so a Solution object is always a legal win.
+`Solution.from_text(board, text)` gives the moves back. Making a Solution, in
+any way, replays its line against the rules and checks that it empties the
+board, so a Solution object is always a legal win. The replay runs in the
+compiled core: `verify` checks a million stored solutions, and `Solver.solve`
+every solution it returns, for about a microsecond each.
+
+`board_of(row)` and `solution_of(row)` take a dataset row (from pandas,
+pyarrow, polars, DuckDB or `Solver.solve_deal`) back to its board and solution.
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from functools import cached_property
+from typing import Any, Iterable, Iterator
 
-from .board import NUM_PILES, Board, IllegalMove, Move
-from .cards import CARD_BY_TEXT, Card
+from . import _core
+from .board import Board, IllegalMove, Move
+from .cards import CARD_BY_TEXT, DECK, Card
+from .dealing import GameNumber, deal
 
 PREVIEW_MOVES = 5
 """Moves named in a Solution's repr."""
+
+# What _core.play_line finds wrong with a line (0: a win).
+_NOT_IN_LAYOUT, _NOT_ON_TOP, _NO_CARD, _DOES_NOT_FIT, _LEAVES_CARDS = range(1, 6)
 
 
 class SolutionError(IllegalMove):
     """A line that is not a legal win from its board; the message names the move."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Solution:
-    """The moves of a win from `board`, in play order; `str(solution)` is its text form."""
+    """A win from `board`: `piles` holds the pile of each move, in play order.
+
+    `str(solution)` is the text form; `moves`, `cards` and `to_json()` spell it out.
+    """
 
     board: Board
-    moves: tuple[Move, ...]
+    piles: bytes
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.piles, bytes):
+            object.__setattr__(self, "piles", _as_bytes(self.piles))
+        _, cards = _play(self.board, self.piles, by_card=False)
+        object.__setattr__(self, "_card_ids", cards)
 
     @classmethod
     def from_text(cls, board: Board, text: str) -> Solution:
         """Parse `"2H 3S ..."` (what a dataset's `solution` column holds) and replay it."""
-        cards = []
-        for step, token in enumerate(text.split(), 1):
-            card = CARD_BY_TEXT.get(token)
-            if card is None:
-                raise SolutionError(f"move {step}: {token[:20]!r} is not a card")
-            cards.append(card)
-        home = {card: pile for pile, cards_of_pile in enumerate(board.piles) for card in cards_of_pile}
-        for step, card in enumerate(cards, 1):
-            if card not in home:
-                raise SolutionError(f"move {step}: {card} is not in a pile of the board")
-        return cls._replayed(board, (home[card] for card in cards), cards)
+        tokens = text.split()
+        try:
+            line = bytes([CARD_BY_TEXT[token].id for token in tokens])
+        except KeyError:
+            step, token = next((step, token) for step, token in enumerate(tokens, 1) if token not in CARD_BY_TEXT)
+            raise SolutionError(f"move {step}: {token[:20]!r} is not a card") from None
+        piles, _ = _play(board, line, by_card=True)
+        return cls(board, piles)
 
     @classmethod
     def from_piles(cls, board: Board, piles: Iterable[int]) -> Solution:
-        """From the pile of each move (what the compiled search returns), replayed."""
-        return cls._replayed(board, piles)
+        """From the pile of each move (0-based, board order), replayed."""
+        return cls(board, _as_bytes(piles))
 
-    @classmethod
-    def _replayed(cls, board: Board, piles: Iterable[int], cards: list[Card] | None = None) -> Solution:
-        """Play the piles in order on a scratch copy; the named cards, if given, must be the ones on top."""
-        stacks = [list(pile) for pile in board.piles]
-        foundation = board.foundation
-        moves = []
-        for step, pile in enumerate(piles, 1):
-            card = stacks[pile][-1] if 0 <= pile < NUM_PILES and stacks[pile] else None
-            if cards is not None and cards[step - 1] != card:
-                raise SolutionError(f"move {step}: {cards[step - 1]} is not on top of pile {pile}")
-            if card is None:
-                raise SolutionError(f"move {step}: pile {pile} has no card to play")
-            if not card.fits_on(foundation):
-                raise SolutionError(f"move {step}: {card} does not fit on {foundation}")
-            stacks[pile].pop()
-            foundation = card
-            moves.append(Move(pile, card))
-        left = sum(map(len, stacks))
-        if left:
-            raise SolutionError(f"the line leaves {left} card{'' if left == 1 else 's'} in the piles")
-        return cls(board, tuple(moves))
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        """The cards in play order."""
+        return tuple([DECK[card_id] for card_id in self._card_ids])
+
+    @cached_property
+    def moves(self) -> tuple[Move, ...]:
+        return tuple([Move(pile, DECK[card_id]) for pile, card_id in zip(self.piles, self._card_ids)])
 
     @property
     def text(self) -> str:
-        return " ".join(move.card.text for move in self.moves)
+        """The text form: the cards in play order, `"2H 3S 2D ..."`."""
+        return " ".join([DECK[card_id].text for card_id in self._card_ids])
 
     def to_json(self) -> list[dict]:
         """`[{"pile": 16, "card": "2D"}, ...]`, piles 0-based in board order (`solve --json`)."""
@@ -83,8 +89,8 @@ class Solution:
         """Every position along the way, the start first and the empty board last."""
         board = self.board
         yield board
-        for move in self.moves:
-            board = board.play(move.pile)[1]
+        for pile in self.piles:
+            board = board.play(pile)[1]
             yield board
 
     def svg(self) -> str:
@@ -97,7 +103,7 @@ class Solution:
         return self.svg()
 
     def __len__(self) -> int:
-        return len(self.moves)
+        return len(self.piles)
 
     def __iter__(self) -> Iterator[Move]:
         return iter(self.moves)
@@ -107,6 +113,82 @@ class Solution:
 
     def __repr__(self) -> str:
         start = f" from deal {self.board.name}" if self.board.name else ""
-        preview = " ".join(move.card.text for move in self.moves[:PREVIEW_MOVES])
-        more = " ..." if len(self.moves) > PREVIEW_MOVES else ""
-        return f"<Solution{start}: {len(self.moves)} moves, {preview}{more}>"
+        preview = " ".join(card.text for card in self.cards[:PREVIEW_MOVES])
+        more = " ..." if len(self) > PREVIEW_MOVES else ""
+        return f"<Solution{start}: {len(self)} moves, {preview}{more}>"
+
+
+def board_of(row: Any) -> Board:
+    """The board a dataset row was dealt from.
+
+    `row` is anything with `deal` and `ms` by key or attribute: a pandas row
+    (`df.iloc[i]`, `itertuples()`), a dict from pyarrow's `to_pylist()`,
+    polars' `rows(named=True)` or `Solver.solve_deal`. The number may be any
+    integral value a reader hands back (numpy integers, Decimal, float);
+    `deal_exact`, where a row has it, is the exact number and wins over `deal`.
+    """
+    exact = _field(row, "deal_exact")
+    number = _field(row, "deal") if _missing(exact) else exact
+    game = GameNumber.parse(number)
+    return deal(GameNumber(game.number, game.ms or bool(_field(row, "ms"))))
+
+
+def solution_of(row: Any) -> Solution | None:
+    """A row's stored solution, replayed from its deal; None if the row has none (not solved)."""
+    text = _field(row, "solution")
+    return None if _missing(text) else Solution.from_text(board_of(row), text)
+
+
+def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
+    """Replay a line (piles, or card ids) from `board`: its piles and cards, or SolutionError."""
+    ids, heights, foundation = board.layout
+    problem, step, piles, cards = _core.play_line(ids, heights, foundation, line, by_card)
+    if not problem:
+        return piles, cards
+    if problem == _LEAVES_CARDS:
+        left = board.cards_left - len(line)
+        raise SolutionError(f"the line leaves {left} card{'' if left == 1 else 's'} in the piles")
+    where = f"move {step + 1}"
+    if by_card:
+        card = DECK[line[step]]
+        if problem == _NOT_IN_LAYOUT:
+            raise SolutionError(f"{where}: {card} is not in a pile of the board")
+        if problem == _NOT_ON_TOP:
+            home = next(index for index, pile in enumerate(board.piles) if card in pile)
+            raise SolutionError(f"{where}: {card} is not on top of pile {home}")
+    else:
+        if problem == _NO_CARD:
+            raise SolutionError(f"{where}: pile {line[step]} has no card to play")
+        pile = board.piles[line[step]]
+        card = pile[len(pile) - 1 - piles.count(line[step])]
+    on = DECK[cards[-1]] if cards else board.foundation
+    raise SolutionError(f"{where}: {card} does not fit on {on}")
+
+
+def _as_bytes(piles: Iterable[int]) -> bytes:
+    """Pile numbers as bytes; a number that cannot be a pile is refused naming its move."""
+    piles = list(piles)
+    try:
+        return bytes(piles)
+    except (TypeError, ValueError):
+        step, pile = next((step, pile) for step, pile in enumerate(piles, 1)
+                          if not isinstance(pile, numbers.Integral) or not 0 <= pile < 256)
+        raise SolutionError(f"move {step}: pile {pile!r} has no card to play") from None
+
+
+def _field(row: Any, name: str) -> Any:
+    """`row[name]` or `row.name` (pandas' itertuples gives namedtuples); None if it has neither."""
+    try:
+        return row[name]
+    except (KeyError, IndexError, TypeError):
+        return getattr(row, name, None)
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN or pandas' NA: what readers hand back for a null."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except TypeError:  # pandas.NA refuses to be a truth value
+        return True

@@ -1,67 +1,103 @@
 #!/usr/bin/env python3
-"""Benchmark: `blackhole-stats run` with 1 and 2 workers over the same deals, in one invocation.
+"""Benchmark the whole `blackhole-stats run` command with 1 and 2 workers, its fixed start-up apart.
 
-Prints deals per second for each, the speed-up and the parallel efficiency,
-and the pipeline's overhead per deal: the worker time not spent inside the
-solver, (workers x wall - solver seconds) / deals, which covers dealing,
-turning solutions into text, Parquet, process start-up and the last chunks'
-imbalance. A first line measures the same overhead without any pool: one
-`solve_chunk` call per chunk in this process (dealing, rows, Parquet only).
+Each measurement is the installed console script run as a subprocess into a
+fresh directory, timed as a user's shell would: wall seconds, and CPU seconds
+of the command and all its workers (user + system, from the children's
+rusage). Four commands are interleaved in every repeat, the order rotating:
 
-    python scripts/bench_run.py                    # deals 1-4000, fast search
-    python scripts/bench_run.py --range 1-20000 --chunk-size 1000
+* `run --range 1 --workers N`: one trivial deal (9 positions), which is the
+  fixed cost of any run: starting Python, imports, starting N workers, the
+  manifest, one Parquet file;
+* `run --range RANGE --workers N`: the whole range.
+
+Per deal, the report subtracts the fixed cost: (whole - fixed) / deals. Set
+the CPU per deal beside `Solver.solve_deal`'s in `scripts/bench_solver.py`
+(same deals): the difference is what Parquet and scheduling add. Figures are
+medians of the repeats with their range. Wall-clock figures (deals/s, the
+2-worker speed-up) need the cores to be idle; CPU seconds hold up better on a
+shared machine.
+
+    python scripts/bench_run.py                          # deals 1-20000, 5 repeats
+    python scripts/bench_run.py --range 1-4000 --repeats 7
 """
 from __future__ import annotations
 
 import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import pyarrow.dataset as pads
+
 from blackhole_stats.deals import DealSet
-from blackhole_stats.runner import DEFAULT_CHUNK_SIZE, ChunkTask, run, solve_chunk
+
+SCRIPT = Path(sys.executable).parent / "blackhole-stats"
+MIN_REPEATS = 5
+TRIVIAL = "1"
+"""The fixed-cost run: deal 1 has no line longer than 3 cards and is refuted in 9 positions."""
 
 
-def in_process(deals: DealSet, chunk_size: int, search: str, out: Path) -> tuple[float, float]:
-    """(wall, solver seconds) of solving every chunk right here, without a pool."""
-    out.mkdir()
-    solver_seconds = 0.0
+def timed_run(deals: str, workers: int, out: Path, chunk_size: int | None) -> tuple[float, float]:
+    """(wall, CPU seconds of the command and its workers) of one `run` into a fresh `out`."""
+    shutil.rmtree(out, ignore_errors=True)
+    command = [str(SCRIPT), "run", "--range", deals, "--out", str(out), "--workers", str(workers)]
+    if chunk_size:
+        command += ["--chunk-size", str(chunk_size)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    for chunk in deals.chunks(chunk_size):
-        solver_seconds += solve_chunk(ChunkTask(chunk, str(out), search, None)).solver_seconds
-    return time.perf_counter() - started, solver_seconds
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if pads.dataset(out).count_rows() != DealSet.parse([deals]).count:
+        raise SystemExit(f"run --range {deals} did not store every deal")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def describe(label: str, count: int, wall: float, solver: float, workers: int) -> str:
-    overhead = (workers * wall - solver) / count
-    return (f"{label:<20} {count / wall:8.1f} deals/s   solver {solver / count * 1e6:7.1f} us/deal   "
-            f"overhead {overhead * 1e6:6.1f} us/deal")
+def median(values: tuple[float, ...]) -> str:
+    return f"{statistics.median(values):7.2f} [{min(values):.2f}..{max(values):.2f}]"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--range", dest="ranges", default="1-4000",
-                        help="deals, as for run --range (default 1-4000)")
-    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE // 2,
-                        help=f"deals per chunk (default {DEFAULT_CHUNK_SIZE // 2}: several per worker)")
-    parser.add_argument("--search", choices=("fast", "classic"), default="fast")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--range", dest="deals", default="1-20000", help="as for run --range (default 1-20000)")
+    parser.add_argument("--chunk-size", type=int, default=None, help="run's --chunk-size (default: run's own)")
+    parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
     args = parser.parse_args()
-    deals = DealSet.parse([args.ranges])
-    count = deals.count
-    print(f"deals {deals} ({count:,}), chunks of {args.chunk_size}, search {args.search}")
+    if args.repeats < MIN_REPEATS:
+        parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
+    if not SCRIPT.exists():
+        parser.error(f"the console script is not installed at {SCRIPT}: pip install -e .")
+    count = DealSet.parse([args.deals]).count
+    jobs = [(deals, workers) for workers in (1, 2) for deals in (TRIVIAL, args.deals)]
+    figures: dict[tuple[str, int], list[tuple[float, float]]] = {job: [] for job in jobs}
+    load = f", load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
+    print(f"blackhole-stats run --range {args.deals} ({count:,} deals) vs --range {TRIVIAL} (fixed cost), "
+          f"--workers 1 and 2, {args.repeats} repeats interleaved{load}; medians [min..max]")
     with tempfile.TemporaryDirectory() as scratch:
-        wall, solver = in_process(deals, args.chunk_size, args.search, Path(scratch) / "in-process")
-        print(describe("in process, no pool", count, wall, solver, 1))
-        rates = {}
-        for workers in (1, 2):
-            summary = run(str(Path(scratch) / f"workers-{workers}"), deals, search=args.search,
-                          workers=workers, chunk_size=args.chunk_size)
-            rates[workers] = count / summary.seconds
-            print(describe(f"{workers} worker(s)", count, summary.seconds, summary.solver_seconds, workers))
+        for repeat in range(args.repeats):
+            for turn in range(len(jobs)):
+                deals, workers = jobs[(repeat + turn) % len(jobs)]
+                figures[deals, workers].append(timed_run(deals, workers, Path(scratch) / "run", args.chunk_size))
+    print(f"{'':<12}{'fixed wall s':>22}{'fixed CPU s':>22}{'whole wall s':>22}{'whole CPU s':>22}")
+    rates = {}
+    for workers in (1, 2):
+        fixed_wall, fixed_cpu = zip(*figures[TRIVIAL, workers])
+        whole_wall, whole_cpu = zip(*figures[args.deals, workers])
+        print(f"{workers} worker(s) " + "".join(f"{median(values):>22}"
+                                              for values in (fixed_wall, fixed_cpu, whole_wall, whole_cpu)))
+        wall = statistics.median(whole_wall) - statistics.median(fixed_wall)
+        cpu = statistics.median(whole_cpu) - statistics.median(fixed_cpu)
+        rates[workers] = count / wall
+        print(f"    fixed cost aside: {rates[workers]:,.0f} deals/s, {cpu / count * 1e3:.3f} CPU-ms/deal")
     speedup = rates[2] / rates[1]
-    print(f"speed-up with 2 workers: {speedup:.2f}x, parallel efficiency {speedup / 2:.0%}")
-
+    print(f"2 workers: {speedup:.2f}x the deals/s of 1 (parallel efficiency {speedup / 2:.0%}), fixed cost aside")
 
 if __name__ == "__main__":
     main()

@@ -1,15 +1,26 @@
 #!/usr/bin/env python3
-"""Benchmark: `classic` vs `fast` on PySolFC deals 1..1000, one core, same run.
+"""Benchmark the solver three ways on PySolFC deals 1..1000, interleaved, and compare with the peer.
 
-Prints CPU seconds (dealing included), deals per second, iterations per deal
-for each search, and the ratio between them. The peer solver
-(black-hole-solver 1.14) needs 357 CPU-seconds for the same 1000 deals on
-this project's reference machine; that figure is printed for scale, but the
-comparable figure is the ratio measured here.
+What is timed, in CPU seconds of this process (`time.process_time`), on one core:
 
-    python scripts/bench_solver.py                # both searches, deals 1..1000
-    python scripts/bench_solver.py --deals 1-200  # a quicker look
-    python scripts/bench_solver.py --skip-classic
+* raw C search: the compiled search alone (`_core.Solver.solve` on ranks
+  prepared before the clock starts), what the peer's figure is comparable to;
+* Solver.solve: the API on boards dealt before the clock starts: the search,
+  the solution replayed in C, the Python objects;
+* Solver.solve_deal: what a run does for every deal: deal the game number,
+  solve, and build the dataset row (the solution as text). A run adds only
+  Parquet and scheduling to this (`scripts/bench_run.py`).
+
+The three are interleaved in blocks of deals (the order rotating from block to
+block) and repeated, so that a shared machine's load falls on all of them
+alike; each figure is the median of the repeats' totals, with their range.
+The peer (black-hole-solver 1.14, default mode) needed 357 CPU-seconds for
+deals 1..1000 on this project's machine kind (../shared/reference/README.md;
+the reference CSV has no per-deal times, so other ranges print no ratio).
+
+    python scripts/bench_solver.py                  # fast, deals 1..1000, 5 repeats
+    python scripts/bench_solver.py --classic        # and classic (about 25 minutes)
+    python scripts/bench_solver.py --deals 1-200 --repeats 7
 """
 from __future__ import annotations
 
@@ -17,64 +28,105 @@ import argparse
 import os
 import statistics
 import time
+from typing import Callable
 
-from blackhole_stats.board import NUM_PILES, PILE_SIZE, RANK_OF_ID
-from blackhole_stats.dealing import GameNumber, deal_card_ids
-from blackhole_stats.solver import OUTCOMES, Solver
+from blackhole_stats import _core
+from blackhole_stats.dealing import deal
+from blackhole_stats.solver import OUTCOMES, SEARCHES, Solver
 
 PEER_CPU_SECONDS_1_1000 = 357.0
-FULL_HEIGHTS = bytes([PILE_SIZE] * NUM_PILES)
+"""black-hole-solver 1.14, default mode, deals 1..1000 (../shared/reference/README.md)."""
+BLOCK = 50
+"""Deals per interleaved block."""
+MIN_REPEATS = 5
 
 
-def run(search: str, numbers: range, most_played: bool) -> dict:
-    solver = Solver()
-    iterations, outcomes = [], []
-    started = time.process_time()
-    for number in numbers:
-        ranks = deal_card_ids(GameNumber(number)).translate(RANK_OF_ID)
-        outcome, count, _, _ = solver.solve_raw(ranks, FULL_HEIGHTS, 0, search=search,
-                                                most_played=most_played)
-        iterations.append(count)
-        outcomes.append(OUTCOMES[outcome])
-    cpu = time.process_time() - started
-    return {"search": search, "cpu": cpu, "iterations": iterations, "outcomes": outcomes,
-            "memory": solver.memory_bytes}
+def measures(numbers: range, search: str) -> dict[str, Callable[[range], list]]:
+    """What is timed: each takes a block of deal numbers and returns (outcome, iterations) per deal."""
+    core, api, runs = _core.Solver(), Solver(), Solver()
+    boards = {number: deal(number) for number in numbers}
+    inputs = {number: board.solver_input() for number, board in boards.items()}
+    index = SEARCHES.index(search)
+
+    def raw(block: range) -> list:
+        return [core.solve(*inputs[number], index)[:2] for number in block]
+
+    def solve(block: range) -> list:
+        return [(OUTCOMES.index(result.outcome), result.iterations)
+                for result in (api.solve(boards[number], search) for number in block)]
+
+    def solve_deal(block: range) -> list:
+        return [(OUTCOMES.index(row["outcome"]), row["iterations"])
+                for row in (runs.solve_deal(number, search) for number in block)]
+
+    return {"raw C search (_core.Solver.solve)": raw, "Solver.solve(board) (the API)": solve,
+            "Solver.solve_deal(n) (what runs do)": solve_deal}
 
 
-def describe(result: dict, count: int) -> str:
-    solved = result["outcomes"].count("solved")
-    its = result["iterations"]
-    return (f"{result['search']:>8}: {result['cpu']:8.2f} CPU-s  {count / result['cpu']:9.1f} deals/s  "
-            f"{result['cpu'] / count * 1000:8.3f} ms/deal  iterations/deal mean {statistics.mean(its):,.0f} "
-            f"median {statistics.median(its):,.0f} max {max(its):,}  solved {solved}/{count}  "
-            f"tables {result['memory'] / 2**20:.0f} MiB")
+def bench(numbers: range, search: str, repeats: int) -> tuple[dict[str, list[float]], list]:
+    """CPU seconds per repeat of each measure, and the (outcome, iterations) of every deal."""
+    timed = measures(numbers, search)
+    totals: dict[str, list[float]] = {name: [] for name in timed}
+    verdicts = None
+    blocks = [numbers[start:start + BLOCK] for start in range(0, len(numbers), BLOCK)]
+    for _ in range(repeats):
+        spent = dict.fromkeys(timed, 0.0)
+        found: dict[str, list] = {name: [] for name in timed}
+        for turn, block in enumerate(blocks):
+            names = list(timed)
+            for name in names[turn % len(names):] + names[:turn % len(names)]:
+                started = time.process_time()
+                found[name] += timed[name](block)
+                spent[name] += time.process_time() - started
+        if len({tuple(values) for values in found.values()}) != 1:
+            raise SystemExit("the three ways disagree on a verdict or an iteration count")
+        verdicts = next(iter(found.values()))
+        for name in timed:
+            totals[name].append(spent[name])
+    return totals, verdicts
+
+
+def report(numbers: range, search: str, totals: dict[str, list[float]], verdicts: list) -> None:
+    count = len(numbers)
+    peer = PEER_CPU_SECONDS_1_1000 if (numbers.start, numbers.stop) == (1, 1001) else None
+    print(f"\nsearch {search}: CPU seconds for {count} deals, median of {len(next(iter(totals.values())))} "
+          f"repeats [min..max]")
+    for name, values in totals.items():
+        median = statistics.median(values)
+        versus = f"   peer/this {peer / median:6.0f}x" if peer else ""
+        print(f"  {name:<38} {median:8.3f} [{min(values):.3f}..{max(values):.3f}]  "
+              f"{median / count * 1e3:7.3f} ms/deal  {count / median:8.0f} deals/s{versus}")
+    iterations = [its for _, its in verdicts]
+    solved = sum(outcome == OUTCOMES.index("solved") for outcome, _ in verdicts)
+    print(f"  iterations/deal mean {statistics.mean(iterations):,.0f}, median {statistics.median(iterations):,.0f}, "
+          f"max {max(iterations):,}; solved {solved}/{count}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", default="1-1000", help="inclusive range FIRST-LAST (default 1-1000)")
-    parser.add_argument("--skip-classic", action="store_true", help="time only the fast search")
-    parser.add_argument("--no-most-played", action="store_true",
-                        help="fast search: skip the exact most-cards-played search for unsolvable deals")
+    parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
+    parser.add_argument("--classic", action="store_true", help="also time the classic search (slow)")
     args = parser.parse_args()
+    if args.repeats < MIN_REPEATS:
+        parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
     first, last = (int(part) for part in args.deals.split("-"))
     numbers = range(first, last + 1)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    print(f"PySolFC deals {first}..{last}, one core, dealing included")
-    fast = run("fast", numbers, not args.no_most_played)
-    print(describe(fast, len(numbers)))
-    if args.skip_classic:
-        return
-    classic = run("classic", numbers, True)
-    print(describe(classic, len(numbers)))
-    if fast["outcomes"] != classic["outcomes"]:
-        raise SystemExit("verdicts differ between fast and classic!")
-    print(f"fast is {classic['cpu'] / fast['cpu']:.0f}x faster than classic (same verdicts on all deals)")
-    if (first, last) == (1, 1000):
-        print(f"peer (black-hole-solver 1.14, default mode) on the reference machine: "
-              f"{PEER_CPU_SECONDS_1_1000:.0f} CPU-s -> fast is {PEER_CPU_SECONDS_1_1000 / fast['cpu']:.0f}x that, "
-              f"classic {PEER_CPU_SECONDS_1_1000 / classic['cpu']:.1f}x")
+    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
+    print(f"PySolFC deals {first}..{last}, one core, {args.repeats} repeats interleaved in blocks of {BLOCK}{load}")
+    results = {}
+    for search in ("fast", "classic") if args.classic else ("fast",):
+        totals, verdicts = bench(numbers, search, args.repeats)
+        report(numbers, search, totals, verdicts)
+        results[search] = (totals, verdicts)
+    if args.classic:
+        if [outcome for outcome, _ in results["fast"][1]] != [outcome for outcome, _ in results["classic"][1]]:
+            raise SystemExit("verdicts differ between fast and classic!")
+        ratio = (statistics.median(next(iter(results["classic"][0].values())))
+                 / statistics.median(next(iter(results["fast"][0].values()))))
+        print(f"\nraw C search: fast is {ratio:.0f}x faster than classic (same verdicts on every deal)")
 
 
 if __name__ == "__main__":

@@ -36,14 +36,12 @@ def main() -> None:
         started, mismatches = time.process_time(), []
         for row in rows:
             board = deal(int(row["deal"]))
-            result = solver.solve(board, search=search)  # replays the solution, raising if illegal
+            result = solver.solve(board, search=search)  # a Solution is a replayed win, or SolutionError
             ours = (result.outcome, result.cards_played)
             peer = (row["outcome"], int(row["max_played"]))
             if search == "classic":
                 ours += (result.iterations,)
                 peer += (int(row["iterations"]),)
-            if result.solved and result.moves and board.replay(m.pile for m in result.moves)[1].cards_left:
-                mismatches.append((row["deal"], "solution leaves cards"))
             if ours != peer:
                 mismatches.append((row["deal"], peer, ours))
         cpu = time.process_time() - started

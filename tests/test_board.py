@@ -89,16 +89,21 @@ def test_empty_and_minimal_positions():
     assert Board.from_text("Foundations: KD\n\n\nAS\n").piles[2] == (Card.from_text("AS"),)
 
 
-def test_play_and_replay():
+def test_play():
     board = Board.from_text(board_text("5C", [["6D"], ["KH", "4S"], [], ["9C", "5H"]]))
     assert [(m.pile, m.card.text) for m in board.legal_moves()] == [(0, "6D"), (1, "4S")]
-    moves, after = board.replay([1, 3, 0])
+    after, moves = board, []
+    for pile in (1, 3, 0):
+        move, after = after.play(pile)
+        moves.append(move)
     assert [(m.pile, m.card.text) for m in moves] == [(1, "4S"), (3, "5H"), (0, "6D")]
     assert after.foundation.text == "6D" and after.cards_left == 2
     assert after == Board.from_text(board_text("6D", [[], ["KH"], [], ["9C"]]))
-    for bad in ([2], [17], [-1], [3], [0, 0]):  # empty, no such pile, 5 on 5, emptied pile
+    for bad in (2, 17, -1, 3):  # empty, no such pile (twice), 5 on 5
         with pytest.raises(IllegalMove):
-            board.replay(bad)
+            board.play(bad)
+    with pytest.raises(IllegalMove, match="pile 0 is empty"):
+        board.play(0)[1].play(0)
     king = Board.from_text(board_text("AC", [["KD"], ["2S"]]))
     assert [m.pile for m in king.legal_moves()] == [0, 1]  # K-A wraps
 
@@ -279,7 +284,7 @@ def test_svg_shows_a_solution_as_move_numbers():
     from blackhole_stats import deal, solve
 
     board = deal(2)
-    moves = solve(board).moves
+    moves = solve(board).solution.moves
     cards = svg_cards(board.svg(play_order={move.card: n for n, move in enumerate(moves, 1)}))
     assert {code: badge for code, (_, _, _, badge) in cards.items() if badge} == \
         {move.card.text: f"#{n}" for n, move in enumerate(moves, 1)}

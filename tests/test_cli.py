@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -92,9 +93,18 @@ def test_solve_stdin():
 
 
 def test_solve_text_output():
+    """Each move spelled "2H from pile 5", in play order: the same moves as --json, a win on the board text."""
     result = run("solve", "2")
-    text = result.stdout.decode()
-    assert result.returncode == 0 and "solved" in text and text.count("\n") >= 52
+    lines = result.stdout.decode().splitlines()
+    assert result.returncode == 0 and lines[0].startswith("deal 2: solvable (solved)")
+    plays = []
+    for number, line in enumerate(lines[2:], 1):
+        match = re.fullmatch(r" *(\d+)\. (\w\w) from pile (\d+)", line)
+        assert match and int(match[1]) == number, line
+        plays.append((int(match[3]), match[2]))
+    assert len(plays) == 51
+    assert_plays_out(reference_board("2"), plays)
+    assert plays == [(item["pile"], item["card"]) for item in json.loads(run("solve", "2", "--json").stdout)["solution"]]
 
 
 BAD_BOARDS = {

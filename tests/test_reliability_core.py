@@ -62,7 +62,7 @@ def peer() -> dict[int, tuple[str, int, int]]:
 
 
 def summary(result) -> tuple:
-    return result.outcome, result.iterations, result.cards_played, result.moves
+    return result.outcome, result.iterations, result.cards_played, result.solution
 
 
 def wait_until(condition, timeout: float = 60) -> None:

@@ -174,15 +174,15 @@ def test_a_worker_that_dies_is_reported_and_the_run_resumes(tmp_path, peer):
 
 
 def test_a_deal_that_raises_is_named_and_the_rest_kept(tmp_path, monkeypatch):
-    """The workers are forked from this process, so they deal with the patched function."""
-    real = runner.deal_card_ids
+    """The workers are forked from this process, so they solve with the patched method."""
+    real = runner.Solver.solve_deal
 
-    def failing(game):
+    def failing(solver, game, *args):
         if game.number == 77:
             raise RuntimeError("no such luck")
-        return real(game)
+        return real(solver, game, *args)
 
-    monkeypatch.setattr(runner, "deal_card_ids", failing)
+    monkeypatch.setattr(runner.Solver, "solve_deal", failing)
     out = tmp_path / "run"
     failed = r"1 failed chunk\(s\) \(deal 77: RuntimeError: no such luck\)"
     with pytest.raises(RunStopped, match=failed) as caught:

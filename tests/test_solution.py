@@ -1,11 +1,23 @@
-"""Solution: one text form that round-trips, a replay that trusts nothing, and the ways it is shown."""
+"""Solution: one text form that round-trips, a replay that trusts nothing, and the ways it is shown;
+dataset rows (as pandas, numpy, pyarrow, polars and DuckDB hand them back) to their board and solution."""
 from __future__ import annotations
 
-import pytest
+from decimal import Decimal
 
-from blackhole_stats import Board, deal
+import duckdb
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from blackhole_stats import Board, GameNumber, Solver, board_of, deal, solution_of, solve
+from blackhole_stats.deals import DealSet
+from blackhole_stats.runner import run
 from blackhole_stats.solution import Solution, SolutionError
-from conftest import assert_plays_out, reference_board
+from conftest import RANKS, assert_plays_out, reference_board
 
 POSITION = "Foundations: 5H\n6C\n7D 4S\n5S\n"
 """A win in four: 4S 5S 6C 7D (pile 1, pile 2, pile 0, pile 1)."""
@@ -18,41 +30,104 @@ def test_text_round_trips_and_names_the_piles():
     assert [(move.pile, str(move.card)) for move in solution] == [(1, "4S"), (2, "5S"), (0, "6C"), (1, "7D")]
     assert solution.to_json() == [{"pile": 1, "card": "4S"}, {"pile": 2, "card": "5S"},
                                   {"pile": 0, "card": "6C"}, {"pile": 1, "card": "7D"}]
-    assert Solution.from_piles(board, [1, 2, 0, 1]) == solution
+    assert Solution.from_piles(board, [1, 2, 0, 1]) == solution == Solution(board, b"\x01\x02\x00\x01")
+    assert Solution.from_piles(board, np.array([1, 2, 0, 1])) == solution  # numpy integers are piles too
     assert Solution.from_text(board, solution.text) == solution
+    assert [card.text for card in solution.cards] == ["4S", "5S", "6C", "7D"]
 
 
 def test_a_reference_deal_solution_plays_out_on_the_reference_text():
     """From the text form alone, checked on the board text without the package."""
-    from blackhole_stats import solve
-
     board = deal(2)
-    text = str(Solution.from_piles(board, [move.pile for move in solve(board).moves]))
-    solution = Solution.from_text(board, text)
+    solution = Solution.from_text(board, solve(board).solution.text)
     assert len(solution) == 51
     assert_plays_out(reference_board("2"), [(item["pile"], item["card"]) for item in solution.to_json()])
 
 
 @pytest.mark.parametrize("text, words", [
-    ("4S 5S 6C", "leaves 1 card"),          # legal but not a win
+    ("4S 5S 6C", "leaves 1 card in"),       # legal but not a win
+    ("", "leaves 4 cards"),
     ("4S 5S 6C 7D 8D", "not in a pile"),    # a card that is not there
     ("5S 4S 6C 7D", "5S does not fit on 5H"),  # each card needs a rank one away
     ("4S 5S 7D 6C", "move 3: 7D does not fit on 5S"),
     ("4S 7D 5S 6C", "move 2: 7D does not fit on 4S"),
     ("4S XX", "'XX' is not a card"),
     ("4S 5S 6C 6C", "move 4: 6C is not on top of pile 0"),  # played already
+    ("4S 5S 6C 7D 7D", "move 5: 7D is not on top of pile 1"),  # a win, then one more
 ])
 def test_bad_lines_are_refused_naming_the_move(text, words):
     with pytest.raises(SolutionError, match=words):
         Solution.from_text(Board.from_text(POSITION), text)
 
 
+def test_a_card_named_out_of_its_piles_order_is_refused():
+    """The ranks alone would play (5, 4, 5 from one pile): the named cards must be the ones on top."""
+    board = Board.from_text("Foundations: 4C\n5S 4D 5H\n")
+    assert Solution.from_text(board, "5H 4D 5S").piles == b"\x00\x00\x00"
+    with pytest.raises(SolutionError, match="move 1: 5S is not on top of pile 0"):
+        Solution.from_text(board, "5S 4D 5H")
+
+
 def test_piles_that_do_not_fit_are_refused():
     board = Board.from_text(POSITION)
     with pytest.raises(SolutionError, match="move 1: 5S does not fit on 5H"):
         Solution.from_piles(board, [2, 1, 0, 1])
-    with pytest.raises(SolutionError, match="pile 17 has no card"):
+    with pytest.raises(SolutionError, match="move 1: pile 17 has no card"):
         Solution.from_piles(board, [17])
+    with pytest.raises(SolutionError, match="move 2: pile 300 has no card"):
+        Solution.from_piles(board, [1, 300])
+    with pytest.raises(SolutionError, match="move 3: pile 2 has no card"):
+        Solution(board, bytes([1, 2, 2]))
+    with pytest.raises(SolutionError, match="leaves 3 cards"):
+        Solution(board, b"\x01")
+
+
+@st.composite
+def lines(draw):
+    """A deal and a line of piles: mostly legal moves, sometimes any pile, of any length."""
+    board = deal(draw(st.integers(1, 10**12)))
+    piles, position = [], board
+    for _ in range(draw(st.integers(0, 55))):
+        legal = [move.pile for move in position.legal_moves()]
+        pile = draw(st.sampled_from(legal)) if legal and draw(st.integers(0, 9)) else draw(st.integers(0, 16))
+        piles.append(pile)
+        if pile in legal:
+            position = position.play(pile)[1]
+    return board, piles
+
+
+def wins(board_text: str, piles: list[int]) -> bool:
+    """The rules on the board's text, without the package: legal moves that play every card."""
+    lines_ = board_text.rstrip("\n").split("\n")
+    foundation = RANKS.index(lines_[0].removeprefix("Foundations: ")[0])
+    stacks = [line.split() for line in lines_[1:]]
+    for pile in piles:
+        if not stacks[pile] or (RANKS.index(stacks[pile][-1][0]) - foundation) % 13 not in (1, 12):
+            return False
+        foundation = RANKS.index(stacks[pile].pop()[0])
+    return not any(stacks)
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines())
+def test_the_compiled_replay_agrees_with_the_rules(line):
+    """Random lines (winning ones come from the solver below) are accepted exactly when they win."""
+    board, piles = line
+    try:
+        Solution.from_piles(board, piles)
+        accepted = True
+    except SolutionError:
+        accepted = False
+    assert accepted == wins(board.to_text(), piles)
+
+
+def test_every_solution_the_solver_returns_wins_on_the_board_text():
+    for number in range(1, 60):
+        board = deal(number)
+        result = solve(board)
+        assert (result.solution is not None) == result.solved
+        if result.solved:
+            assert wins(board.to_text(), list(result.solution.piles))
 
 
 def test_boards_walk_from_the_start_to_an_empty_board():
@@ -63,8 +138,97 @@ def test_boards_walk_from_the_start_to_an_empty_board():
     assert [str(board.foundation) for board in boards] == ["5H", "4S", "5S", "6C", "7D"]
 
 
-def test_repr_is_short_and_the_picture_numbers_the_moves():
+def test_reprs_are_short_and_the_picture_numbers_the_moves():
     solution = Solution.from_text(Board.from_text(POSITION), "4S 5S 6C 7D")
     assert repr(solution) == "<Solution: 4 moves, 4S 5S 6C 7D>"
+    assert repr(solution.moves[0]) == "Move(1, Card.from_text('4S'))"
+    assert repr(solve(deal(2)).solution).startswith("<Solution from deal 2: 51 moves, ")
     svg = solution._repr_svg_()
     assert all(f">#{n}<" in svg for n in range(1, 5)) and "#5" not in svg
+
+
+def test_solve_result_repr_is_one_short_line():
+    assert repr(Solver().solve(deal(1))).startswith("<SolveResult unsolved: 9 iterations, 3 cards played, ")
+    solved = repr(Solver().solve(deal(2)))
+    assert solved.startswith("<SolveResult solved: ") and ", 51 moves, " in solved
+    assert len(solved) < 80 and "\n" not in solved and "Card" not in solved
+
+
+# ------------------------------------------------------------------ dataset rows
+NAMES = {*map(str, range(1, 13)), "ms5", "32000", "26464608654870335080"}
+"""LCG and MT deals, an ms deal, the 32000 trap, a number past 2^64."""
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("rows") / "run"
+    run(str(out), DealSet.parse(sorted(NAMES)), workers=1)
+    return out
+
+
+def check_rows(rows) -> None:
+    """Each row's board is its deal's, its solution the one the solver finds (it is deterministic)."""
+    names = set()
+    for row in rows:
+        board = board_of(row)
+        names.add(board.name)
+        assert board == deal(board.name)
+        found = solve(board).solution
+        solution = solution_of(row)
+        assert solution == found and (solution is None or solution.board.name == board.name)
+    assert names == NAMES
+
+
+def test_rows_of_every_reader_give_their_board_and_solution(small_run):
+    check_rows(pq.read_table(small_run).to_pylist())  # pyarrow: dicts
+    frame = pd.read_parquet(small_run)
+    check_rows(row for _, row in frame.iterrows())  # pandas Series
+    check_rows(frame.itertuples())  # namedtuples: attributes only
+    check_rows(pl.read_parquet(small_run / "*.parquet").rows(named=True))  # polars
+    query = duckdb.sql(f"select * from read_parquet('{small_run}/*.parquet')")
+    check_rows(dict(zip(query.columns, values)) for values in query.fetchall())
+
+
+@pytest.mark.parametrize("value", [np.int64(7), np.uint32(7), 7.0, np.float64(7.0), Decimal("7"), "7", 7])
+def test_any_integral_deal_value_gives_the_board(value):
+    """What `.astype(int)`, a column with gaps (floats) or decimal128 hand back."""
+    row = {"deal": value, "ms": np.False_, "solution": None}
+    assert board_of(row).to_text() == reference_board("7")
+    assert solution_of(row) is None
+    assert board_of({"deal": value, "ms": np.True_}).name == "ms7"
+    assert board_of(pd.Series({"deal": value, "ms": False})).to_text() == reference_board("7")
+
+
+def test_missing_solutions_are_none_and_deal_exact_wins():
+    for missing in (None, float("nan"), pd.NA, np.nan):
+        assert solution_of({"deal": 2, "ms": False, "solution": missing}) is None
+    big = 26464608654870335080
+    assert board_of({"deal": None, "deal_exact": Decimal(big), "ms": False}).name == str(big)
+    assert board_of({"deal": 5, "deal_exact": None, "ms": False}).name == "5"
+
+
+def test_a_bad_row_is_refused_naming_the_value():
+    with pytest.raises(ValueError, match="7.5"):
+        board_of({"deal": 7.5, "ms": False})
+    with pytest.raises(SolutionError, match="move 1: 'XX' is not a card"):
+        solution_of({"deal": 2, "ms": False, "solution": "XX"})
+
+
+def test_solve_deal_is_the_row_a_run_stores(small_run):
+    """Every column but the time, deal for deal."""
+    solver = Solver()
+    stored = pq.read_table(small_run).to_pylist()
+    assert len(stored) == len(NAMES)
+    for row in stored:
+        name = board_of(row).name
+        fresh = solver.solve_deal(name)
+        assert str(GameNumber(fresh["deal"], fresh["ms"])) == name and type(fresh["deal"]) is int
+        same = set(fresh) - {"deal", "seconds"}
+        assert same <= set(row) and {key: fresh[key] for key in same} == {key: row[key] for key in same}
+    check_rows([solver.solve_deal(name) for name in NAMES])
+
+
+def test_solve_deal_rows_make_a_data_frame():
+    frame = pd.DataFrame([Solver().solve_deal(n) for n in range(1, 6)])
+    assert list(frame["outcome"]) == ["unsolved", "solved", "solved", "solved", "solved"]  # the peer's verdicts
+    assert frame["deal"].dtype == np.int64 and frame.loc[0, "cards_played"] == 3

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, find, given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import Board, Solver, deal, solve
+from blackhole_stats import Board, Solution, Solver, deal, solve
 
 from conftest import assert_plays_out, require_reference
 
@@ -51,11 +51,11 @@ def board_text(foundation: str, piles: list[list[str]]) -> str:
     return "\n".join([f"Foundations: {foundation}"] + [" ".join(p) for p in piles]) + "\n"
 
 
-def check_solution(foundation: str, piles: list[list[str]], board: Board, moves) -> None:
-    """The moves play every card legally: on the test's own model, and with Board.replay."""
-    assert_plays_out(board_text(foundation, piles), [(m.pile, m.card.text) for m in moves])
-    _, final = board.replay(move.pile for move in moves)
-    assert final.cards_left == 0
+def check_solution(foundation: str, piles: list[list[str]], board: Board, solution) -> None:
+    """The solution plays every card legally, on the test's own model; its text gives it back."""
+    assert solution.board == board
+    assert_plays_out(board_text(foundation, piles), [(m.pile, m.card.text) for m in solution.moves])
+    assert Solution.from_text(board, solution.text) == solution
 
 
 def check_against_brute_force(foundation: str, piles: list[list[str]]) -> None:
@@ -69,10 +69,10 @@ def check_against_brute_force(foundation: str, piles: list[list[str]]) -> None:
             assert result.outcome == ("solved" if solvable else "unsolved"), where
             assert result.cards_played == most, where
             if solvable:
-                assert len(result.moves) == total, where
-                check_solution(foundation, piles, board, result.moves)
+                assert len(result.solution) == total, where
+                check_solution(foundation, piles, board, result.solution)
             else:
-                assert result.moves == (), where
+                assert result.solution is None, where
 
 
 # ------------------------------------------------------ synthetic positions
@@ -184,7 +184,7 @@ def test_classic_matches_peer_iterations():
         if (result.outcome, result.iterations, result.cards_played) != expected:
             bad.append((row["deal"], expected, (result.outcome, result.iterations, result.cards_played)))
         elif result.solved:
-            check_solution("AS", [[c.text for c in p] for p in board.piles], board, result.moves)
+            check_solution("AS", [[c.text for c in p] for p in board.piles], board, result.solution)
         checked += 1
     assert checked > 650
     assert not bad, f"{len(bad)} deals differ (deal, peer, ours): {bad[:5]}"
@@ -199,7 +199,7 @@ def test_fast_matches_peer_on_all_1000():
         if (result.outcome, result.cards_played) != (row["outcome"], int(row["max_played"])):
             bad.append((row["deal"], row["outcome"], row["max_played"], result.outcome, result.cards_played))
         elif result.solved:
-            check_solution("AS", [[c.text for c in p] for p in board.piles], board, result.moves)
+            check_solution("AS", [[c.text for c in p] for p in board.piles], board, result.solution)
     assert not bad, f"{len(bad)} deals differ (deal, peer outcome, peer max, ours): {bad[:5]}"
 
 
@@ -232,7 +232,7 @@ def test_tiny_budget_is_intractable(search):
     result = Solver().solve(board, search=search, max_iters=10)
     assert result.outcome == "intractable" and not result.solved
     assert 1 <= result.iterations <= 10
-    assert result.moves == ()
+    assert result.solution is None
     assert result.cards_played <= 10 if search == "classic" else result.cards_played < 51
 
 
@@ -266,11 +266,12 @@ def test_results_do_not_depend_on_earlier_deals():
     for number in (6, 1, 7, 2, 6):
         for search in SEARCHES:
             a, b = reused.solve(deal(number), search=search), Solver().solve(deal(number), search=search)
-            assert (a.outcome, a.iterations, a.cards_played, a.moves) == (b.outcome, b.iterations,
-                                                                          b.cards_played, b.moves)
+            assert (a.outcome, a.iterations, a.cards_played, a.solution) == (b.outcome, b.iterations,
+                                                                             b.cards_played, b.solution)
 
 
 def test_module_level_solve():
     result = solve(deal(2))
     assert result.solved and result.cards_played == 51 and result.seconds >= 0
-    assert result.to_dict()["solution"] == [{"pile": m.pile, "card": m.card.text} for m in result.moves]
+    assert result.to_dict()["solution"] == [{"pile": m.pile, "card": m.card.text} for m in result.solution.moves]
+    assert solve(deal(1)).to_dict()["solution"] == []

@@ -87,7 +87,7 @@ def test_a_short_solution(copy):
     part = copy / "part-1-20-20.parquet"
     solution = pq.read_table(part)["solution"][1].as_py()
     rewrite(part, 1, solution=solution.rsplit(" ", 1)[0])
-    assert verify(str(copy)).problems == ("deal 2: the solution plays 50 cards, not 51",)
+    assert verify(str(copy)).problems == ("deal 2: the line leaves 1 card in the piles",)
 
 
 def test_duplicate_missing_and_extra_deals(copy):
