@@ -78,16 +78,18 @@ def verify(out: str) -> Verification:
             problems.append(f"{name}: {error}")
             continue
         problems += [f"{name}: {problem}" for problem in _format_problems(table, exact)]
-        columns = [table[column].to_pylist() for column in ("ms", "outcome", "cards_played", "solution")]
+        columns = [table[column].to_pylist()
+                   for column in ("ms", "outcome", "iterations", "cards_played", "solution")]
         file_keys: list[Run] = []
-        for number, ms, outcome, played, solution in zip(numbers, *columns):
+        for number, ms, outcome, iterations, played, solution in zip(numbers, *columns):
             try:
                 game = GameNumber(number, ms)
             except DealNumberError as error:
                 problems.append(f"{name}: {error}")
                 continue
             file_keys.append((ms, game.number, game.number))
-            problem = _row_problem(game, outcome, played, solution, manifest.get("max_iters"))
+            problem = (_budget_problem(outcome, iterations, manifest.get("max_iters"))
+                       or _row_problem(game, outcome, played, solution, manifest.get("max_iters")))
             if problem:
                 problems.append(f"deal {game}: {problem}")
         held = DealSet.from_runs(file_keys)
@@ -127,6 +129,17 @@ def _format_problems(table: pa.Table, exact: pa.ChunkedArray | None) -> list[str
         if not spelt.isascii() or not spelt.isdigit() or spelt.startswith("0") or int(spelt) < dataset.INT64_END:
             problems.append(f"deal_exact {spelt!r} is not a number past int64 in plain digits")
     return problems
+
+
+def _budget_problem(outcome: str, iterations: int, max_iters: int | None) -> str | None:
+    """A verdict reached within the budget; `intractable` only when the budget was spent."""
+    if max_iters is None:
+        return None
+    if outcome == "intractable" and iterations < max_iters:
+        return f"intractable after {iterations:,} iterations, under the run's max_iters {max_iters:,}"
+    if outcome != "intractable" and iterations > max_iters:
+        return f"{outcome} after {iterations:,} iterations, over the run's max_iters {max_iters:,}"
+    return None
 
 
 def _row_problem(game: GameNumber, outcome: str, played: int | None, solution: str | None,

@@ -160,3 +160,19 @@ def test_unfinished_files_are_named_and_only_ours_are_removed(copy):
 def test_format_2_rows_that_break_its_rules(copy, values, words):
     rewrite(copy / "part-1-20-20.parquet", 2, **values)
     assert f"part-1-20-20.parquet: {words}" in verify(str(copy)).problems
+
+
+@pytest.mark.parametrize("outcome, iterations, words", [
+    ("intractable", 20, "intractable after 20 iterations, under the run's max_iters 1,000"),
+    ("unsolved", 1_001, "unsolved after 1,001 iterations, over the run's max_iters 1,000"),
+])
+def test_rows_must_fit_the_runs_budget(tmp_path, outcome, iterations, words):
+    """A budgeted search stops exactly at its budget: fewer iterations cannot be intractable, more cannot be.
+
+    Row 0 is deal 1, which the search refutes in 9 positions."""
+    out = tmp_path / "run"
+    run(str(out), DealSet.parse(["1-4"]), max_iters=1_000, workers=1, chunk_size=4)
+    assert verify(str(out)).problems == ()
+    (part,) = out.glob("part-*.parquet")
+    rewrite(part, 0, iterations=iterations, outcome=outcome, solution=None, cards_played=0)
+    assert any(words in problem for problem in verify(str(out)).problems), verify(str(out)).problems
