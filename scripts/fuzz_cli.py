@@ -727,8 +727,11 @@ def dataset_verdict(root: Path, boards: dict | None = None) -> Verdict:
             problem = f"pandas.read_parquet(DIR) fails ({type(error).__name__})"
     if problem:
         return Verdict("bad", problem, verdict.expected, verdict.manifest)
+    side = root.parent / (root.name + SIDE)
+    doubtful += sorted(p.name for p in side.glob(".*.tmp")) if side.is_dir() else []  # README: not said for verify
     if doubtful and verdict.state == "good":
-        return Verdict("doubtful", f"temporary files in DIR ({doubtful[0]})", verdict.expected, verdict.manifest)
+        return Verdict("doubtful", f"a writer's temporary file left ({doubtful[0]})", verdict.expected,
+                       verdict.manifest)
     return verdict
 
 
@@ -1585,7 +1588,7 @@ def _judge_damaged_resume(root: Path, reading: Reading, verdict: Verdict) -> tup
     if strays(root):
         return "WRONG DATASET", (f"a resumed run exits 0 beside {strays(root)[0]}, a file readers of DIR read that "
                                  f"is not the run's ({verdict.reason})")
-    for path in sorted(root.glob("part-*.parquet")):
+    for path in sorted(p for p in root.glob("part-*.parquet") if not p.is_dir()):  # an empty folder: no reader reads it
         try:
             readable = _documented_schema(pq.read_table(str(path)).schema)
         except Exception:
@@ -2226,6 +2229,8 @@ def classify_interrupted(case: Case, result: Result, cwd: Path, runner) -> tuple
     problem = None
     if result.code == 0 and late > 1.0:
         problem = f"{at} ignored: exit 0, {late:.1f} s after the signal"
+    elif result.code == -signum and b"dataset: " in result.stdout:
+        pass  # it had printed its summary, every deal in: nothing to resume (a shell shows 128 + signal)
     elif result.code == -signum:
         problem = f"{at} killed it (no handler yet): no resume command"
     elif result.code not in (0, 128 + signum):
