@@ -7,17 +7,20 @@ positions, mutated token by token and byte by byte, as --board files and on
 stdin; --range strings and --deals files (encodings, BOMs, binary, comments,
 CR line ends) with odd --workers/--chunk-size/--max-iters/--out values; run
 directories with damaged manifests and part files for `verify`, `report` and
-resumed runs. The expected result comes from independent references written
+resumed runs (README's layout: part files in DIR, the manifest in
+DIR.run/manifest.json; some runs in 0.1.0's layout, format 1 with
+DIR/_manifest.json). The expected result comes from independent references written
 here from the README (a board grammar, a brute-force solver for small
 positions, the range grammar, the Parquet schema, and what pandas/pyarrow and
 DuckDB/polars globs would read), never from the package itself.
 
 Classes, per input:
-  ok             exit 0 (solve: 0/3/4) and the output agrees with the references
-  clean error    exit 1 or 2, exactly one stderr line (at most 4 KiB), no traceback (exit 2 may add
-                 click's 'Usage:'/'Try ...' banner, as the project's usage-error tests allow)
+  ok             exit 0 (solve: 0/3/4) and the output agrees with the references; or a quiet
+                 exit 141 when stdout's reader has gone (README: `| head`)
+  clean error    exit 1 or 2, exactly one stderr line (at most 4 KiB), no traceback (usage
+                 errors too: README says one line)
   TRACEBACK      'Traceback' or 'Exception ignored' on stderr, a signal, or an exit
-                 status other than 0-4, 130, 143
+                 status other than 0-4, 130, 141, 143
   HANG           over --timeout, or worker processes left running after exit
   WRONG DATASET  after a run: rows not exactly the deals asked for (read with
                  pyarrow directly), duplicates, a manifest that disagrees, or
@@ -98,7 +101,7 @@ NUM_PILES, PILE_SIZE = 17, 3
 FOUNDATION_PREFIX = "Foundations: "
 MS_MAX = 2**33 - 1
 DATASET_LIMIT = 10**38
-"""Datasets hold game numbers below this (decimal128(38, 0))."""
+"""Datasets hold game numbers below this (`--range` refuses numbers >= 10^38)."""
 MAX_DIGITS = 4000
 """Beyond this many digits `deal`/`solve` may refuse a number (README: no upper bound)."""
 BRUTE_FORCE_CARDS = 14
@@ -456,11 +459,42 @@ def reading_of(range_args: list[str], deal_file: bytes | None) -> Reading:
 # ------------------------------------------------------------------ references: datasets
 
 OUTCOMES = ("solved", "unsolved", "intractable")
-SCHEMA_TEXT = [("deal", "decimal128(38, 0)"), ("ms", "bool"),
-               ("outcome", "dictionary<values=string, indices=int8, ordered=0>"),
+DICTIONARY = "dictionary<values=string, indices=int8, ordered=0>"
+SCHEMA_TEXT = [("game", DICTIONARY), ("deal", "int64"), ("ms", "bool"), ("outcome", DICTIONARY),
                ("iterations", "int64"), ("cards_played", "int8"), ("solution", "string"),
-               ("seconds", "double")]
-"""README's column table, as pyarrow spells the types."""
+               ("seconds", "double"), ("deal_exact", "string")]
+"""README's column table (results format 2), as pyarrow spells the types."""
+SCHEMA_V1_TEXT = [("deal", "decimal128(38, 0)"), ("ms", "bool"), ("outcome", DICTIONARY),
+                  ("iterations", "int64"), ("cards_played", "int8"), ("solution", "string"),
+                  ("seconds", "double")]
+"""Results format 1 (0.1.0): `report` and `verify` still read it."""
+PART_NAME = re.compile(r"part-(ms)?\d+-(ms)?\d+-\d+\.parquet")
+"""README: DIR holds one `part-<first>-<last>-<count>.parquet` per chunk."""
+SIDE, MANIFEST, OLD_MANIFEST, OLD_LOG = ".run", "manifest.json", "_manifest.json", "_run.log"
+"""README: the manifest lives in DIR.run/manifest.json; 0.1.0 kept _manifest.json and _run.log in DIR."""
+MANIFEST_TYPES = {
+    "tool": lambda v: isinstance(v, str), "search": lambda v: isinstance(v, str),
+    "results_format": lambda v: _count(v, 1), "version": lambda v: isinstance(v, str),
+    "max_iters": lambda v: v is None or _count(v, 1), "total_deals": lambda v: _count(v, 0),
+    "chunk_size": lambda v: v is None or _count(v, 1), "workers": lambda v: v is None or _count(v, 0),
+    "scheduler": lambda v: v is None or isinstance(v, str), "started": lambda v: v is None or isinstance(v, str),
+    "finished": lambda v: v is None or isinstance(v, str), "machine": lambda v: v is None or isinstance(v, dict),
+    "elapsed_seconds": lambda v: v is None or isinstance(v, (int, float)) and not isinstance(v, bool)
+    and 0 <= v < float("inf"),
+    "sessions": lambda v: isinstance(v, list) and all(isinstance(s, dict) for s in v)}
+"""README's manifest fields and what each holds; `verify` may refuse a field of another type."""
+
+
+def _count(value, least: int) -> bool:
+    return type(value) is int and value >= least
+
+
+def manifest_path(root: Path) -> Path | None:
+    """Where README puts the run's manifest: DIR.run/manifest.json, else 0.1.0's DIR/_manifest.json."""
+    for path in (root.parent / (root.name + SIDE) / MANIFEST, root / OLD_MANIFEST):
+        if path.exists() or path.is_symlink():
+            return path
+    return None
 
 
 @dataclass
@@ -474,19 +508,19 @@ class Verdict:
 
 
 def _manifest_verdict(root: Path) -> Verdict:
-    path = root / "_manifest.json"
+    path = manifest_path(root)
     doubtful = []
+    if path is None:
+        return Verdict("bad", "no manifest (DIR.run/manifest.json or 0.1.0's DIR/_manifest.json)")
     try:
         data = path.read_bytes()
         manifest = json.loads(data)  # detects UTF-16 and UTF-32 as the JSON RFC allows
         if not data.startswith(b"{"):
             doubtful.append("encoding")
-    except FileNotFoundError:
-        return Verdict("bad", "no _manifest.json")
     except (OSError, ValueError, RecursionError) as error:
-        return Verdict("bad", f"_manifest.json is not JSON ({type(error).__name__})")
+        return Verdict("bad", f"{path.name} is not JSON ({type(error).__name__})")
     if not isinstance(manifest, dict):
-        return Verdict("bad", "_manifest.json is not an object")
+        return Verdict("bad", f"{path.name} is not an object")
     deals = manifest.get("deals")
     if not isinstance(deals, list) or not all(isinstance(spec, str) for spec in deals):
         return Verdict("bad", "the manifest's deals are not a list of ranges")
@@ -512,6 +546,10 @@ def _manifest_verdict(root: Path) -> Verdict:
         doubtful.append("total_deals")
     if manifest.get("finished") is None or not isinstance(manifest.get("elapsed_seconds"), (int, float)):
         doubtful.append("finished/elapsed_seconds")
+    doubtful += [key for key, valid in MANIFEST_TYPES.items() if key in manifest and not valid(manifest[key])]
+    doubtful += [key for key in manifest if key not in MANIFEST_TYPES and key != "deals"]
+    if path.name == OLD_MANIFEST:
+        doubtful.append("0.1.0's layout (polars reads its _manifest.json in DIR)")
     if doubtful:
         return Verdict("doubtful", "manifest fields " + ", ".join(doubtful), expected, manifest)
     return Verdict("good", "", expected, manifest)
@@ -519,11 +557,23 @@ def _manifest_verdict(root: Path) -> Verdict:
 
 def _row_problem(row: dict, max_iters, boards: dict) -> str | None:
     """A row that disagrees with itself, with the run's budget, or with its deal's board."""
-    deal, ms = row["deal"], row["ms"]
+    deal, ms, exact = row["deal"], row["ms"], row.get("deal_exact")
+    if "game" in row and row["game"] != "black_hole":
+        return f"deal {deal}: game {row['game']!r}"
+    if "deal_exact" in row and (deal is None) == (exact is None):
+        return f"deal {deal}: deal_exact {exact!r} beside deal {deal!r} (README: exactly one of them)"
+    if deal is None and exact is not None:
+        if not re.fullmatch(r"[1-9][0-9]*", exact) or int(exact) < 2**63:
+            return f"deal_exact {exact[:40]!r}: not a game number of 2^63 or more"
+        deal = int(exact)
     name = game_name((bool(ms), int(deal))) if deal is not None and ms is not None else repr(deal)
     outcome, played, solution, iterations = row["outcome"], row["cards_played"], row["solution"], row["iterations"]
-    if None in (deal, ms, outcome, played, iterations, row["seconds"]):
+    if None in (deal, ms, outcome, iterations, row["seconds"]):
         return f"deal {name}: a null in a column that may not hold one"
+    if played is None:  # README: only an unsolvable deal whose best line --max-iters cut short
+        if outcome == "unsolved" and max_iters is not None and solution is None:
+            return None
+        return f"deal {name}: {outcome} with a null cards_played (max_iters {max_iters})"
     if int(deal) != deal or deal < 1 or (ms and deal > MS_MAX):
         return f"deal {name}: not a game number"
     if outcome not in OUTCOMES:
@@ -548,7 +598,12 @@ def _row_problem(row: dict, max_iters, boards: dict) -> str | None:
 
 
 def _documented_schema(schema) -> bool:
-    return [(f.name, str(f.type)) for f in schema] == SCHEMA_TEXT
+    return [(f.name, str(f.type)) for f in schema] in (SCHEMA_TEXT, SCHEMA_V1_TEXT)
+
+
+def _deal_key(row: dict) -> tuple[bool, int]:
+    deal = row["deal"] if row["deal"] is not None else row.get("deal_exact")
+    return bool(row["ms"]), int(deal)
 
 
 def _rows_verdict(tables: list, expected: Runs, max_iters, boards: dict, reader: str) -> str | None:
@@ -560,7 +615,7 @@ def _rows_verdict(tables: list, expected: Runs, max_iters, boards: dict, reader:
             problem = _row_problem(row, max_iters, boards)
             if problem:
                 return f"{reader} reads a bad row: {problem}"
-            keys[(bool(row["ms"]), int(row["deal"]))] += 1
+            keys[_deal_key(row)] += 1
     repeated = sorted(key for key, n in keys.items() if n > 1)
     if repeated:
         return f"{reader} double-counts deals {runs_text(merge((ms, n, n) for ms, n in repeated))}"
@@ -570,14 +625,67 @@ def _rows_verdict(tables: list, expected: Runs, max_iters, boards: dict, reader:
     return None
 
 
+def read_by(relative: str, size: int) -> list[str]:
+    """README's readers of the bare DIR that pick up the file at `relative` (a path under DIR)."""
+    readers = []
+    if not any(part.startswith((".", "_")) for part in relative.split("/")):
+        readers.append("pandas/pyarrow")
+    if relative.endswith(".parquet"):
+        readers.append("DuckDB")
+    if size != 0:
+        readers.append("polars")
+    return readers
+
+
+def reader_files(root: Path) -> list[tuple[str, list[str]]]:
+    """(path under DIR, readers) for every file (or symlink) under DIR that some reader picks up."""
+    found = []
+    for folder, dirs, names in os.walk(root):
+        for name in names + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            path = Path(folder) / name
+            relative = str(path.relative_to(root))
+            try:
+                size = path.stat().st_size if path.is_file() else -1
+            except OSError:
+                size = -1  # a dangling or looping link: a reader that lists it fails on it
+            readers = read_by(relative, size)
+            if readers:
+                found.append((relative, readers))
+    return sorted(found)
+
+
+def _copied_rows(root: Path, stray: str) -> str:
+    """', so readers double-count deals ...' when the stray file holds rows the part files hold too."""
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(str(root / stray))
+        theirs = {_deal_key(row) for row in table.to_pylist()} if _documented_schema(table.schema) else set()
+        ours = Counter(glob_keys(root) or {})
+    except Exception:
+        return ""
+    again = sorted(key for key in theirs if ours[key] > 1)
+    return f", so every reader double-counts deals {runs_text(merge((ms, n, n) for ms, n in again))}" if again else ""
+
+
+def strays(root: Path) -> list[str]:
+    """Files under DIR that a reader picks up but that are not the run's (README: `run` refuses to add beside them)."""
+    return [relative for relative, _ in reader_files(root) if not PART_NAME.fullmatch(relative)
+            and not _temporary(relative) and relative not in (OLD_MANIFEST, OLD_LOG)]
+
+
+def _temporary(name: str) -> bool:
+    return bool(re.fullmatch(r"\..*\.tmp", name))
+
+
 def dataset_verdict(root: Path, boards: dict | None = None) -> Verdict:
     """Is `root` a run whose every reader sees exactly the manifest's deals, each once, rows sound?
 
-    Readers: pandas.read_parquet(DIR) (= pyarrow.parquet.read_table(DIR): recursive, skipping
-    names starting with '.' or '_') and DuckDB/polars on DIR/*.parquet (dotfiles and '_' files
-    included).
+    Readers (README): pandas/pyarrow read every file under DIR except names starting with '.'
+    or '_'; DuckDB every *.parquet under it; polars every non-empty file under it. So DIR must
+    hold nothing a reader picks up but part files (0.1.0's own _manifest.json/_run.log and
+    leftover temporary files make it doubtful, not bad).
     """
-    import pyarrow.dataset as pads
     import pyarrow.parquet as pq
 
     if not root.is_dir():
@@ -587,31 +695,43 @@ def dataset_verdict(root: Path, boards: dict | None = None) -> Verdict:
         return verdict
     max_iters = verdict.manifest.get("max_iters")
     boards = boards or {}
-    try:
-        files = pads.dataset(str(root), format="parquet").files
-        tables = [pq.read_table(str(root))]
-    except Exception as error:  # whatever pyarrow raises is what a pandas user sees
-        return Verdict("bad", f"pandas.read_parquet(DIR) fails ({type(error).__name__})",
-                       verdict.expected, verdict.manifest)
-    problem = None
-    for path in files:
-        try:
-            if not _documented_schema(pq.read_schema(path)):
-                problem = f"{Path(path).name} has another schema"
-        except Exception:
-            problem = f"{Path(path).name} is unreadable"
-    if problem is None and (files or verdict.expected):
-        problem = _rows_verdict(tables, verdict.expected, max_iters, boards, "pandas")
-    if problem is None:
-        globbed = sorted(p for p in root.iterdir() if fnmatch(p.name, "*.parquet"))
-        try:
-            tables = [pq.read_table(str(p)) for p in globbed]
-        except Exception as error:
-            problem = f"DuckDB/polars on DIR/*.parquet fail ({type(error).__name__})"
+    parts, doubtful = [], []
+    for relative, readers in reader_files(root):
+        if relative in (OLD_MANIFEST, OLD_LOG) and manifest_path(root).name == OLD_MANIFEST:
+            continue
+        if _temporary(relative) and "/" not in relative:
+            doubtful.append(relative)
+        elif PART_NAME.fullmatch(relative):
+            parts.append(relative)
         else:
-            problem = _rows_verdict(tables, verdict.expected, max_iters, boards, "DuckDB/polars")
+            return Verdict("bad", f"{', '.join(readers)} would read {relative}, which is no part file"
+                           + _copied_rows(root, relative), verdict.expected, verdict.manifest)
+    tables, schemas = [], set()
+    for relative in parts:
+        try:
+            table = pq.read_table(str(root / relative))
+        except Exception:
+            return Verdict("bad", f"{relative} is unreadable", verdict.expected, verdict.manifest)
+        if not _documented_schema(table.schema):
+            return Verdict("bad", f"{relative} has another schema", verdict.expected, verdict.manifest)
+        schemas.add(str(table.schema.field("deal").type))
+        tables.append(table)
+    if len(schemas) > 1:
+        return Verdict("bad", "part files of both results formats (readers fail on the mix)",
+                       verdict.expected, verdict.manifest)
+    problem = _rows_verdict(tables, verdict.expected, max_iters, boards, "every reader")
+    if problem is None and tables:
+        try:
+            pq.read_table(str(root))
+        except Exception as error:  # whatever pyarrow raises is what a pandas user sees
+            problem = f"pandas.read_parquet(DIR) fails ({type(error).__name__})"
     if problem:
         return Verdict("bad", problem, verdict.expected, verdict.manifest)
+    side = root.parent / (root.name + SIDE)
+    doubtful += sorted(p.name for p in side.glob(".*.tmp")) if side.is_dir() else []  # README: not said for verify
+    if doubtful and verdict.state == "good":
+        return Verdict("doubtful", f"a writer's temporary file left ({doubtful[0]})", verdict.expected,
+                       verdict.manifest)
     return verdict
 
 
@@ -633,15 +753,17 @@ def _members(runs: Runs) -> set:
 
 
 def glob_keys(root: Path) -> Counter | None:
-    """Deal keys in DIR/*.parquet as `report` and DuckDB read them, or None if unreadable."""
+    """Deal keys in DIR's *.parquet files as `report` and DuckDB read them, or None if unreadable."""
     import pyarrow.parquet as pq
 
     keys: Counter = Counter()
     try:
-        for path in sorted(p for p in root.iterdir() if fnmatch(p.name, "*.parquet")):
-            table = pq.read_table(str(path), columns=["deal", "ms"])
-            for deal, ms in zip(table["deal"].to_pylist(), table["ms"].to_pylist()):
-                keys[(bool(ms), int(deal))] += 1
+        for relative, _ in reader_files(root):
+            if relative.endswith(".parquet"):
+                table = pq.read_table(str(root / relative))
+                for row in table.select([c for c in ("deal", "ms", "deal_exact") if c in table.column_names]
+                                        ).to_pylist():
+                    keys[_deal_key(row)] += 1
     except Exception:
         return None
     return keys
@@ -696,6 +818,10 @@ def execute(cli: str, argv: list[str], cwd: Path, timeout: float, stdin: bytes |
     if redirects:
         command = ["/bin/sh", "-c", f'exec "$@" {redirects}', "sh", *command]
     full = open("/dev/full", "wb") if stdout_mode == "full" else None
+    if stdout_mode == "gone":  # a pipe whose reader has gone (`| head` that already exited)
+        reader, writer = os.pipe()
+        os.close(reader)
+        full = os.fdopen(writer, "wb")
     started = time.monotonic()
     proc = subprocess.Popen(
         command, cwd=cwd, start_new_session=True, env={**os.environ, **(env or {})},
@@ -789,7 +915,7 @@ class Case:
     files: dict = field(default_factory=dict)  # relative path -> bytes | Symlink | DIRECTORY
     stdin: bytes | None = b""
     stdin_mode: str = "pipe"  # pipe | closed | null
-    stdout_mode: str = "pipe"  # pipe | closed | full
+    stdout_mode: str = "pipe"  # pipe | closed | full | gone (a pipe whose reader has exited)
     env: dict = field(default_factory=dict)
     expect: str = "either"  # accept | refuse | either
     wrong: str = "WRONG OUTPUT"  # the class of a success that should not be one
@@ -1459,7 +1585,10 @@ def judge_run(result: Result, root: Path, reading: Reading, base: Runs, search: 
 def _judge_damaged_resume(root: Path, reading: Reading, verdict: Verdict) -> tuple[str, str] | None:
     import pyarrow.parquet as pq
 
-    for path in sorted(root.glob("part-*.parquet")):
+    if strays(root):
+        return "WRONG DATASET", (f"a resumed run exits 0 beside {strays(root)[0]}, a file readers of DIR read that "
+                                 f"is not the run's ({verdict.reason})")
+    for path in sorted(p for p in root.glob("part-*.parquet") if not p.is_dir()):  # an empty folder: no reader reads it
         try:
             readable = _documented_schema(pq.read_table(str(path)).schema)
         except Exception:
@@ -1496,7 +1625,7 @@ FIXTURE_DEALS = ["1", "2", "5", "31999", "32000", "40000", "ms7", "ms32000", "12
 
 @dataclass
 class Fixture:
-    files: dict
+    files: dict  # "run/part-...", "run.run/manifest.json", ...: the run directory and its bookkeeping beside it
     expected: Runs
     search: str
     max_iters: int | None
@@ -1532,8 +1661,7 @@ class Fixtures:
             result = execute(self.cli, ["run", *args, "--out", "run"], root, max(self.timeout, 120))
             if result.code != 0:
                 raise FixtureError(f"`blackhole-stats run {shlex.join(args)}` failed: {result.err.strip()[-300:]}")
-            files = {str(p.relative_to(root / "run")): p.read_bytes() for p in sorted((root / "run").rglob("*"))
-                     if p.is_file()}
+            files = {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
             spec = args[args.index("--range") + 1]
             expected = merge(itertools.chain(*(strict_item(item, True)[1] for item in spec.split(","))))
             boards = {}
@@ -1628,23 +1756,26 @@ def damage_rows(rng: random.Random, data: bytes, fixture: Fixture) -> tuple[byte
             if row["outcome"] == "intractable" and row["iterations"] >= fixture.max_iters:
                 row["iterations"] = 1
     if kind == "schema":
-        how = rng.choice(["deal-int64", "rename", "drop-solution", "extra-column", "outcome-string",
+        how = rng.choice(["deal-other-type", "rename", "drop-solution", "extra-column", "outcome-string",
                           "iterations-int32", "reorder", "foreign"])
         kind += "-" + how
         if how == "foreign":
             return _parquet_bytes(pa.table({"x": [1, 2], "y": ["a", "b"]})), kind
-        if how == "deal-int64":
-            table = table.set_column(0, "deal", pc.cast(table["deal"], pa.int64()))
+        if how == "deal-other-type":  # format 1's decimal128 in a format-2 run, or the other way round
+            wanted = pa.int64() if pa.types.is_decimal(table["deal"].type) else pa.decimal128(38, 0)
+            table = table.set_column(table.schema.get_field_index("deal"), "deal", pc.cast(table["deal"], wanted))
         elif how == "rename":
-            table = table.rename_columns(["game", *table.column_names[1:]])
+            table = table.rename_columns(["number" if c == "deal" else c for c in table.column_names])
         elif how == "drop-solution":
             table = table.drop_columns(["solution"])
         elif how == "extra-column":
             table = table.append_column("note", pa.array(["x"] * len(table)))
         elif how == "outcome-string":
-            table = table.set_column(2, "outcome", pc.cast(table["outcome"], pa.string()))
+            table = table.set_column(table.schema.get_field_index("outcome"), "outcome",
+                                     pc.cast(table["outcome"], pa.string()))
         elif how == "iterations-int32":
-            table = table.set_column(3, "iterations", pc.cast(table["iterations"], pa.int32()))
+            table = table.set_column(table.schema.get_field_index("iterations"), "iterations",
+                                     pc.cast(table["iterations"], pa.int32()))
         else:
             table = table.select(list(reversed(table.column_names)))
         return _parquet_bytes(table), kind
@@ -1713,6 +1844,8 @@ def damage_manifest(rng: random.Random, data: bytes, fixture: Fixture) -> bytes 
 def damage(rng: random.Random, files: dict, fixture: Fixture, root: str) -> list[str]:
     """Apply 1-2 damages to the run directory `root` inside `files`; returns what was done."""
     done = []
+    old = f"{root}/{OLD_MANIFEST}" in files
+    manifest = f"{root}/{OLD_MANIFEST}" if old else f"{root}{SIDE}/{MANIFEST}"
     for _ in range(rng.choice([1, 1, 1, 2])):
         parts = sorted(name for name in files if name.startswith(f"{root}/part-")
                        and isinstance(files[name], bytes))
@@ -1755,11 +1888,12 @@ def damage(rng: random.Random, files: dict, fixture: Fixture, root: str) -> list
             files[f"{root}/{name}"] = content
             kind += f" {name}"
         elif kind == "manifest":
-            new = damage_manifest(rng, files.get(f"{root}/_manifest.json", b"{}"), fixture)
+            new = damage_manifest(rng, files.get(manifest, b"{}"), fixture)
             if new is None:
-                files.pop(f"{root}/_manifest.json", None)
+                files.pop(manifest, None)
             else:
-                files[f"{root}/_manifest.json"] = new
+                files[manifest] = new
+            kind += f" {manifest}"
         elif kind == "symlink":
             how = rng.choice(["dangling", "loop", "duplicate"])
             if how == "dangling":
@@ -1772,10 +1906,11 @@ def damage(rng: random.Random, files: dict, fixture: Fixture, root: str) -> list
         elif kind == "part-dir":
             del files[part]
             files[part] = DIRECTORY
-        else:
+        else:  # README: temporary files are written in DIR.run/ (0.1.0: in DIR)
             name = rng.choice([f".{Path(part).name}.tmp" if part else ".part-1-1-1.parquet.tmp",
-                               "._manifest.json.tmp"])
-            files[f"{root}/{name}"] = rng.randbytes(rng.randint(0, 100))
+                               "._manifest.json.tmp" if old else ".manifest.json.tmp"])
+            name = f"{root}/{name}" if old else f"{root}{SIDE}/{name}"
+            files[name] = rng.randbytes(rng.randint(0, 100))
             kind += f" {name}"
         done.append(kind)
     return done
@@ -1784,9 +1919,37 @@ def damage(rng: random.Random, files: dict, fixture: Fixture, root: str) -> list
 def fixture_case(rng: random.Random, fixtures: Fixtures, damaged: float) -> tuple[Fixture, dict, list[str], str]:
     name = rng.choice(list(FIXTURE_RUNS))
     fixture = fixtures.run(name)
-    files = {f"run/{path}": data for path, data in fixture.files.items()}
+    files = dict(fixture.files)
+    if name != "budget" and rng.random() < 0.2:  # README: report, verify and run still read 0.1.0's runs
+        files, name = old_layout(files), name + "-0.1.0"
     notes = damage(rng, files, fixture, "run") if rng.random() < damaged else []
     return fixture, files, notes, name
+
+
+def old_layout(files: dict) -> dict:
+    """The same run as 0.1.0 wrote it: format 1 (decimal128 deal, no game/deal_exact), and
+    `_manifest.json` (with `version`, no results_format/sessions) and `_run.log` inside DIR."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    old = {}
+    for name, data in files.items():
+        if name.startswith("run/part-"):
+            table = _read_parquet_bytes(data)
+            table = table.set_column(table.schema.get_field_index("deal"), "deal",
+                                     pc.cast(table["deal"], pa.decimal128(38, 0)))
+            old[name] = _parquet_bytes(table.select([column for column, _ in SCHEMA_V1_TEXT]))
+        elif name == f"run{SIDE}/{MANIFEST}":
+            manifest = json.loads(data)
+            manifest.pop("results_format", None)
+            manifest.pop("sessions", None)
+            manifest["version"] = "0.1.0"
+            old[f"run/{OLD_MANIFEST}"] = json.dumps(manifest, indent=2).encode()
+        elif name == f"run{SIDE}/run.log":
+            old[f"run/{OLD_LOG}"] = data
+        elif not name.startswith(f"run{SIDE}/"):
+            old[name] = data
+    return old
 
 
 def target_arg(rng: random.Random) -> tuple[str, str]:
@@ -1851,7 +2014,7 @@ def gen_report(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
         files["other.csv"] = other
         argv += ["--compare", rng.choice(["other.csv", "run", "nothing"])]
     if rng.random() < 0.03:
-        argv += ["--plots", rng.choice(["plots", "run/_manifest.json"])]
+        argv += ["--plots", rng.choice(["plots", f"run{SIDE}/{MANIFEST}", "run/plots"])]  # README: not inside DIR
     case = Case(index, "report", f"report-{kind}-" + ("-".join(notes) or "intact"), argv, files, notes=notes,
                 wrong="WRONG DATASET")
     as_json = fmt == "json"
@@ -1985,7 +2148,7 @@ def gen_resume(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
         verdict = dataset_verdict(cwd / "run", fixture.boards)
         case.verdict = verdict
         recorded = (verdict.manifest or {}).get("search"), (verdict.manifest or {}).get("max_iters")
-        if not same:
+        if not same or strays(cwd / "run"):  # README: run will not add rows beside a file that is not the run's
             case.expect = "refuse"
         elif verdict.state == "good" and recorded == (search, max_iters):
             case.expect = "accept"  # else the damage changed the settings: refusing is fair
@@ -2021,6 +2184,10 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
         return "TRACEBACK", f"exit status {result.code} after {signal.Signals(case.interrupt[0]).name}"
     if result.signalled_at is not None:
         return classify_interrupted(case, result, cwd, runner)
+    if case.stdout_mode == "gone" and result.code in (141, -signal.SIGPIPE):  # as a shell sees it: 141
+        return ("ok", "") if not err else ("MESSY ERROR", f"exit 141 (reader gone) is not quiet: {err[:160]!r}")
+    if result.code in (141, -signal.SIGPIPE):
+        return "WRONG OUTPUT", f"exit {result.code} (a reader gone) though stdout was {case.stdout_mode}"
     if result.code < 0:
         return "TRACEBACK", f"killed by {signal.Signals(-result.code).name}"
     if result.code not in (0, 1, 2, 3, 4, 130, 143):
@@ -2029,8 +2196,6 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
         return "WRONG OUTPUT", f"exit {result.code} though nothing interrupted it"
     if result.code in (1, 2):
         lines = [line for line in err.split("\n")[:-1] if not (case.progress and BAR.search(line))]
-        if result.code == 2 and lines and lines[0].startswith("Usage: "):
-            lines = [line for line in lines if line and not line.startswith(("Usage: ", "Try '"))]  # click's banner
         if case.expect == "accept":
             return "WRONG OUTPUT", f"refused a valid input: {(lines or ['(no message)'])[-1][:200]}"
         if result.stderr_bytes > MESSAGE_LIMIT:
@@ -2064,6 +2229,8 @@ def classify_interrupted(case: Case, result: Result, cwd: Path, runner) -> tuple
     problem = None
     if result.code == 0 and late > 1.0:
         problem = f"{at} ignored: exit 0, {late:.1f} s after the signal"
+    elif result.code == -signum and b"dataset: " in result.stdout:
+        pass  # it had printed its summary, every deal in: nothing to resume (a shell shows 128 + signal)
     elif result.code == -signum:
         problem = f"{at} killed it (no handler yet): no resume command"
     elif result.code not in (0, 128 + signum):
@@ -2128,7 +2295,7 @@ def save_reproducer(folder: Path, case: Case, result: Result, klass: str, reason
         else:
             (target / "stdin.bin").write_bytes(case.stdin or b"")
             redirect = ' < "$here/stdin.bin"'
-    redirect += {"closed": " >&-", "full": " >/dev/full"}.get(case.stdout_mode, "")
+    redirect += {"closed": " >&-", "full": " >/dev/full", "gone": " | true"}.get(case.stdout_mode, "")
     words = []
     for arg in [cli, *case.argv]:
         pieces = arg.split(CWD)
@@ -2194,7 +2361,7 @@ def make_case(config: Config, fixtures: Fixtures, index: int) -> Case:
     command = pick(rng, {c: WEIGHTS[c] for c in config.commands})
     case = GENERATORS[command](rng, index, fixtures)
     if rng.random() < 0.03 and case.stdout_mode == "pipe":
-        case.stdout_mode = rng.choice(["closed", "full"])
+        case.stdout_mode = rng.choice(["closed", "full", "gone"])  # README: exit 1 in one line; gone: quiet 141
         case.expect = "refuse"
         case.kind += f"-stdout-{case.stdout_mode}"
     if rng.random() < 0.02:
