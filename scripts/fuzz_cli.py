@@ -70,7 +70,6 @@ import traceback
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
-from fnmatch import fnmatch
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple

@@ -1,6 +1,7 @@
 """Shared helpers: the reference data in ../shared/reference, and the real CLI as a subprocess."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -161,3 +162,19 @@ def make_0_1_0_run(out: Path, finished: str | None = "keep") -> None:
     (out / "_manifest.json").write_text(json.dumps(old, indent=2))
     (side / "run.log").rename(out / "_run.log")
     shutil.rmtree(side)
+
+
+@contextlib.contextmanager
+def tmpfs(folder: Path, size: str = "200k"):
+    """A real, tiny filesystem of our own at `folder` (root only; skips the test elsewhere)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"mounting a tmpfs is not permitted here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=True)

@@ -36,7 +36,6 @@ import signal
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -49,7 +48,7 @@ import pytest
 
 from blackhole_stats import __version__
 from conftest import (SCRIPT, assert_one_line_failure, cli, make_0_1_0_run, manifest_of_0_1_0, pause_env,
-                      release_pause, wait_for_pause)
+                      release_pause, tmpfs, wait_for_pause)
 
 
 def manifest_file(run: Path) -> Path:
@@ -88,22 +87,6 @@ def base_run(tmp_path_factory) -> Path:
 def run_copy(base_run, tmp_path) -> Path:
     shutil.copytree(f"{base_run}.run", tmp_path / "run.run")
     return Path(shutil.copytree(base_run, tmp_path / "run"))
-
-
-@contextmanager
-def tmpfs(folder: Path, size: str = "200k"):
-    """A real, tiny filesystem of our own at `folder` (root only)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"mounting a tmpfs is not permitted here: {mounted.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", str(folder)], check=True)
 
 
 # ------------------------------------------------------------------ where a dataset may live

@@ -38,7 +38,7 @@ import pandas as pd
 import pytest
 
 from blackhole_stats.dataset import log_path, read_manifest
-from conftest import SCRIPT, cli, pause_env, release_pause, require_reference, wait_for_pause
+from conftest import SCRIPT, cli, pause_env, release_pause, require_reference, tmpfs, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -244,16 +244,8 @@ def test_a_ctrl_c_that_reaches_a_worker_still_starting_is_left_to_the_parent(tmp
 @pytest.fixture
 def tiny_disk(tmp_path) -> Iterator[Path]:
     """A 2 MB tmpfs (needs root), unmounted afterwards."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip() or mounted.returncode}")
-    try:
+    with tmpfs(tmp_path / "disk", "2m") as mount:
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=True)
 
 
 def fill(path: Path) -> None:
