@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -11,6 +12,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    # A background job of a non-interactive shell starts with Ctrl-C ignored, and children inherit
+    # that: the CLI under test would never see the SIGINT a test sends, as no terminal user's would.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def shared_base() -> Path:
