@@ -93,7 +93,7 @@ def report(numbers: range, search: str, totals: dict[str, list[float]], verdicts
           f"repeats [min..max]")
     for name, values in totals.items():
         median = statistics.median(values)
-        versus = f"   peer/this {peer / median:6.0f}x" if peer else ""
+        versus = f"   peer/this {peer / median:{'6.0f' if peer / median >= 10 else '6.1f'}}x" if peer else ""
         print(f"  {name:<38} {median:8.3f} [{min(values):.3f}..{max(values):.3f}]  "
               f"{median / count * 1e3:7.3f} ms/deal  {count / median:8.0f} deals/s{versus}")
     iterations = [its for _, its in verdicts]

@@ -1,0 +1,44 @@
+"""The measuring scripts still run and measure what they say: the figures in README come from them."""
+from __future__ import annotations
+
+import csv
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, require_reference
+
+pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
+
+
+def script(name: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(REPO / "scripts" / name), *args], capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_bench_solver_times_three_ways_and_agrees_with_the_peer():
+    with require_reference("peer_1_1000.csv").open(newline="") as handle:
+        solved = sum(row["outcome"] == "solved" for row in csv.DictReader(handle) if int(row["deal"]) <= 60)
+    result = script("bench_solver.py", "--deals", "1-60")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    for name in ("raw C search (_core.Solver.solve)", "Solver.solve(board) (the API)",
+                 "Solver.solve_deal(n) (what runs do)"):
+        [line] = [line for line in lines if name in line]
+        median, low, high = map(float, re.search(r"([\d.]+) \[([\d.]+)\.\.([\d.]+)\]", line).groups())
+        assert 0 < low <= median <= high
+    assert f"solved {solved}/60" in result.stdout and "median of 5 repeats" in result.stdout
+
+
+def test_bench_scripts_refuse_fewer_than_five_repeats():
+    for name in ("bench_solver.py", "bench_run.py"):
+        result = script(name, "--repeats", "4")
+        assert result.returncode == 2 and "at least 5" in result.stderr
+
+
+def test_check_peer_finds_no_mismatch_with_the_fast_search():
+    peer = require_reference("peer_1_1000.csv")
+    result = script("check_peer.py", "--csv", str(peer), "--skip-classic")
+    assert result.returncode == 0 and result.stdout.startswith("fast: 1000 deals, 0 mismatches"), result.stdout
