@@ -16,15 +16,13 @@ from functools import cached_property
 from html import escape
 from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
 
-from .cards import ACE_OF_SPADES, DECK, NUM_RANKS, Card, CardParseError
+from .cards import ACE_OF_SPADES, DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .quoting import quoted
 
 NUM_PILES = 17
 PILE_SIZE = 3
 NUM_CARDS = NUM_PILES * PILE_SIZE
 FOUNDATION_PREFIX = "Foundations: "
-RED_SUITS = (2, 3)
-"""Hearts and diamonds, in SUITS order."""
 
 SVG_ROWS = (range(0, 5), range(5, 9), range(9, 13), range(13, 17))
 """Piles per row of the picture, as PySolFC lays out Black Hole."""

@@ -9,6 +9,8 @@ RANKS = "A23456789TJQK"
 SUITS = "CSHD"
 """Suit letters in PySolFC's order, so that card id = suit * 13 + rank."""
 SUIT_SYMBOLS = "♣♠♥♦"
+RED_SUITS = (SUITS.index("H"), SUITS.index("D"))
+"""Hearts and diamonds: the suits drawn in red."""
 NUM_RANKS = len(RANKS)
 
 
