@@ -685,26 +685,41 @@ static int region_order_passes(int f, uint16_t one, const PileOrder *po)
     return rising || falling;
 }
 
-/* Rank reachability, for the rules the walk test does not cover (a talon,
- * an empty foundation, no wrap, a dead King). A pile card of rank r is
- * played onto a foundation of a rank g with r in fits[g], and g is the
- * foundation's rank now, a talon card's, or an earlier pile card's; so by
- * induction every card played has a rank reachable from those sources
- * through ranks that still have pile cards. A rank with cards that is not
- * reachable can never be emptied: no win. */
-static int ranks_reachable(const Position *s)
+/* Playable reach, for the rules the walk test does not cover (a talon, an
+ * empty foundation, no wrap, a dead King). A pile card is played onto a
+ * foundation whose rank g has the card's rank in fits[g], where g is the
+ * foundation's rank now, a talon card's (each can be turned at any time) or
+ * an earlier pile card's, and only after every card above it in its pile.
+ * The fixed point that takes pile cards from the top while their rank fits
+ * on a rank reached so far, adding their ranks to the reach, therefore
+ * takes every card of any line of play (by induction along the line): if
+ * it leaves a card, no line empties the piles. */
+static int playable_bound(const Position *s)
 {
     if (s->f == EMPTY_F)
-        return 1;
-    uint16_t reach = (uint16_t)(s->talon_ranks[s->t] | (1u << s->f)), before;
-    do {
-        before = reach;
-        uint16_t next = 0;
+        return s->left;
+    uint16_t reach = (uint16_t)(s->talon_ranks[s->t] | (1u << s->f));
+    int taken[NPILES] = {0}, total = 0, grew = 1;
+    while (grew) {
+        grew = 0;
+        uint16_t near = 0;
         for (uint32_t r = reach; r; r &= r - 1)
-            next |= s->fits[lowest_bit(r)];
-        reach |= (uint16_t)(next & s->present);
-    } while (reach != before);
-    return (s->present & ~reach) == 0;
+            near |= s->fits[lowest_bit(r)];
+        for (int p = 0; p < s->npiles; p++) {
+            while (taken[p] < s->h[p]) {
+                int r = s->rank[p][s->h[p] - 1 - taken[p]];
+                if (!(near >> r & 1))
+                    break;
+                taken[p]++;
+                total++;
+                if (!(reach >> r & 1)) {
+                    reach |= (uint16_t)(1u << r);
+                    grew = 1;
+                }
+            }
+        }
+    }
+    return total;
 }
 
 /* The walk test is exact for Black Hole's rules (every rank one apart on
@@ -716,7 +731,7 @@ static int can_finish(const Position *s)
     if (s->left == 0)
         return 1;
     if (!s->walk_rules || s->t < s->talon_len || s->f == EMPTY_F)
-        return ranks_reachable(s);
+        return playable_bound(s) == s->left;
     int base[NRANKS], alt[NRANKS];
     for (int v = 0; v < NRANKS; v++)
         base[v] = 2 * s->count[v];
@@ -995,12 +1010,8 @@ static int fast_dfs(FastSearch *fs, int depth)
  * (cards left - 1); that alone stops the search as soon as a line leaving
  * one card is found.
  *
- * Per-position bound: a card can be played only if every card above it is
- * played first and its rank is next to a rank the foundation can reach,
- * i.e. f or a rank of another playable card; the fixed point of that rule
- * over-approximates the playable cards.
- *
- * The reach starts from f and every talon card still to turn.
+ * Per-position bound: playable_bound (see the dead-end tests), the fixed
+ * point that over-approximates the cards any line can play.
  *
  * With a talon, the search counts pile cards only: any line can be
  * extended by turning the rest of the talon, so the most cards a line puts
@@ -1020,34 +1031,6 @@ typedef struct {
     int aborted;        /* out of budget, or a signal handler raised */
     int best;
 } MaxSearch;
-
-static int playable_bound(const Position *s)
-{
-    if (s->f == EMPTY_F)
-        return s->left;
-    uint16_t reach = (uint16_t)(s->talon_ranks[s->t] | (1u << s->f));
-    int taken[NPILES] = {0}, total = 0, grew = 1;
-    while (grew) {
-        grew = 0;
-        uint16_t near = 0;
-        for (uint32_t r = reach; r; r &= r - 1)
-            near |= s->fits[lowest_bit(r)];
-        for (int p = 0; p < s->npiles; p++) {
-            while (taken[p] < s->h[p]) {
-                int r = s->rank[p][s->h[p] - 1 - taken[p]];
-                if (!(near >> r & 1))
-                    break;
-                taken[p]++;
-                total++;
-                if (!(reach >> r & 1)) {
-                    reach |= (uint16_t)(1u << r);
-                    grew = 1;
-                }
-            }
-        }
-    }
-    return total;
-}
 
 /* depth: pile cards played so far. */
 static int max_dfs(MaxSearch *ms, int depth)
