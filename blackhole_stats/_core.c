@@ -453,7 +453,8 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
     memcpy(s->fits, fits, sizeof s->fits);
     s->walk_rules = memcmp(fits, BLACK_HOLE_FITS, sizeof BLACK_HOLE_FITS) == 0;
     s->talon_len = talon_len;
-    memcpy(s->talon, talon, (size_t)talon_len);
+    if (talon_len)
+        memcpy(s->talon, talon, (size_t)talon_len);
     for (int i = talon_len - 1; i >= 0; i--)
         s->talon_ranks[i] = (uint16_t)(s->talon_ranks[i + 1] | (1u << talon[i]));
     for (int p = 0; p < npiles; p++) {
