@@ -336,6 +336,9 @@ typedef struct {
     int talon_len;
     int t;               /* talon cards turned */
     uint16_t talon_ranks[MAX_TALON + 1]; /* ranks among talon[i..] */
+    uint8_t talon_count[MAX_TALON + 1][NRANKS]; /* cards of each rank among talon[i..] */
+    int path_rules;      /* fits joins only ranks one apart without wrapping, both ways except
+                          * from dead ranks (fits empty): the chain test applies */
     /* Canonical key: suits never matter and piles are interchangeable, so a
      * position is the multiset of remaining pile rank-sequences plus f (and
      * the talon cards turned). Every distinct pile prefix (a node of the
@@ -455,8 +458,19 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
     s->talon_len = talon_len;
     if (talon_len)
         memcpy(s->talon, talon, (size_t)talon_len);
-    for (int i = talon_len - 1; i >= 0; i--)
+    for (int i = talon_len - 1; i >= 0; i--) {
         s->talon_ranks[i] = (uint16_t)(s->talon_ranks[i + 1] | (1u << talon[i]));
+        memcpy(s->talon_count[i], s->talon_count[i + 1], NRANKS);
+        s->talon_count[i][talon[i]]++;
+    }
+    s->path_rules = 1;
+    for (int v = 0; v < NRANKS; v++) {
+        uint16_t up = v < NRANKS - 1 ? (uint16_t)(1u << (v + 1)) : 0, down = v > 0 ? (uint16_t)(1u << (v - 1)) : 0;
+        if (fits[v] & ~(up | down))
+            s->path_rules = 0; /* wraps, or joins ranks further apart */
+        if (fits[v] && ((up && !(fits[v] & up) && fits[v + 1]) || (down && !(fits[v] & down) && fits[v - 1])))
+            s->path_rules = 0; /* one way only between two live ranks */
+    }
     for (int p = 0; p < npiles; p++) {
         s->h[p] = heights[p];
         for (int i = 0; i < depth; i++)
@@ -723,6 +737,41 @@ static int playable_bound(const Position *s)
     return total;
 }
 
+/* Chain test, for rules joining only ranks one apart without wrapping
+ * (Golf, Dead King Golf). Split a win at its talon turns: each chain is a
+ * source (the foundation's card now, or a talon card) followed by one or
+ * more pile cards, consecutive ranks one apart. Let x_v count the
+ * consecutive pairs of chain cards with ranks v and v+1. Each pile card of
+ * rank v has two pair-ends but the last card of a chain one, each source
+ * one; so x_{v-1} + x_v = 2c_v + sigma_v - eps_v (x_{-1} = x_12 = 0) with
+ * 0 <= sigma_v <= S_v, the sources of rank v (each starts one chain at
+ * most), and 0 <= eps_v <= c_v chains ending at v. A dead rank (nothing may
+ * be played on it: Dead King Golf's King) starts no chain and ends every
+ * chain its cards are in: sigma = 0, eps = c. Going up the ranks, the
+ * values x_v can take form an interval (an interval minus an interval); if
+ * 0 is not in the last one, no win exists. Pile order and the order of the
+ * talon are ignored, so this only ever refutes too little. */
+static int chains_feasible(const Position *s)
+{
+    const uint8_t *sources = s->talon_count[s->t];
+    int low = 0, high = 0; /* x_{v-1} */
+    for (int v = 0; v < NRANKS; v++) {
+        int c = s->count[v], from, to; /* the degree 2c + sigma - eps ranges over [from, to] */
+        if (s->fits[v] == 0) {
+            from = to = c;
+        } else {
+            from = c;
+            to = 2 * c + sources[v] + (v == s->f);
+        }
+        int next_low = from - high, next_high = to - low;
+        if (next_high < 0)
+            return 0;
+        low = next_low < 0 ? 0 : next_low;
+        high = next_high;
+    }
+    return low == 0;
+}
+
 /* The walk test is exact for Black Hole's rules (every rank one apart on
  * the 13-cycle, nothing else) once no talon card can change the foundation
  * and the foundation has a card: then the remaining play is a Black Hole
@@ -732,7 +781,7 @@ static int can_finish(const Position *s)
     if (s->left == 0)
         return 1;
     if (!s->walk_rules || s->t < s->talon_len || s->f == EMPTY_F)
-        return playable_bound(s) == s->left;
+        return playable_bound(s) == s->left && (!s->path_rules || s->f == EMPTY_F || chains_feasible(s));
     int base[NRANKS], alt[NRANKS];
     for (int v = 0; v < NRANKS; v++)
         base[v] = 2 * s->count[v];
