@@ -209,6 +209,7 @@ static inline uint64_t mix64(uint64_t x)
 typedef struct {
     uint64_t *tags;
     uint8_t *values;
+    int use_values;           /* read and write values (a table may skip them for a search) */
     uint64_t bucket_mask;     /* the window in use */
     uint64_t start_mask;
     uint64_t max_mask;
@@ -220,6 +221,7 @@ static int fact_table_init(FactTable *t, int bits, int with_values)
     size_t slots = (size_t)1 << bits;
     t->tags = calloc(slots, sizeof(uint64_t));
     t->values = with_values ? calloc(slots, 1) : NULL;
+    t->use_values = with_values;
     t->max_mask = (slots / WAYS) - 1;
     t->start_mask = bits > START_BITS ? ((1ull << START_BITS) / WAYS) - 1 : t->max_mask;
     t->bucket_mask = t->start_mask;
@@ -275,7 +277,7 @@ static void fact_table_grow(FactTable *t)
             if ((mix64(key) & t->bucket_mask) == bucket)
                 continue;
             t->tags[slot] = 0;
-            fact_table_put(t, key, t->values ? t->values[slot] : 0);
+            fact_table_put(t, key, t->use_values ? t->values[slot] : 0);
         }
     }
 }
@@ -305,7 +307,7 @@ static void fact_table_put(FactTable *t, uint64_t key, int value)
         if (b[i] == tag || (b[i] >> KEY_BITS) != t->gen) { slot = i; break; }
     }
     b[slot] = tag;
-    if (t->values)
+    if (t->use_values)
         t->values[(b - t->tags) + slot] = (uint8_t)value;
 }
 
@@ -329,8 +331,9 @@ typedef struct {
     uint16_t present;    /* ranks with count > 0 */
     int bottoms[NRANKS]; /* non-empty piles by the rank of their bottom card */
     uint16_t ends;       /* ranks with bottoms > 0: the possible last cards */
-    uint32_t tops[NRANKS]; /* piles (bit p) whose playable card has each rank */
+    uint32_t tops[NRANKS + 1]; /* piles (bit p) whose playable card has each rank; tops[NRANKS] = 0 */
     uint16_t fits[NRANKS + 1];
+    uint8_t fit_ranks[NRANKS][2]; /* the (at most two) ranks in fits[f], NRANKS for none */
     int walk_rules;      /* fits is Black Hole's (+-1 on the 13-cycle): the walk test applies */
     uint8_t talon[MAX_TALON]; /* talon ranks, the next one to turn first */
     int talon_len;
@@ -380,13 +383,17 @@ static inline uint64_t position_key(const Position *s)
     return piles_f_key(s) + (uint64_t)s->t * s->t_weight;
 }
 
-/* Piles whose playable card may go on foundation rank f. */
+/* Piles whose playable card may go on foundation rank f: two table reads
+ * (the hot path of every search), all piles on an empty foundation. */
 static inline uint32_t playable_on(const Position *s, int f)
 {
-    uint32_t piles = 0;
-    for (uint32_t r = s->fits[f]; r; r &= r - 1)
-        piles |= s->tops[lowest_bit(r)];
-    return piles;
+    if (f == EMPTY_F) {
+        uint32_t piles = 0;
+        for (int r = 0; r < NRANKS; r++)
+            piles |= s->tops[r];
+        return piles;
+    }
+    return s->tops[s->fit_ranks[f][0]] | s->tops[s->fit_ranks[f][1]];
 }
 
 static inline void play(Position *s, int p)
@@ -454,6 +461,12 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
     s->npiles = npiles;
     s->f = f;
     memcpy(s->fits, fits, sizeof s->fits);
+    for (int g = 0; g < NRANKS; g++) {
+        int n = 0;
+        s->fit_ranks[g][0] = s->fit_ranks[g][1] = NRANKS;
+        for (uint32_t r = fits[g]; r; r &= r - 1)
+            s->fit_ranks[g][n++] = (uint8_t)lowest_bit(r);
+    }
     s->walk_rules = memcmp(fits, BLACK_HOLE_FITS, sizeof BLACK_HOLE_FITS) == 0;
     s->talon_len = talon_len;
     if (talon_len)
@@ -1022,7 +1035,7 @@ static int fast_dfs(FastSearch *fs, int depth)
     }
     uint64_t key = piles_f_key(s);
     long slot = fact_table_find(fs->refuted, key);
-    if (slot >= 0 && (s->talon_len == 0 || fs->refuted->values[slot] <= s->t))
+    if (slot >= 0 && (!fs->refuted->use_values || fs->refuted->values[slot] <= s->t))
         return 0;
     Move moves[MAX_MOVES];
     int n = legal_moves(s, moves);
@@ -1453,6 +1466,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     fs.noise = 0;
     fs.rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
     fact_table_new_generation(&self->refuted);
+    self->refuted.use_values = start->talon_len > 0; /* without a talon, t is always 0 */
     fs.grow_at = fact_table_window_slots(&self->refuted);
     /* Restarts: a small node budget, doubled each time, with random
      * tie-breaks after the first run. Refutations are facts, so they are
@@ -1524,7 +1538,8 @@ PyDoc_STRVAR(solve_doc,
 "at depth*p+i (0 = bottom), depth = len(ranks) / len(heights) <= 5; foundation:\n"
 "rank 0..12, or 13 for an empty foundation. talon: ranks, the next to turn first.\n"
 "rules: 14 little-endian 16-bit masks, the ranks that may be played on each\n"
-"foundation rank (the last for an empty foundation); None: Black Hole's.\n"
+"foundation rank (at most two; the last mask for an empty foundation); None:\n"
+"Black Hole's.\n"
 "search: 0 fast, 1 classic (Black Hole's rules only).\n"
 "max_iters: 0 (no limit) to 2^63-1 positions for the whole solve.\n"
 "outcome: 0 solved, 1 unsolved, 2 intractable. cards_played: None when\n"
@@ -1550,8 +1565,9 @@ static int parse_rules(PyObject *rules, uint16_t fits[NRANKS + 1])
     }
     for (int f = 0; f <= NRANKS; f++) {
         fits[f] = (uint16_t)((uint8_t)bytes[2 * f] | (uint8_t)bytes[2 * f + 1] << 8);
-        if (fits[f] & ~ALL_RANKS) {
-            PyErr_SetString(PyExc_ValueError, "a rules mask names a rank beyond 12");
+        if ((fits[f] & ~ALL_RANKS) || (f < NRANKS && bit_count(fits[f]) > 2)) {
+            PyErr_SetString(PyExc_ValueError, "a rules mask names a rank beyond 12, or more than two ranks "
+                                              "for a foundation card");
             return 0;
         }
     }
