@@ -14,8 +14,12 @@
  *
  * Everything about cards and boards that is not a hot loop (parsing,
  * validation, text forms) is in Python. The solver sees only ranks 0..12
- * (Ace = 0), 17 piles of up to 3 cards (index 0 = bottom) with their
- * heights, and the foundation rank.
+ * (Ace = 0), up to 17 piles of up to 5 cards (index 0 = bottom) with their
+ * heights, the foundation rank (or an empty foundation), the talon's ranks
+ * and the game's rules as data: which ranks may be played on each
+ * foundation rank (games.py describes the five games of the family). The
+ * pruning rules below say for which rules each one is sound, and the
+ * search checks that before it uses them.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
