@@ -24,8 +24,9 @@ from pathlib import Path
 from blackhole_stats import Solver, deal
 from blackhole_stats.games import get_game
 
-REFERENCE = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().parents[2] / "shared")) / "reference"
-"""The reference folder: under $BLACKHOLE_SHARED, or ../shared beside the checkout."""
+SHARED = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+REFERENCE = SHARED / "reference" if (SHARED / "reference").is_dir() else SHARED
+"""The reference folder: $BLACKHOLE_SHARED (shared/ or shared/reference), or ../shared beside the checkout."""
 
 
 def main() -> None:
