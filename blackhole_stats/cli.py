@@ -338,8 +338,9 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
 
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
-    deals that are missing. Adding ranges to a run is fine; changing
-    --search or --max-iters is refused. Exit status 130/143 after
+    deals that are missing. Adding ranges to a run is fine (every deal the
+    run asks for, old ranges too, is then solved); changing --search or
+    --max-iters is refused. Exit status 130/143 after
     Ctrl-C/SIGTERM (at any moment), 1 if a chunk failed or the disk is full;
     each prints the command that resumes.
 
@@ -395,7 +396,8 @@ def _summary(summary) -> str:
     return (f"{summary.solved_now:,} deals solved now in {summary.seconds:,.1f} s "
             f"({rate:,.0f} deals/s, {workers})\n"
             f"{counts}\n"
-            f"{summary.already_done:,} were already done; dataset: {summary.out}")
+            f"{summary.already_done:,} of the run's {summary.requested:,} deals were already done; "
+            f"dataset: {summary.out}")
 
 
 def _read_deals(path: str):

@@ -679,6 +679,7 @@ class Session:
     out: str
     manifest: dict
     requested: DealSet
+    """Every deal of the run, those just added included: a session finishes what earlier ones left."""
     done: DealSet
     """What the chunk files held when the session began."""
     _record: dict = field(default_factory=dict, init=False, repr=False)
@@ -714,7 +715,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     checks on a manifest about to change nor overwrite one with stale deals.
     A new run needs an absent or empty directory (our own unfinished files
     do not count). An existing one takes more deals (the manifest records the
-    union) only with the same search and max_iters; any tool version writing
+    union, and the session aims for all of it) only with the same search and max_iters; any tool version writing
     its results format may resume it. A run of 0.1.0 is brought up to date
     first: its side files move beside DIR, its chunks are rewritten in format 2.
     """
@@ -750,9 +751,9 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                                f"{readers}: move it out of the run directory")
         done = read_done(out)  # before writing anything: a refused run leaves DIR as it was
         _upgrade_manifest(manifest)
-        everything = expected_deals(manifest)
-        requested = everything if deals is None else deals
-        everything = everything | requested
+        everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted
+        if deals is not None:                  # range are as much the run's as the ones given now
+            everything = everything | deals
         manifest["deals"] = everything.specs()
         manifest["total_deals"] = everything.count
         if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
@@ -760,7 +761,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
         if manifest["results_format"] != RESULTS_FORMAT:
             _upgrade_run(out, paths, manifest)
-        yield Session(out, manifest, requested, done)
+        yield Session(out, manifest, everything, done)
 
 
 def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None) -> None:

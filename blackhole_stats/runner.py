@@ -226,7 +226,10 @@ def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummar
 def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_iters: int | None = None,
         workers: int | None = None, chunk_size: int | None = None, scheduler: str | None = None,
         progress: bool = False, wait_for_workers: float | None = None) -> RunSummary:
-    """Solve every deal of `deals` (None: the run's own) that `out` does not hold yet.
+    """Solve every deal of the run in `out`, `deals` added to it (None: none), that it does not hold yet.
+
+    Deals an earlier, interrupted session asked for are solved too, whatever
+    `deals` says: a finished run is one that holds every deal it asks for.
 
     `chunk_size` None: DEFAULT_CHUNK_SIZE, smaller when there are too few deals
     to give every worker several chunks. `workers` is capped at MAX_WORKERS.
