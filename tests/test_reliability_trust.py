@@ -4,7 +4,12 @@ What it proves:
 * `run --range X --out DIR` on a run whose earlier, interrupted range is not
   finished solves every deal the run asks for, says how many it solved, and
   leaves a dataset that `verify` passes: it never ends with exit 0 and a
-  summary over a dataset that still misses deals.
+  summary over a dataset that still misses deals;
+* a finished chunk file whose bytes are damaged (a flipped byte inside a
+  compressed page, the footer intact: no reader notices it by itself) stops
+  `run` with one line that names the file and what to do, before anything is
+  written; `verify` names it and `report` refuses it (if it reads that column); once the file is deleted
+  as told, the same command solves its deals again, exactly once.
 """
 from __future__ import annotations
 
@@ -14,9 +19,10 @@ import subprocess
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
-from conftest import SCRIPT, cli, pause_env, wait_for_pause
+from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -56,3 +62,50 @@ def test_a_run_given_a_finished_range_finishes_the_older_interrupted_one(tmp_pat
     assert deals_in(out) == list(range(1, 41))
     checked = cli("verify", out)
     assert checked.returncode == 0 and checked.stdout.startswith(b"ok: 40 rows"), checked
+
+
+# ------------------------------------------------------------------ damaged bytes in a finished chunk file
+def flip_a_byte_inside(part: Path, column: str) -> None:
+    """Flip a byte near the end of `column`'s last page: the page's payload, not its header or the footer."""
+    chunk = pq.ParquetFile(part).metadata.row_group(0)
+    where = next(chunk.column(i) for i in range(chunk.num_columns) if chunk.column(i).path_in_schema == column)
+    position = (where.dictionary_page_offset or where.data_page_offset) + where.total_compressed_size - 3
+    data = bytearray(part.read_bytes())
+    data[position] ^= 0xFF
+    part.write_bytes(bytes(data))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("column", ["iterations", "seconds", "solution"])
+def test_a_damaged_chunk_file_is_named_by_run_and_verify_and_never_trusted(tmp_path, column):
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-30", "--out", out, "--workers", "1", "--chunk-size", "10").returncode == 0
+    part = out / "part-11-20-10.parquet"
+    flip_a_byte_inside(part, column)
+    pq.read_metadata(part)  # the footer still reads: only the data is damaged
+    before = snapshot(out)
+
+    for args in (["run", "--out", out], ["run", "--range", "1-40", "--out", out]):
+        line = assert_one_line_failure(cli(*args), 1)
+        assert line.startswith(f"Error: {part} is damaged (") and line.endswith(
+            f"): delete it, and the next run solves its deals again (blackhole-stats verify {out} lists every "
+            "problem)\n"), line
+    assert snapshot(out) == before  # nothing written, nothing solved again beside it
+
+    checked = cli("verify", out)
+    assert checked.returncode == 1
+    problems = checked.stdout.decode().splitlines()
+    assert problems[0].startswith("part-11-20-10.parquet: damaged (") and problems[0].endswith(
+        "): delete it, and the next run solves its deals again"), problems
+    assert problems[1:] == ["deals missing: 11-20"]
+    if column != "solution":  # the one column a report does not read
+        assert_one_line_failure(cli("report", out), 1)
+
+    part.unlink()  # as told
+    resumed = cli("run", "--out", out)
+    assert resumed.returncode == 0 and resumed.stdout.startswith(b"10 deals solved now"), resumed
+    assert deals_in(out) == list(range(1, 31))
+    assert cli("verify", out).returncode == 0
