@@ -1,6 +1,13 @@
 """What a user can trust: the real CLI in real processes, over real Parquet files.
 
 What it proves:
+* a Ctrl-C (to the process group) or SIGTERM (to the process) while the
+  command is still starting, before click, pandas or pyarrow are loaded,
+  ends exactly as one during the command does: exit 130 or 143, one line
+  ("interrupted", for `run` with the command that resumes it), no traceback,
+  nothing written; the same for `python -m blackhole_stats`. Importing the
+  package or the console script's module loads none of the heavy modules,
+  and the package's names still load on first use;
 * `run --range X --out DIR` on a run whose earlier, interrupted range is not
   finished solves every deal the run asks for, says how many it solved, and
   leaves a dataset that `verify` passes: it never ends with exit 0 and a
@@ -16,13 +23,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, wait_for_pause
+from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, release_pause, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -46,6 +54,78 @@ def interrupted_run(tmp_path: Path, out: Path, deals: str, pause_at: str) -> Non
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
     assert process.returncode == 130, err
+
+
+# ------------------------------------------------------------------ signals while the command starts
+def test_importing_the_package_or_the_console_entry_loads_nothing_heavy():
+    program = ("import sys, blackhole_stats, blackhole_stats.console; "
+               "print(' '.join(sorted(name for name in sys.modules if name.split('.')[0] in "
+               "('click', 'numpy', 'pandas', 'pyarrow') or name.startswith('blackhole_stats'))))")
+    loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert set(loaded) <= {"blackhole_stats", "blackhole_stats._version", "blackhole_stats.console",
+                           "blackhole_stats.interrupts", "blackhole_stats._testhooks"}, loaded
+
+
+def test_the_package_names_load_on_first_use():
+    import importlib.metadata
+
+    program = ("import blackhole_stats as b; from blackhole_stats import *; from blackhole_stats import Board, solve; "
+               "print(b.__version__, sorted(b.__all__) == sorted(set(dir(b)) & set(b.__all__)), "
+               "solve(Board.from_text(b.deal(2).to_text())).outcome, Solver.__module__)")
+    shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert shown == [importlib.metadata.version("blackhole-stats"), "True", "solved", "blackhole_stats.solver"]
+    missing = subprocess.run([sys.executable, "-c", "import blackhole_stats; blackhole_stats.nothing"],
+                             capture_output=True, text=True)
+    assert "AttributeError: module 'blackhole_stats' has no attribute 'nothing'" in missing.stderr
+
+
+def mapped_libraries(pid: int) -> str:
+    """The shared objects a process has loaded (a module with C code maps its .so)."""
+    return Path(f"/proc/{pid}/maps").read_text()
+
+
+STARTS = {"script": [str(SCRIPT)], "python -m": [sys.executable, "-m", "blackhole_stats"]}
+
+
+@pytest.mark.parametrize("start", STARTS)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda signum: signum.name)
+@pytest.mark.parametrize("command", ["run", "report"])
+def test_a_signal_while_the_command_starts_ends_as_one_during_it(tmp_path, start, signum, command):
+    """Paused after the handler is in place and before anything heavy is imported; the signal comes,
+    then the start-up goes on: the command must end at once, as an interrupted one, having done nothing."""
+    out = tmp_path / "run"
+    args = {"run": ["run", "--range", "1-20", "--out", str(out), "--workers", "1"],
+            "report": ["report", str(out)]}[command]
+    if command == "report":
+        assert cli("run", "--range", "1-5", "--out", out).returncode == 0
+    before = sorted(tmp_path.rglob("*"))
+    process = subprocess.Popen([*STARTS[start], *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"cli-starting": 120})})
+    try:
+        wait_for_pause(tmp_path, "cli-starting", process, timeout=60)
+        loaded = mapped_libraries(process.pid)
+        assert not [name for name in ("/numpy/", "/pyarrow/", "/pandas/", "/blackhole_stats/_core")
+                    if name in loaded], "imported before the handler could record a signal"
+        (os.killpg if signum == signal.SIGINT else os.kill)(process.pid, signum)  # Ctrl-C reaches the group
+        release_pause(tmp_path, "cli-starting")
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    line = assert_one_line_failure(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr),
+                                   128 + signum)
+    if command == "run":
+        assert line == f"interrupted; resume with: blackhole-stats {' '.join(args)}\n"
+        assert not out.exists() and not Path(f"{out}.run").exists()  # nothing written, not even half
+        resumed = cli(*args)
+        assert resumed.returncode == 0 and resumed.stdout.startswith(b"20 deals solved now"), resumed
+        assert deals_in(out) == list(range(1, 21))
+    else:
+        assert line == "interrupted\n"
+        assert sorted(p for p in tmp_path.rglob("*") if "pauses" not in p.parts) == \
+            [p for p in before if "pauses" not in p.parts]
 
 
 # ------------------------------------------------------------------ a resume finishes the whole run
