@@ -339,7 +339,8 @@ class RunCommand(Command):
 @click.option("--workers", type=click.IntRange(min=1),
               help="Worker processes, at most twice the cores  [default: all cores]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
-              help="Deals per task and per Parquet file  [default: 1000, less for small runs]")
+              help="Deals per task and per Parquet file  [default: 1000; less for small runs, "
+                   "more past a million deals (about 1000 files)]")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
 @click.option("--max-iters", type=ITERATION_BUDGET, default=None,

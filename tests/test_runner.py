@@ -306,3 +306,14 @@ def test_run_summary_of_a_million_deals_fits_80_columns():
         "333,333 solved, 333,333 unsolved, 333,334 intractable",
         "1,000,000 of the run's 2,000,000 deals were already done; dataset: runs/million"]
     assert not lines_wider_than_80(_summary(summary))
+
+
+@pytest.mark.parametrize("deals, workers", [(10**7, 2), (10**9, 64), (2 * 10**6, 8), (10**6, 2), (5000, 2), (7, 2)])
+def test_default_chunk_size_bounds_the_files_and_feeds_every_worker(deals, workers):
+    """Readers pay per file (results/SCALE.md): big runs get bigger chunks, small runs still feed every worker."""
+    size = runner.default_chunk_size(deals, workers)
+    files = -(-deals // size)
+    assert 1 <= size <= runner.MAX_DEFAULT_CHUNK_SIZE
+    assert files <= max(runner.DEFAULT_FILES, deals // runner.MAX_DEFAULT_CHUNK_SIZE + 1)
+    assert files >= min(deals, runner.MIN_CHUNKS_PER_WORKER * workers)
+    assert size <= runner.DEFAULT_CHUNK_SIZE or deals > runner.DEFAULT_CHUNK_SIZE * runner.DEFAULT_FILES
