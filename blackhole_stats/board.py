@@ -2,7 +2,8 @@
 
 The canonical text form is the one black-hole-solve reads::
 
-    Talon: 8H 2C JH ...  <- only in games with a talon (Golf); the next card first
+    Talon: 8H 2C JH ...  <- only in games with a talon (Golf); the next card first;
+                            PySolFC leaves the line out once the talon is empty
     Foundations: AS      <- '-' when empty (All in a Row before its first card)
     JD KS TH             <- pile 0, bottom card first, the last card is playable
     ...                  <- up to the game's number of pile lines
@@ -150,7 +151,7 @@ class Board:
         number, line = next(numbered, (1, ""))
         _check_line(line, number)
         talon = []
-        if game.has_talon:
+        if game.has_talon and not line.startswith(FOUNDATION_PREFIX):  # no Talon line: an empty talon, as PySolFC writes it
             if line != TALON_PREFIX and not line.startswith(TALON_PREFIX + " "):
                 raise BoardParseError(f"line {number}: expected '{TALON_PREFIX} <cards>' ({game.name} starts "
                                       f"with its talon), got {quoted(line)}")

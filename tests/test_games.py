@@ -139,7 +139,7 @@ def test_board_text_round_trips_part_way():
 
 @pytest.mark.parametrize("game, text, message", [
     ("golf", "Talon: 8H\nFoundations: TH\n" + "AS\n" * 0 + "\n" * 7 + "2C\n", "line 10: more than 7 piles"),
-    ("golf", "Foundations: TH\n", "line 1: expected 'Talon: <cards>'"),
+    ("golf", "8H\nFoundations: TH\n", "line 1: expected 'Talon: <cards>'"),
     ("golf", "Talon: 8H\nFoundations: -\n", "line 2: the foundation of Golf is never empty"),
     ("golf", "Talon: 8H 8H\nFoundations: TH\n", "line 1: card 8H is also in the talon"),
     ("golf", "Talon: 8H\nFoundations: TH\n2C 8H\n", "line 3: card 8H is also in the talon"),
