@@ -17,12 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from html import escape
-from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
 
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game
 from .quoting import quoted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `typing` and `html` (for the SVG) would cost `blackhole-solve`'s start-up
+    from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
 
 NUM_PILES = BLACK_HOLE.piles
 PILE_SIZE = BLACK_HOLE.pile_size
@@ -234,6 +236,8 @@ class Board:
         (card -> move number) writes each card's move on it, which turns a
         solution into one picture.
         """
+        from html import escape
+
         game = self.game
         title = title or (f"{game.name if game is not BLACK_HOLE else 'Deal'} {self.name}".strip()
                           if self.name else "Position")
@@ -377,6 +381,8 @@ class Board:
 
 def _svg_card(card: Card, x: int, y: int, order: int | None) -> str:
     """One card: rank and suit in the strip that stays visible when the next card covers it."""
+    from html import escape
+
     colour = "#c00" if card.suit in RED_SUITS else "#000"
     move = ("" if order is None else
             f'<text class="move" x="{x + 4}" y="{y + SVG_CARD_HEIGHT - 8}" font-size="12" '

@@ -17,13 +17,15 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable, Iterator
 
 from . import _core
 from .board import TALON_MOVE, Board, IllegalMove, Move
 from .cards import DECK, Card
-from .dealing import GameNumber, deal
 from .games import get_game
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `typing` would cost `blackhole-solve`'s start-up
+    from typing import Any, Iterable, Iterator
 
 PREVIEW_MOVES = 5
 """Moves named in a Solution's repr."""
@@ -141,6 +143,8 @@ def board_of(row: Any) -> Board:
     integral value a reader hands back (numpy integers, Decimal, float);
     `deal_exact`, where a row has it, is the exact number and wins over `deal`.
     """
+    from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
+
     exact = _field(row, "deal_exact")
     number = _field(row, "deal") if _missing(exact) else exact
     parsed = GameNumber.parse(number)

@@ -31,9 +31,12 @@ from dataclasses import dataclass
 
 from . import _core, _testhooks
 from .board import Board
-from .dealing import GameNumber, deal
 from .games import Game
 from .solution import Solution
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .dealing import GameNumber
 
 OUTCOMES = ("solved", "unsolved", "intractable")
 _SOLVED = OUTCOMES.index("solved")
@@ -137,6 +140,8 @@ class Solver:
         `pandas.DataFrame([solver.solve_deal(n) for n in range(1, 101)])` is a
         small dataset; `run` calls exactly this for every deal.
         """
+        from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
+
         if not isinstance(number, GameNumber):
             number = GameNumber.parse(number)
         result = self.solve(deal(number, game), search, max_iters)
