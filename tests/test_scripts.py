@@ -62,3 +62,12 @@ def test_check_peer_checks_a_game_of_the_family():
     require_reference("family/peer_all_in_a_row_1_1000.csv")
     result = script("check_peer.py", "--game", "All in a Row")
     assert result.returncode == 0 and result.stdout.startswith("fast: 1000 deals, 0 mismatches"), result.stdout
+
+
+def test_committed_scale_report_is_what_its_measurements_render():
+    """results/SCALE.md's figures come from results/scale.json through the script, not from a hand."""
+    committed = (REPO / "results" / "SCALE.md").read_text()
+    rendered = subprocess.run([sys.executable, str(REPO / "scripts" / "simulate_scale.py"),
+                               "--render", str(REPO / "results" / "scale.json")],
+                              capture_output=True, text=True, check=True).stdout
+    assert rendered == committed
