@@ -103,10 +103,10 @@ class Commands(click.Group):
             status = error.exit_code
         except click.UsageError as error:  # one line too, with where to look instead of the usage banner
             where = error.ctx.command_path if error.ctx else "blackhole-stats"
-            click.echo(f"Error: {error.format_message()} (see '{where} --help')", err=True)
+            click.echo(f"Error: {_one_line(error.format_message())} (see '{where} --help')", err=True)
             status = error.exit_code
         except click.ClickException as error:
-            error.show()
+            click.echo(f"Error: {_one_line(error.format_message())}", err=True)
             status = error.exit_code
         except click.Abort:  # click turns a KeyboardInterrupt raised by other code (not our handler) into it
             click.echo("interrupted", err=True)
@@ -200,6 +200,14 @@ class GameCommand(Command):
             if number is not None:
                 GameNumberType().convert(number, None, ctx)  # refuses it: "negative", exit 1
             raise
+
+
+_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def _one_line(message: str) -> str:
+    """A message that quotes what the user typed stays one line, even if that held a line break."""
+    return message.translate(_LINE_BREAKS)
 
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})

@@ -385,3 +385,10 @@ def test_other_values_are_refused(value):
         GameNumber.parse(value)
     with pytest.raises(DealNumberError):
         deal(value)
+
+
+def test_a_usage_error_quoting_a_line_break_stays_one_line():
+    """click quotes a stray argument as typed; a newline in it must not split the error line (fuzz input 8572)."""
+    result = cli("deal", "1", "#9 52\n")
+    line = assert_one_line_failure(result, 2)
+    assert "#9 52\\n" in line
