@@ -1607,12 +1607,282 @@ done:
     return result;
 }
 
+/* ======================================================================
+ * Difficulty: how hard a solvable position is for a person.
+ *
+ * Everything of the difficulty score lives in this block, built on the
+ * search's Position (play, unplay, the canonical key, the dead-end test)
+ * and nothing else, so that a game description replacing those later
+ * changes nothing here. Two measures:
+ *
+ *   - random_win: the exact probability that a player who picks each move
+ *     uniformly at random among the legal moves (one per non-empty pile
+ *     whose top card fits) plays every card. V(win) = 1, V(no move) = 0,
+ *     V(s) = the mean of V over s's moves. V depends only on the canonical
+ *     position (suits never matter, piles are interchangeable: a
+ *     permutation of piles maps moves to moves one to one), so V is
+ *     memoised by the canonical key; a position the dead-end test refutes
+ *     has V = 0 exactly (it cannot be finished, whatever is played).
+ *   - plan: a bounded planner, the validation's players: depth-first with
+ *     undo, moves tried in a fixed natural order, optionally remembering
+ *     the positions it has refuted, giving up after `budget` positions.
+ *     It uses no dead-end test: a person sees a dead end when no card fits.
+ * Both hold the GIL and are bounded (max_states, budget), so a call is
+ * short; each allocates its own table.
+ * ====================================================================== */
+
+typedef struct {
+    uint64_t *keys;   /* key + 1; 0 = empty */
+    double *values;
+    size_t capacity;  /* power of two */
+    size_t used;
+} ValueMap;
+
+static int value_map_init(ValueMap *m, size_t capacity)
+{
+    m->keys = calloc(capacity, sizeof(uint64_t));
+    m->values = malloc(capacity * sizeof(double));
+    m->capacity = capacity;
+    m->used = 0;
+    return m->keys && m->values;
+}
+
+static void value_map_free(ValueMap *m)
+{
+    free(m->keys);
+    free(m->values);
+    m->keys = NULL;
+    m->values = NULL;
+}
+
+/* The slot of key: where it is, or the empty slot where it goes. */
+static size_t value_map_slot(const ValueMap *m, uint64_t key)
+{
+    size_t mask = m->capacity - 1, j = mix64(key) & mask;
+    while (m->keys[j] && m->keys[j] != key + 1)
+        j = (j + 1) & mask;
+    return j;
+}
+
+static int value_map_put(ValueMap *m, uint64_t key, double value)
+{
+    if ((m->used + 1) * 2 > m->capacity) {
+        ValueMap bigger;
+        if (!value_map_init(&bigger, m->capacity * 2))
+            return 0;
+        for (size_t i = 0; i < m->capacity; i++)
+            if (m->keys[i]) {
+                size_t j = value_map_slot(&bigger, m->keys[i] - 1);
+                bigger.keys[j] = m->keys[i];
+                bigger.values[j] = m->values[i];
+            }
+        bigger.used = m->used;
+        value_map_free(m);
+        *m = bigger;
+    }
+    size_t j = value_map_slot(m, key);
+    if (!m->keys[j])
+        m->used++;
+    m->keys[j] = key + 1;
+    m->values[j] = value;
+    return 1;
+}
+
+typedef struct {
+    Position pos;
+    ValueMap memo;
+    uint64_t max_states;
+    int status;       /* 0 fine, 1 over max_states, 2 out of memory */
+} RandomWin;
+
+static double random_win_value(RandomWin *rw)
+{
+    Position *s = &rw->pos;
+    if (s->left == 0)
+        return 1.0;
+    uint64_t key = position_key(s);
+    size_t j = value_map_slot(&rw->memo, key);
+    if (rw->memo.keys[j])
+        return rw->memo.values[j];
+    if (rw->memo.used >= rw->max_states) {
+        rw->status = 1;
+        return 0.0;
+    }
+    /* The moves, grouped by the child they make (piles with equal
+     * contents give the same canonical child). */
+    int pile_of[NPILES], weight[NPILES], n = 0, total = 0;
+    uint32_t playable = s->tops[s->f == NRANKS - 1 ? 0 : s->f + 1] | s->tops[s->f == 0 ? NRANKS - 1 : s->f - 1];
+    for (; playable; playable &= playable - 1) {
+        int p = lowest_bit(playable), id = s->node[p][s->h[p]], k;
+        total++;
+        for (k = 0; k < n && s->node[pile_of[k]][s->h[pile_of[k]]] != id; k++)
+            ;
+        if (k == n) {
+            pile_of[n] = p;
+            weight[n++] = 0;
+        }
+        weight[k]++;
+    }
+    double value = 0.0;
+    if (total && can_finish(s)) {
+        for (int k = 0; k < n && !rw->status; k++) {
+            int p = pile_of[k], old_f = s->f;
+            play(s, p);
+            value += weight[k] * random_win_value(rw);
+            unplay(s, p, old_f);
+        }
+        value /= total;
+    }
+    if (!rw->status && !value_map_put(&rw->memo, key, value))
+        rw->status = 2;
+    return value;
+}
+
+enum { PLAN_PILE_ORDER = 0, PLAN_REVERSE_ORDER = 1, PLAN_TALLEST_FIRST = 2 };
+
+typedef struct {
+    Position pos;
+    ValueMap refuted; /* values unused */
+    int order;
+    int remember;
+    uint64_t nodes;
+    uint64_t budget;
+    int out_of_memory;
+} Planner;
+
+/* 1 won, 0 refuted (or the budget ran out: nodes > budget). */
+static int plan_dfs(Planner *pl)
+{
+    Position *s = &pl->pos;
+    if (++pl->nodes > pl->budget)
+        return 0;
+    if (s->left == 0)
+        return 1;
+    uint64_t key = position_key(s);
+    if (pl->remember && pl->refuted.keys[value_map_slot(&pl->refuted, key)])
+        return 0;
+    int piles[NPILES], n = 0;
+    for (int i = 0; i < NPILES; i++) {
+        int p = pl->order == PLAN_REVERSE_ORDER ? NPILES - 1 - i : i;
+        if (s->h[p] && adjacent(s->rank[p][s->h[p] - 1], s->f))
+            piles[n++] = p;
+    }
+    if (pl->order == PLAN_TALLEST_FIRST) /* stable: pile order among equals */
+        for (int i = 1; i < n; i++) {
+            int p = piles[i], j = i;
+            while (j > 0 && s->h[piles[j - 1]] < s->h[p]) {
+                piles[j] = piles[j - 1];
+                j--;
+            }
+            piles[j] = p;
+        }
+    for (int i = 0; i < n; i++) {
+        int p = piles[i], old_f = s->f;
+        play(s, p);
+        int won = plan_dfs(pl);
+        unplay(s, p, old_f);
+        if (won)
+            return 1;
+        if (pl->nodes > pl->budget || pl->out_of_memory)
+            return 0;
+    }
+    if (pl->remember && !value_map_put(&pl->refuted, key, 0.0))
+        pl->out_of_memory = 1;
+    return 0;
+}
+
+static int parse_position(PyObject *args, Position *s, unsigned long long *limit, int *order, int *remember)
+{
+    Py_buffer ranks, heights;
+    int foundation, ok = 0;
+    if (order ? !PyArg_ParseTuple(args, "y*y*iKip", &ranks, &heights, &foundation, limit, order, remember)
+              : !PyArg_ParseTuple(args, "y*y*iK", &ranks, &heights, &foundation, limit))
+        return 0;
+    const uint8_t *r = ranks.buf, *h = heights.buf;
+    if (ranks.len != NCARDS || heights.len != NPILES || foundation < 0 || foundation >= NRANKS) {
+        PyErr_SetString(PyExc_ValueError, "expected 51 ranks, 17 heights and a foundation rank");
+        goto done;
+    }
+    for (int i = 0; i < NCARDS; i++)
+        if (r[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "rank out of range"); goto done; }
+    for (int p = 0; p < NPILES; p++)
+        if (h[p] > PILE_DEPTH) { PyErr_SetString(PyExc_ValueError, "height out of range"); goto done; }
+    if (!position_init(s, r, h, foundation)) {
+        PyErr_SetString(PyExc_ValueError, "position too large for the canonical key");
+        goto done;
+    }
+    ok = 1;
+done:
+    PyBuffer_Release(&ranks);
+    PyBuffer_Release(&heights);
+    return ok;
+}
+
+PyDoc_STRVAR(random_win_doc,
+"random_win(ranks, heights, foundation, max_states) -> (probability, states)\n\n"
+"The exact probability that uniformly random moves play every card (solver\n"
+"input as for Solver.solve); probability is None if more than max_states\n"
+"canonical positions would be needed. states: positions memoised.");
+
+static PyObject *py_random_win(PyObject *self, PyObject *args)
+{
+    (void)self;
+    RandomWin rw;
+    unsigned long long max_states;
+    if (!parse_position(args, &rw.pos, &max_states, NULL, NULL))
+        return NULL;
+    rw.max_states = max_states;
+    rw.status = 0;
+    if (!value_map_init(&rw.memo, 1u << 12))
+        return PyErr_NoMemory();
+    double p = random_win_value(&rw);
+    size_t states = rw.memo.used;
+    value_map_free(&rw.memo);
+    if (rw.status == 2)
+        return PyErr_NoMemory();
+    if (rw.status == 1)
+        return Py_BuildValue("On", Py_None, (Py_ssize_t)states);
+    return Py_BuildValue("dn", p, (Py_ssize_t)states);
+}
+
+PyDoc_STRVAR(plan_doc,
+"plan(ranks, heights, foundation, budget, order, remember) -> (won, positions)\n\n"
+"A bounded planner: depth-first with undo, moves in `order` (0 piles 0..16,\n"
+"1 piles 16..0, 2 tallest pile first, then pile order), remembering refuted\n"
+"positions if `remember`; gives up after `budget` positions (won False,\n"
+"positions budget + 1).");
+
+static PyObject *py_plan(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Planner pl;
+    unsigned long long budget;
+    if (!parse_position(args, &pl.pos, &budget, &pl.order, &pl.remember))
+        return NULL;
+    if (pl.order < 0 || pl.order > PLAN_TALLEST_FIRST) {
+        PyErr_SetString(PyExc_ValueError, "order must be 0, 1 or 2");
+        return NULL;
+    }
+    pl.budget = budget;
+    pl.nodes = 0;
+    pl.out_of_memory = 0;
+    if (!value_map_init(&pl.refuted, 1u << 12))
+        return PyErr_NoMemory();
+    int won = plan_dfs(&pl);
+    value_map_free(&pl.refuted);
+    if (pl.out_of_memory)
+        return PyErr_NoMemory();
+    return Py_BuildValue("NK", PyBool_FromLong(won), (unsigned long long)pl.nodes);
+}
+
 static PyMethodDef core_methods[] = {
     {"deal_ms", py_deal_ms, METH_O,
      "deal_ms(seed) -> 51 card ids in board order (Microsoft LCG, seed 1..2^33-1)."},
     {"deal_mt", py_deal_mt, METH_O,
      "deal_mt(key) -> 51 card ids in board order (CPython MT19937 seeded by init_by_array(key))."},
     {"play_line", py_play_line, METH_VARARGS, play_line_doc},
+    {"random_win", py_random_win, METH_VARARGS, random_win_doc},
+    {"plan", py_plan, METH_VARARGS, plan_doc},
     {NULL, NULL, 0, NULL},
 };
 
