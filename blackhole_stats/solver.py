@@ -123,6 +123,11 @@ class Solver:
         solution = Solution(board, piles) if outcome == _SOLVED else None
         return SolveResult(OUTCOMES[outcome], iterations, played, solution, seconds)
 
+    def trap_walks(self, board: Board, walks: int, probes: int, seed: int, max_iters: int) -> list[bytes] | None:
+        """The measurements of the difficulty score (see `difficulty`): per walk, its traps' depths."""
+        _testhooks.pause("trap-walks")
+        return self._core.trap_walks(*board.solver_input(), walks, probes, seed, max_iters)
+
     def solve_deal(self, game: GameNumber | str | numbers.Number, search: str = "fast",
                    max_iters: int | None = None) -> dict:
         """Deal a game number and solve it: the row a run stores for it, as a dict.
