@@ -13,7 +13,11 @@ import math
 import random
 from multiprocessing import Pool
 
+import numpy as np
+import pandas as pd
+
 from blackhole_stats import _core, deal
+from blackhole_stats.difficulty import difficulty
 from blackhole_stats.solver import Solver
 
 PLANNER_CAP = 2_000_000
@@ -51,7 +55,7 @@ def measure(number):
     result = _solver.solve(board)
     if not result.solved:
         return None
-    row = {"deal": number, "fast_iterations": result.iterations}
+    row = {"deal": number, "fast_iterations": result.iterations, "trap_score": difficulty(board, _solver)}
     rng = random.Random(number)
     walks = [walk_stats(board, rng) for _ in range(4)]
     for index, name in enumerate(("trap_moves", "trap_steps", "log_odds", "trap_depth")):
@@ -65,13 +69,52 @@ def measure(number):
     return row
 
 
+CANDIDATES = {
+    "fast_iterations": "our solver's iterations",
+    "trap_moves": "trap moves passed, mean of 4 walks",
+    "neg_log_odds": "-log10 of a random player's odds along 4 winning walks",
+    "log_trap_depth": "log10 sum 2^(exact depth/4) over traps, mean of 4 walks",
+    "trap_score": "the chosen score (difficulty.py: 8 walks, depth = best of 32 random continuations)",
+}
+PLANNERS = {"plan_pile": "piles 0..16", "plan_peer": "piles 16..0 (the peer's order, classic iterations)",
+            "plan_tallest": "tallest pile first"}
+
+
+def analyse(path: str, classic: str) -> None:
+    """Spearman correlation of each candidate with each planner's positions, and win rates per quintile."""
+    frame = pd.read_csv(path)
+    peer = pd.read_parquet(classic, columns=["deal", "iterations"]).rename(columns={"iterations": "plan_peer"})
+    frame = frame.merge(peer.astype({"deal": "int64"}), on="deal")
+    for planner in PLANNERS:
+        frame[planner] = frame[planner].fillna(2 * PLANNER_CAP)  # not won within the cap: beyond it
+    frame["neg_log_odds"] = -frame.log_odds
+    frame["log_trap_depth"] = np.log10(frame.trap_depth + 1)
+    frame["planners_geomean"] = np.exp(np.log(frame[list(PLANNERS)]).mean(axis=1))
+    print(f"{len(frame)} winnable deals; Spearman correlation with the positions each planner needs:\n")
+    print(frame[list(CANDIDATES) + list(PLANNERS) + ["planners_geomean"]].corr("spearman")
+          .loc[list(CANDIDATES), list(PLANNERS) + ["planners_geomean"]].round(3).to_string())
+    print("\nwin rate per quintile of the candidate (very easy .. very hard), budgets 1e4, 1e5, 1e6:\n")
+    for candidate in CANDIDATES:
+        fifth = pd.qcut(frame[candidate].rank(method="first"), 5, labels=False)
+        rates = np.array([[(frame[planner][fifth == k] <= budget).mean() for k in range(5)]
+                          for planner in PLANNERS for budget in (1e4, 1e5, 1e6)])
+        rises = int((np.diff(rates, axis=1) > 0).sum())
+        print(f"- {candidate}: mean drop very easy -> very hard {np.mean(rates[:, 0] - rates[:, 4]):.2f}, "
+              f"{rises} of 36 steps rise")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sample", type=int, default=600)
     parser.add_argument("--range", default="1-60000")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--analyse", metavar="CLASSIC_PARQUET",
+                        help="only analyse OUT, with the classic run's iterations (results/classic_deals.parquet)")
     args = parser.parse_args()
+    if args.analyse:
+        analyse(args.out, args.analyse)
+        return
     first, last = map(int, args.range.split("-"))
     numbers = sorted(random.Random(args.seed).sample(range(first, last + 1), args.sample))
     with Pool(2) as pool, open(args.out, "w", newline="") as out:
