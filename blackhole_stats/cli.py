@@ -325,6 +325,9 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
 @click.option("--max-iters", type=ITERATION_BUDGET, default=None,
               help="Bound each deal's solve: 'intractable' if its verdict is not reached; "
                    "an unsolvable deal's cards_played may then be null.")
+@click.option("--difficulty", is_flag=True,
+              help="Also score each solvable deal's difficulty for a person and tag it, very easy .. "
+                   "very hard (about 20 ms of CPU per solvable deal, some 30 times the solve).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
 @click.option("--wait-for-workers", type=click.FloatRange(min=0), metavar="SECONDS",
@@ -332,14 +335,14 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr  [default: when stderr is a terminal]")
 def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | None,
-                chunk_size: int | None, search: str, max_iters: int | None, scheduler: str | None,
-                wait_for_workers: float | None, progress: bool | None) -> None:
+                chunk_size: int | None, search: str, max_iters: int | None, difficulty: bool,
+                scheduler: str | None, wait_for_workers: float | None, progress: bool | None) -> None:
     """Solve each deal of the ranges once, in parallel, into the dataset DIR.
 
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
     deals that are missing. Adding ranges to a run is fine; changing
-    --search or --max-iters is refused. Exit status 130/143 after
+    --search, --max-iters or --difficulty is refused. Exit status 130/143 after
     Ctrl-C/SIGTERM (at any moment), 1 if a chunk failed or the disk is full;
     each prints the command that resumes.
 
@@ -348,21 +351,23 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
       blackhole-stats run --range 1-1000000 --out runs/million
       blackhole-stats run --range ms1-ms5000,42 --search classic --out runs/ms
       blackhole-stats run --deals random.txt --out runs/random --workers 8
+      blackhole-stats run --range 1-100000 --difficulty --out runs/tagged
     """
     with interrupts.raised():  # first thing: a Ctrl-C while the imports below run is like any other
         try:
             pause("run-command")
-            _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
-                 progress)
+            _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, difficulty, scheduler,
+                 wait_for_workers, progress)
         except interrupts.Interrupted as interrupt:  # before the run began or after it ended
             _exit_interrupted("interrupted", interrupt.signum)
 
 
-def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
-         progress) -> None:
+def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, difficulty, scheduler,
+         wait_for_workers, progress) -> None:
     """The `run` command within its interrupt handling."""
     from .dataset import DatasetError
     from .deals import DealSet, DealSpecError
+    from .difficulty import CURRENT_SCALE
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
 
     try:
@@ -370,7 +375,8 @@ def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, schedu
         if deals_file is not None:
             listed = _read_deals(deals_file)
             deals = listed if deals is None else deals | listed
-        summary = run(out, deals, search=search, max_iters=max_iters, workers=workers,
+        summary = run(out, deals, search=search, max_iters=max_iters,
+                      difficulty_scale=CURRENT_SCALE if difficulty else None, workers=workers,
                       chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
                       progress=sys.stderr.isatty() if progress is None else progress)
     except RunStopped as stopped:
