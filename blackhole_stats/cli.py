@@ -307,6 +307,49 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         click.echo(f"wrote {path}", err=True)
 
 
+@main.command("export", short_help="Write a dataset's game numbers (solvable, unsolvable, by tag) for players.")
+@click.argument("dataset", type=click.Path())
+@click.option("--solvable", is_flag=True, help="Only deals that can be won.")
+@click.option("--unsolvable", is_flag=True, help="Only deals proved unwinnable (intractable deals are in neither list).")
+@click.option("--tag", "tags", multiple=True, metavar="TAG",
+              help="Only solvable deals of this difficulty: very-easy, easy, medium, hard, very-hard "
+                   "(repeat it for several; needs a dataset made with run --difficulty).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
+              help="text: one game number per line; json or csv: with outcome, iterations, cards played, "
+                   "difficulty and tag.")
+def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[str, ...], fmt: str) -> None:
+    """Write the game numbers of DATASET (a run directory, a .parquet file or a CSV) to stdout, in deal order.
+
+    Numbers are exactly as PySolFC shows them (123, ms123, 20-digit seeds in
+    full); plain text is one a line, the shape of PySolFC's seeds files.
+
+    \b
+    Examples:
+      blackhole-stats export runs/million --solvable > black_hole_winnable.txt
+      blackhole-stats export runs/tagged --tag hard --tag very-hard
+      blackhole-stats export runs/tagged --solvable --format csv > deals.csv
+    """
+    from . import export, report  # pandas loads only for this command
+    from .dataset import DatasetError
+    from .difficulty import DifficultyError, parse_tag
+
+    try:
+        wanted = tuple(parse_tag(tag) for tag in tags)
+    except DifficultyError as error:
+        raise click.BadParameter(str(error), param_hint="'--tag'") from None
+    if solvable and unsolvable:
+        raise click.UsageError("--solvable and --unsolvable exclude each other (give neither for every deal)")
+    if wanted and unsolvable:
+        raise click.UsageError("--tag selects solvable deals: it cannot go with --unsolvable")
+    outcome = "solved" if solvable or wanted else "unsolved" if unsolvable else None
+    try:
+        data = report.load(dataset, required=report.VERDICTS)
+        rows = export.select(data, dataset, outcome, wanted)
+    except (DatasetError, export.ExportError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(export.render(rows, fmt), nl=False)
+
+
 @main.command("run", short_help="Solve ranges of deals in parallel into a resumable dataset.")
 @click.option("--range", "ranges", multiple=True, metavar="RANGES",
               help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas "
