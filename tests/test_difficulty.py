@@ -1,0 +1,64 @@
+"""The difficulty score and its tags: a hand-counted position, determinism, the scale's boundaries."""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from blackhole_stats import Board, deal
+from blackhole_stats.difficulty import (DEPTH_STEP, SCALES, TAGS, DifficultyError, difficulty, parse_tag,
+                                        scale, score_of_traps)
+from blackhole_stats.solver import Solver
+
+# Foundation 5; four piles 4, 6, 7, 5. The only win is 4 5 6 7: playing 6 first
+# is a trap (from 6, the walk cannot reach both 4 and 7), after which at most
+# two more cards (5, then 4) can be played. Every other step offers one move.
+ONE_TRAP = "Foundations: 5S\n4H\n6H\n7H\n5D\n"
+
+
+def test_a_position_with_one_trap_of_depth_two_scores_as_counted_by_hand():
+    board = Board.from_text(ONE_TRAP)
+    walks = Solver().trap_walks(board, 8, 32, 1, 10**6)
+    assert [list(walk) for walk in walks] == [[2]] * 8
+    assert difficulty(board) == pytest.approx(math.log10(1 + 2 ** (2 / DEPTH_STEP)))
+
+
+def test_a_position_without_choices_scores_zero_and_an_unwinnable_one_none():
+    assert difficulty(Board.from_text("Foundations: 5S\n4H\n7H\n")) is None  # 4, then 7 never fits
+    assert difficulty(Board.from_text("Foundations: 5S\n4H\n3H\n")) == 0.0  # 4, 3: one move at a time
+    assert difficulty(deal(1)) is None  # PySolFC deal 1 cannot be won
+
+
+def test_the_score_of_a_deal_never_depends_on_what_was_scored_before():
+    first = difficulty(deal(2), Solver())
+    solver = Solver()
+    for number in (3, 4, 5, 1):
+        difficulty(deal(number), solver)
+    assert difficulty(deal(2), solver) == first
+
+
+def test_score_of_traps_is_the_mean_over_walks_of_log10_of_one_plus_the_weights():
+    assert score_of_traps([b"", b""]) == 0.0
+    assert score_of_traps([bytes([0]), bytes([8, 16])]) == pytest.approx((math.log10(2) + math.log10(7)) / 2)
+
+
+def test_tags_follow_the_thresholds_a_threshold_itself_opening_the_harder_tag():
+    current = scale()
+    low, *_, high = current.thresholds
+    assert list(current.thresholds) == sorted(current.thresholds)
+    assert current.tag(low - 1e-9) == "very easy" and current.tag(low) == "easy"
+    assert current.tag(high - 1e-9) == "hard" and current.tag(high) == "very hard"
+    assert [current.tag(t) for t in current.thresholds] == list(TAGS[1:])
+
+
+def test_every_scale_keeps_its_name_and_thresholds():
+    """A tag must never change meaning: a scale, once published, is never edited (add a new one)."""
+    assert SCALES["black_hole/1"].thresholds == PUBLISHED_BLACK_HOLE_1
+
+
+def test_tags_are_read_as_users_type_them_and_unknown_ones_are_refused():
+    assert parse_tag("Very-Hard") == parse_tag("very_hard") == parse_tag(" very  hard ") == "very hard"
+    with pytest.raises(DifficultyError, match="unknown tag 'wild'"):
+        parse_tag("wild")
+    with pytest.raises(DifficultyError, match="unknown difficulty scale"):
+        scale("black_hole/0")
