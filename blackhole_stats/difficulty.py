@@ -11,14 +11,15 @@ The score counts the traps along the way, weighted by how deep they are:
   cards can be played after it before getting stuck (the best of PROBES
   random continuations);
 * a trap weighs 2 ** (depth / DEPTH_STEP): a trap that lets you play 8 more
-  cards costs twice one that stops you at once;
-* score = the mean over the walks of log10(1 + the walk's total weight).
+  cards costs twice one that stops you at once; a walk's weight is the sum
+  over the traps it passed;
+* score = log10(1 + the mean weight of the walks).
 
 Why this score and not another (README, "Difficulty"): on sample deals it
 predicted the bounded planners' effort best among the candidates measured
 (our solver's iterations, trap counts, the random player's odds, exact trap
-depths), for about 20 ms of CPU per winnable deal, so `run` computes it only
-with `--difficulty`.
+depths, fewer walks), for about 35 ms of CPU per winnable deal, so `run`
+computes it only with `--difficulty`.
 
 Tags come from a SCALE: four thresholds fixed once from the quintiles of the
 score over a large sample of PySolFC deals 1..1,000,000, and never changed
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from .board import Board
 from .solver import Solver
 
-WALKS = 8
+WALKS = 16
 PROBES = 32
 DEPTH_STEP = 8
 SEED = 1
@@ -71,7 +72,8 @@ CURRENT_SCALE = "black_hole/1"
 
 def score_of_traps(walks: list[bytes]) -> float:
     """The score from each walk's trap depths (what `Solver.trap_walks` gives)."""
-    return sum(math.log10(1 + sum(2 ** (depth / DEPTH_STEP) for depth in walk)) for walk in walks) / len(walks)
+    weights = [sum(2 ** (depth / DEPTH_STEP) for depth in walk) for walk in walks]
+    return math.log10(1 + sum(weights) / len(weights))
 
 
 def difficulty(board: Board, solver: Solver | None = None) -> float | None:

@@ -74,7 +74,7 @@ CANDIDATES = {
     "trap_moves": "trap moves passed, mean of 4 walks",
     "neg_log_odds": "-log10 of a random player's odds along 4 winning walks",
     "log_trap_depth": "log10 sum 2^(exact depth/4) over traps, mean of 4 walks",
-    "trap_score": "the chosen score (difficulty.py: 8 walks, depth = best of 32 random continuations)",
+    "trap_score": "the chosen score (difficulty.py: 16 walks, depth = best of 32 random continuations)",
 }
 PLANNERS = {"plan_pile": "piles 0..16", "plan_peer": "piles 16..0 (the peer's order, classic iterations)",
             "plan_tallest": "tallest pile first"}
