@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -9,6 +11,7 @@ from blackhole_stats import Board, deal
 from blackhole_stats.difficulty import (DEPTH_STEP, SCALES, TAGS, DifficultyError, difficulty, parse_tag,
                                         scale, score_of_traps)
 from blackhole_stats.solver import Solver
+from conftest import REPO
 
 # Foundation 5; four piles 4, 6, 7, 5. The only win is 4 5 6 7: playing 6 first
 # is a trap (from 6, the walk cannot reach both 4 and 7), after which at most
@@ -62,3 +65,15 @@ def test_tags_are_read_as_users_type_them_and_unknown_ones_are_refused():
         parse_tag("wild")
     with pytest.raises(DifficultyError, match="unknown difficulty scale"):
         scale("black_hole/0")
+
+
+@pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
+def test_bounded_planners_win_fewer_of_the_hard_tags_on_deals_the_scale_never_saw(tmp_path):
+    """The validation script on a small sample: the easier two tags' deals are won more often than the
+    harder two's by each planner (the full fall over five tags needs the committed 2,000-deal run)."""
+    result = subprocess.run([sys.executable, str(REPO / "scripts" / "validate_difficulty.py"), "--range",
+                             "1002001-1002150", "--results", str(tmp_path), "--budgets", "3000,30000",
+                             "--coarse", "--workers", "1"], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "**yes**" in (tmp_path / "VALIDATION.md").read_text()
+    assert (tmp_path / "validation.png").stat().st_size > 10_000

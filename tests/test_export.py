@@ -4,12 +4,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 
 import pytest
 
 from blackhole_stats import deal
 from blackhole_stats.difficulty import TAGS, difficulty, scale
-from conftest import SCRIPT, assert_one_line_failure, cli, require_reference
+from conftest import REPO, SCRIPT, assert_one_line_failure, cli, require_reference
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -92,3 +94,15 @@ def test_bad_datasets_are_one_line(tmp_path):
     twice.write_text("deal,outcome\n2,solved\n2,unsolved\n")
     assert "deal 2 is listed more than once" in assert_one_line_failure(cli("export", twice))
     assert "no such file" in assert_one_line_failure(cli("export", tmp_path / "missing"))
+
+
+@pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
+def test_the_winnable_bitmap_expands_to_the_peers_solvable_deals(tagged, tmp_path):
+    script = REPO / "scripts" / "winnable_bitmap.py"
+    bits = tmp_path / "winnable.bits"
+    packed = subprocess.run([sys.executable, script, "pack", tagged, bits], capture_output=True, text=True)
+    assert packed.returncode == 0, packed.stderr
+    assert bits.stat().st_size == 5  # 40 deals, 8 a byte
+    expanded = subprocess.run([sys.executable, script, "expand", bits], capture_output=True, text=True)
+    peer = peer_outcomes(40)
+    assert expanded.stdout.splitlines() == [str(n) for n in sorted(peer) if peer[n] == "solved"]
