@@ -244,10 +244,12 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     Deals an earlier, interrupted session asked for are solved too, whatever
     `deals` says: a finished run is one that holds every deal it asks for.
 
+    `difficulty_scale` (a name in `difficulty.SCALES`, or None) adds each solved deal's
+    difficulty and tag; a run keeps the setting it was made with.
     `chunk_size` None: `default_chunk_size`. `workers` is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
     (None: WAIT_FOR_WORKERS_SECONDS).
-    Raises ValueError for a max_iters outside 1..MAX_ITERS, DatasetError for a
+    Raises ValueError for a max_iters outside 1..MAX_ITERS or an unknown scale, DatasetError for a
     directory that does not fit, RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
     or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
     full (finished chunks are kept in every case; the same call resumes).

@@ -106,3 +106,14 @@ def test_the_winnable_bitmap_expands_to_the_peers_solvable_deals(tagged, tmp_pat
     expanded = subprocess.run([sys.executable, script, "expand", bits], capture_output=True, text=True)
     peer = peer_outcomes(40)
     assert expanded.stdout.splitlines() == [str(n) for n in sorted(peer) if peer[n] == "solved"]
+
+
+def test_report_shows_how_many_solvable_deals_each_tag_holds(tagged):
+    report = json.loads(cli("report", tagged, "--format", "json").stdout)
+    peer = peer_outcomes(40)
+    exported = {tag: len(lines(cli("export", tagged, "--tag", tag))) for tag in TAGS}
+    assert {tag: row["deals"] for tag, row in report["difficulty"].items()} == exported
+    assert sum(exported.values()) == sum(outcome == "solved" for outcome in peer.values())
+    assert report["manifest"]["difficulty_scale"] == scale().name
+    text = cli("report", tagged).stdout.decode()
+    assert "Difficulty of the solvable deals" in text and f"tags on scale {scale().name}" in text
