@@ -62,8 +62,9 @@ class Scale:
 
 SCALES = {
     scale.name: scale for scale in (
-        Scale("black_hole/1", (1.0, 1.0, 1.0, 1.0),
-              "placeholder"),
+        Scale("black_hole/1", (1.9971, 2.0632, 2.1223, 2.1995),
+              "quintiles of the score of the 8,673 winnable deals among PySolFC deals 100, 200, ..., "
+              "1,000,000 (scripts/difficulty_scale.py --step 100), rounded to 4 decimals"),
     )
 }
 CURRENT_SCALE = "black_hole/1"
