@@ -391,7 +391,7 @@ class RunCommand(Command):
                    "an unsolvable deal's cards_played may then be null.")
 @click.option("--difficulty", is_flag=True,
               help="Also score each solvable deal's difficulty for a person and tag it, very easy .. "
-                   "very hard (about 35 ms of CPU per solvable deal, some 35 times the solve).")
+                   "very hard (about 35 ms of CPU per solvable deal, some 60 times the solve).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
 @click.option("--wait-for-workers", type=click.FloatRange(min=0), metavar="SECONDS",
