@@ -14,12 +14,20 @@ class Solver:
               max_iters: int = 0, most_played: bool = True) -> tuple[int, int, int | None, bytes]:
         """max_iters: 0 (no limit) to 2^63-1 for the whole solve; cards_played None when an unsolved
         position's most-cards-played search was skipped or ran out of budget."""
+    def trap_walks(self, ranks: bytes, heights: bytes, foundation: int, walks: int, probes: int, seed: int,
+                   max_iters: int) -> list[bytes] | None:
+        """Per walk (winning moves only, seeded), the depths of the traps it passed; None if not winnable."""
     @property
     def memory_bytes(self) -> int: ...
     @property
     def most_played_nodes(self) -> int: ...
     @property
     def busy(self) -> bool: ...
+
+def plan(ranks: bytes, heights: bytes, foundation: int, budget: int, order: int,
+         remember: bool) -> tuple[bool, int]:
+    """A bounded planner (depth-first with undo; order 0 piles 0..16, 1 piles 16..0, 2 tallest first):
+    (won, positions); positions is budget + 1 when it gave up."""
 
 def play_line(layout: bytes, heights: bytes, foundation: int, line: bytes,
               by_card: bool) -> tuple[int, int, bytes, bytes]:
