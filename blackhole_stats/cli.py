@@ -323,7 +323,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         click.echo(f"wrote {path}", err=True)
 
 
-@main.command("export", short_help="Write a dataset's game numbers (solvable, unsolvable, by tag) for players.")
+@main.command("export", short_help="List a dataset's game numbers: solvable, unsolvable, by tag.")
 @click.argument("dataset", type=click.Path())
 @click.option("--solvable", is_flag=True, help="Only deals that can be won.")
 @click.option("--unsolvable", is_flag=True, help="Only deals proved unwinnable (intractable deals are in neither list).")
