@@ -2397,6 +2397,8 @@ def _run_input(index: int) -> dict:
         materialize(case.files, cwd)
         if case.before:
             case.before(cwd)
+            if case.stdout_mode in ("closed", "full"):  # README: exit 1 in one line, whatever the input
+                case.expect = "refuse"
 
         def runner(argv: list[str]) -> Result:
             nonlocal cpu
