@@ -81,3 +81,17 @@ def test_bounded_planners_win_fewer_of_the_hard_tags_on_deals_the_scale_never_sa
     assert result.returncode == 0, result.stdout + result.stderr
     assert "**yes**" in (tmp_path / "VALIDATION.md").read_text()
     assert (tmp_path / "validation.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("game", ["all_in_a_row", "golf", "dead_king_golf", "relaxed_golf"])
+def test_the_other_games_are_refused_rather_than_scored_by_black_holes_rules(game):
+    from blackhole_stats import _core
+    from blackhole_stats.games import get_game
+    from blackhole_stats.solver import DifficultyUndefined
+    board = deal(1, get_game(game))
+    with pytest.raises(DifficultyUndefined, match="defined for Black Hole only so far"):
+        difficulty(board)
+    with pytest.raises(ValueError, match="defined for Black Hole only so far"):
+        Solver()._core.trap_walks(*board.solver_input(), 4, 4, 1, 10**6)
+    with pytest.raises(ValueError, match="defined for Black Hole only so far"):
+        _core.plan(*board.solver_input(), 100, 0, 1)
