@@ -37,6 +37,8 @@
 #define MAX_TALON 16
 #define MAX_LINE 52    /* moves in a line: each puts one of the 52 cards on the foundation */
 #define TALON_MOVE 255 /* the move that turns the next talon card */
+#define BLACK_HOLE_CARDS 51 /* in its piles: 17 of 3 */
+#define BLACK_HOLE_DEPTH 3
 #define ALL_RANKS 0x1FFFu
 #define ACE_OF_SPADES 13 /* card id = suit * 13 + rank, suits C S H D */
 
@@ -1728,8 +1730,408 @@ static PyObject *Solver_busy(SolverObject *self, void *closure)
     return PyBool_FromLong(self->busy);
 }
 
+/* ======================================================================
+ * Difficulty: how hard a winnable position is for a person.
+ *
+ * Everything of the difficulty score lives in this block. It builds on the
+ * search (Position, play and unplay, the canonical key, fast_dfs in the
+ * Solver's table of refuted positions) and changes none of it:
+ *
+ *   - trap_walks, the score's measurements (see its comment);
+ *   - plan, the bounded planners that validate the score: depth-first with
+ *     undo, moves tried in a fixed natural order, optionally remembering the
+ *     positions refuted, giving up after `budget` positions. They use no
+ *     dead-end test: a person sees a dead end when no card fits.
+ * ====================================================================== */
+
+typedef struct {
+    uint64_t *keys;   /* key + 1; 0 = empty */
+    double *values;
+    size_t capacity;  /* power of two */
+    size_t used;
+} ValueMap;
+
+static int value_map_init(ValueMap *m, size_t capacity)
+{
+    m->keys = calloc(capacity, sizeof(uint64_t));
+    m->values = malloc(capacity * sizeof(double));
+    m->capacity = capacity;
+    m->used = 0;
+    return m->keys && m->values;
+}
+
+static void value_map_free(ValueMap *m)
+{
+    free(m->keys);
+    free(m->values);
+    m->keys = NULL;
+    m->values = NULL;
+}
+
+/* The slot of key: where it is, or the empty slot where it goes. */
+static size_t value_map_slot(const ValueMap *m, uint64_t key)
+{
+    size_t mask = m->capacity - 1, j = mix64(key) & mask;
+    while (m->keys[j] && m->keys[j] != key + 1)
+        j = (j + 1) & mask;
+    return j;
+}
+
+static int value_map_put(ValueMap *m, uint64_t key, double value)
+{
+    if ((m->used + 1) * 2 > m->capacity) {
+        ValueMap bigger;
+        if (!value_map_init(&bigger, m->capacity * 2))
+            return 0;
+        for (size_t i = 0; i < m->capacity; i++)
+            if (m->keys[i]) {
+                size_t j = value_map_slot(&bigger, m->keys[i] - 1);
+                bigger.keys[j] = m->keys[i];
+                bigger.values[j] = m->values[i];
+            }
+        bigger.used = m->used;
+        value_map_free(m);
+        *m = bigger;
+    }
+    size_t j = value_map_slot(m, key);
+    if (!m->keys[j])
+        m->used++;
+    m->keys[j] = key + 1;
+    m->values[j] = value;
+    return 1;
+}
+
+enum { PLAN_PILE_ORDER = 0, PLAN_REVERSE_ORDER = 1, PLAN_TALLEST_FIRST = 2 };
+
+typedef struct {
+    Position pos;
+    ValueMap refuted; /* values unused */
+    int order;
+    int remember;
+    uint64_t nodes;
+    uint64_t budget;
+    int out_of_memory;
+} Planner;
+
+/* 1 won, 0 refuted (or the budget ran out: nodes > budget). */
+static int plan_dfs(Planner *pl)
+{
+    Position *s = &pl->pos;
+    if (++pl->nodes > pl->budget)
+        return 0;
+    if (s->left == 0)
+        return 1;
+    uint64_t key = position_key(s);
+    if (pl->remember && pl->refuted.keys[value_map_slot(&pl->refuted, key)])
+        return 0;
+    int piles[NPILES], n = 0;
+    for (int i = 0; i < NPILES; i++) {
+        int p = pl->order == PLAN_REVERSE_ORDER ? NPILES - 1 - i : i;
+        if (s->h[p] && adjacent(s->rank[p][s->h[p] - 1], s->f))
+            piles[n++] = p;
+    }
+    if (pl->order == PLAN_TALLEST_FIRST) /* stable: pile order among equals */
+        for (int i = 1; i < n; i++) {
+            int p = piles[i], j = i;
+            while (j > 0 && s->h[piles[j - 1]] < s->h[p]) {
+                piles[j] = piles[j - 1];
+                j--;
+            }
+            piles[j] = p;
+        }
+    for (int i = 0; i < n; i++) {
+        int p = piles[i], old_f = s->f;
+        play(s, p);
+        int won = plan_dfs(pl);
+        unplay(s, p, old_f);
+        if (won)
+            return 1;
+        if (pl->nodes > pl->budget || pl->out_of_memory)
+            return 0;
+    }
+    if (pl->remember && !value_map_put(&pl->refuted, key, 0.0))
+        pl->out_of_memory = 1;
+    return 0;
+}
+
+/* The search state of a Black Hole position from solver input (51 ranks, 17
+ * heights of at most 3, a foundation rank): the difficulty block is defined
+ * for Black Hole only so far, so any other shape or rules are refused. */
+static int black_hole_position(Position *s, const Py_buffer *ranks, const Py_buffer *heights, int foundation)
+{
+    const uint8_t *r = ranks->buf, *h = heights->buf;
+    if (ranks->len != BLACK_HOLE_CARDS || heights->len != NPILES || foundation < 0 || foundation >= NRANKS)
+        return 0;
+    for (int i = 0; i < BLACK_HOLE_CARDS; i++)
+        if (r[i] >= NRANKS)
+            return 0;
+    for (int p = 0; p < NPILES; p++)
+        if (h[p] > BLACK_HOLE_DEPTH)
+            return 0;
+    return position_init(s, r, h, NPILES, BLACK_HOLE_DEPTH, foundation, NULL, 0, BLACK_HOLE_FITS);
+}
+
+static int parse_position(PyObject *args, Position *s, unsigned long long *limit, int *order, int *remember)
+{
+    Py_buffer ranks, heights;
+    int foundation;
+    if (!PyArg_ParseTuple(args, "y*y*iKip", &ranks, &heights, &foundation, limit, order, remember))
+        return 0;
+    int ok = black_hole_position(s, &ranks, &heights, foundation);
+    if (!ok)
+        PyErr_SetString(PyExc_ValueError, "difficulty is defined for Black Hole only so far: "
+                                          "expected 51 ranks, 17 heights of at most 3 and a foundation rank");
+    PyBuffer_Release(&ranks);
+    PyBuffer_Release(&heights);
+    return ok;
+}
+
+PyDoc_STRVAR(plan_doc,
+"plan(ranks, heights, foundation, budget, order, remember) -> (won, positions)\n\n"
+"A bounded planner: depth-first with undo, moves in `order` (0 piles 0..16,\n"
+"1 piles 16..0, 2 tallest pile first, then pile order), remembering refuted\n"
+"positions if `remember`; gives up after `budget` positions (won False,\n"
+"positions budget + 1).");
+
+static PyObject *py_plan(PyObject *self, PyObject *args)
+{
+    (void)self;
+    Planner pl;
+    unsigned long long budget;
+    if (!parse_position(args, &pl.pos, &budget, &pl.order, &pl.remember))
+        return NULL;
+    if (pl.order < 0 || pl.order > PLAN_TALLEST_FIRST) {
+        PyErr_SetString(PyExc_ValueError, "order must be 0, 1 or 2");
+        return NULL;
+    }
+    pl.budget = budget;
+    pl.nodes = 0;
+    pl.out_of_memory = 0;
+    if (!value_map_init(&pl.refuted, 1u << 12))
+        return PyErr_NoMemory();
+    int won = plan_dfs(&pl);
+    value_map_free(&pl.refuted);
+    if (pl.out_of_memory)
+        return PyErr_NoMemory();
+    return Py_BuildValue("NK", PyBool_FromLong(won), (unsigned long long)pl.nodes);
+}
+
+
+/* Trap walks. A trap is a move that turns a winnable position into one
+ * that cannot be won; its depth is how many more cards a player can play
+ * after it before getting stuck (the best of `probes` random continuations),
+ * so a deep trap lets a player go on for a long time before the dead end
+ * shows. A walk starts from a winnable position and plays, at each step, one
+ * of the moves that keep it winnable, chosen uniformly by a seeded
+ * generator, to the end; it records every trap it passes by (each distinct
+ * move whose position is lost, with its depth). Each move's verdict comes
+ * from the fast search (with restarts, as fast_solve) and is memoised by
+ * canonical key for the walks of one call (value: -1 winnable, else the
+ * depth). Deterministic for a position, walks, probes and seed. */
+
+#define TRAP_UNKNOWN (-2)
+#define MAX_TRAPS (BLACK_HOLE_CARDS * NPILES) /* a walk passes at most this many moves */
+
+typedef struct {
+    SolverObject *solver;
+    Watch *watch;
+    uint64_t max_iters;  /* per verdict */
+    ValueMap verdicts;
+    int status;          /* a SEARCH_ status, or 1 for a position not decided within max_iters */
+    int probes;          /* random continuations per trap */
+    uint32_t rng;
+    uint64_t nodes, grow_at; /* the fast search's count, over the whole call */
+} TrapWalks;
+
+/* How far play goes on from a lost position: the most cards any of `probes`
+ * uniformly random continuations plays (a lower bound of the exact most,
+ * for a small fraction of its cost). */
+static int trap_depth(const Position *lost, int probes, uint32_t *rng)
+{
+    int best = 0;
+    for (int k = 0; k < probes; k++) {
+        Position s = *lost;
+        int depth = 0;
+        for (;;) {
+            uint32_t playable = s.tops[s.f == NRANKS - 1 ? 0 : s.f + 1] | s.tops[s.f == 0 ? NRANKS - 1 : s.f - 1];
+            if (!playable)
+                break;
+            *rng = *rng * 1664525u + 1013904223u;
+            int pick = (int)((*rng >> 8) % (uint32_t)bit_count(playable));
+            while (pick--)
+                playable &= playable - 1;
+            play(&s, lowest_bit(playable));
+            depth++;
+        }
+        if (depth > best)
+            best = depth;
+    }
+    return best;
+}
+
+/* -1 if `s` can be won, else its trap depth; TRAP_UNKNOWN on failure (status set). */
+static double trap_verdict(TrapWalks *tw, const Position *s)
+{
+    uint64_t key = position_key(s);
+    size_t j = value_map_slot(&tw->verdicts, key);
+    if (tw->verdicts.keys[j])
+        return tw->verdicts.values[j];
+    /* One depth-first run of the fast search, in the Solver's table of
+     * refuted positions, kept for the whole call: refutations are facts,
+     * so each verdict builds on the ones before. */
+    FastSearch fs;
+    fs.pos = *s;
+    fs.refuted = &tw->solver->refuted;
+    fs.watch = tw->watch;
+    fs.nodes = tw->nodes;
+    fs.grow_at = tw->grow_at;
+    fs.noise = 0;
+    fs.rng = 12345u;
+    fs.fewest_left = s->left;
+    fs.won_len = 0;
+    /* Restarts as in fast_solve: a small budget, doubled, random tie-breaks after the first. */
+    uint64_t end = tw->nodes + tw->max_iters, budget = FIRST_RUN_BUDGET;
+    int won;
+    for (;;) {
+        fs.stop_at = fs.nodes + budget < end ? fs.nodes + budget : end;
+        fs.aborted = 0;
+        won = fast_dfs(&fs, 0);
+        if (won || !fs.aborted || fs.watch->raised || fs.nodes >= end)
+            break;
+        budget *= 2;
+        fs.noise = 1;
+    }
+    tw->nodes = fs.nodes;
+    tw->grow_at = fs.grow_at;
+    if (fs.aborted) {
+        tw->status = fs.watch->raised ? SEARCH_INTERRUPTED : 1;
+        return TRAP_UNKNOWN;
+    }
+    double verdict = won ? -1.0 : trap_depth(s, tw->probes, &tw->rng);
+    if (!value_map_put(&tw->verdicts, key, verdict)) {
+        tw->status = SEARCH_NO_MEMORY;
+        return TRAP_UNKNOWN;
+    }
+    return verdict;
+}
+
+/* One walk from `start` (winnable); trap depths appended to `depths`. */
+static void trap_walk(TrapWalks *tw, const Position *start, uint32_t *rng, uint8_t *depths, int *n_depths)
+{
+    Position s = *start;
+    while (s.left && !tw->status) {
+        int winning[NPILES], n_winning = 0;
+        uint32_t seen_nodes[2] = {0, 0};
+        uint32_t playable = s.tops[s.f == NRANKS - 1 ? 0 : s.f + 1] | s.tops[s.f == 0 ? NRANKS - 1 : s.f - 1];
+        for (; playable && !tw->status; playable &= playable - 1) {
+            int p = lowest_bit(playable), id = s.node[p][s.h[p]], old_f = s.f;
+            if (seen_nodes[id >> 5] >> (id & 31) & 1)
+                continue; /* a pile equal to one tried: the same position */
+            seen_nodes[id >> 5] |= 1u << (id & 31);
+            play(&s, p);
+            double verdict = trap_verdict(tw, &s);
+            unplay(&s, p, old_f);
+            if (verdict == -1.0)
+                winning[n_winning++] = p;
+            else if (verdict >= 0 && *n_depths < MAX_TRAPS)
+                depths[(*n_depths)++] = (uint8_t)verdict;
+        }
+        if (tw->status)
+            return;
+        if (!n_winning) { /* cannot happen from a winnable position */
+            tw->status = 1;
+            return;
+        }
+        *rng = *rng * 1664525u + 1013904223u;
+        play(&s, winning[(*rng >> 8) % (uint32_t)n_winning]);
+    }
+}
+
+PyDoc_STRVAR(trap_walks_doc,
+"trap_walks(ranks, heights, foundation, walks, probes, seed, max_iters) -> list of bytes or None\n\n"
+"From a winnable position (solver input as for solve), `walks` walks that only\n"
+"ever play winning moves (uniformly, seeded), each as the bytes of the depths\n"
+"of the traps it passed by (a trap: a move after which the position cannot be\n"
+"won; its depth: the most cards the best of `probes` random continuations\n"
+"plays after it). None if the position cannot be won or a verdict needed\n"
+"more than max_iters positions.");
+
+static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args)
+{
+    Position start;
+    unsigned long long max_iters;
+    int walks;
+    unsigned int seed;
+    Py_buffer ranks, heights;
+    int foundation;
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "Solver.__init__ was not called");
+        return NULL;
+    }
+    int probes;
+    if (!PyArg_ParseTuple(args, "y*y*iiiIK", &ranks, &heights, &foundation, &walks, &probes, &seed, &max_iters))
+        return NULL;
+    int ok = walks >= 1 && walks <= 64 && probes >= 1 && probes <= 1024 && max_iters >= 1 && max_iters <= INT64_MAX;
+    int black_hole = black_hole_position(&start, &ranks, &heights, foundation);
+    PyBuffer_Release(&ranks);
+    PyBuffer_Release(&heights);
+    if (!black_hole) {
+        PyErr_SetString(PyExc_ValueError, "difficulty is defined for Black Hole only so far: "
+                                          "expected 51 ranks, 17 heights of at most 3 and a foundation rank");
+        return NULL;
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "expected 1..64 walks, 1..1024 probes and max_iters 1..2^63-1");
+        return NULL;
+    }
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this Solver is already solving in another thread: use one Solver per thread");
+        return NULL;
+    }
+    TrapWalks tw = {self, NULL, max_iters, {0}, 0, probes, seed ^ 0x9E3779B9u, 0, 0};
+    fact_table_new_generation(&self->refuted);
+    self->refuted.use_values = 0; /* no talon: the table is a plain set, as in fast_solve */
+    tw.grow_at = fact_table_window_slots(&self->refuted);
+    if (!value_map_init(&tw.verdicts, 1u << 10))
+        return PyErr_NoMemory();
+    uint8_t *depths = malloc((size_t)walks * MAX_TRAPS);
+    int *counts = calloc((size_t)walks, sizeof(int));
+    if (!depths || !counts) {
+        free(depths); free(counts); value_map_free(&tw.verdicts);
+        return PyErr_NoMemory();
+    }
+    self->busy = 1;
+    Watch watch = {NULL, CHECK_INTERVAL, 0};
+    tw.watch = &watch;
+    watch.thread = PyEval_SaveThread();
+    uint32_t rng = seed;
+    if (trap_verdict(&tw, &start) != -1.0 && !tw.status)
+        tw.status = 1; /* not winnable */
+    for (int w = 0; w < walks && !tw.status; w++)
+        trap_walk(&tw, &start, &rng, depths + (size_t)w * MAX_TRAPS, &counts[w]);
+    PyEval_RestoreThread(watch.thread);
+    self->busy = 0;
+    PyObject *result = NULL;
+    if (tw.status == SEARCH_NO_MEMORY)
+        PyErr_NoMemory();
+    else if (tw.status == 1)
+        result = Py_NewRef(Py_None);
+    else if (tw.status == SEARCH_DONE && (result = PyList_New(walks)))
+        for (int w = 0; w < walks; w++) {
+            PyObject *item = PyBytes_FromStringAndSize((const char *)depths + (size_t)w * MAX_TRAPS, counts[w]);
+            if (!item) { Py_CLEAR(result); break; }
+            PyList_SET_ITEM(result, w, item);
+        }
+    free(depths);
+    free(counts);
+    value_map_free(&tw.verdicts);
+    return result;
+}
+
 static PyMethodDef Solver_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))Solver_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
+    {"trap_walks", (PyCFunction)Solver_trap_walks, METH_VARARGS, trap_walks_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1957,6 +2359,7 @@ static PyMethodDef core_methods[] = {
      "deal_mt(key, piles=17, depth=3, ace_last=True) -> 52 card ids as deal_ms (CPython MT19937\n"
      "seeded by init_by_array(key))."},
     {"play_line", (PyCFunction)(void (*)(void))py_play_line, METH_VARARGS | METH_KEYWORDS, play_line_doc},
+    {"plan", py_plan, METH_VARARGS, plan_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -40,6 +40,7 @@ from pyarrow import fs as pafs
 from . import __version__, _testhooks
 from .dealing import GameNumber
 from .deals import DealSet, DealSpecError
+from .difficulty import TAGS
 from .quoting import QUOTE_LIMIT, quoted
 from .solver import OUTCOMES
 
@@ -71,6 +72,14 @@ FORMAT_1_SCHEMA = pa.schema([
     *(field for field in SCHEMA if field.name not in ("game", "deal", "deal_exact")),
 ])
 """What 0.1.0 wrote: `deal` exact but decimal (pandas reads Python Decimal objects), no `game`, no `deal_exact`."""
+DIFFICULTY_FIELDS = [
+    pa.field("difficulty", pa.float64()),  # the trap score (difficulty.py); null unless solved
+    pa.field("tag", pa.dictionary(pa.int8(), pa.string())),  # its tag on the run's scale; null unless solved
+]
+"""Columns only runs made with `--difficulty` have (after SCHEMA's): a run either has them in every
+chunk or in none (the manifest's `difficulty_scale` says which), so every reader sees one schema,
+and datasets without them are format 2 as they always were."""
+DIFFICULTY_SCHEMA = pa.schema([*SCHEMA, *DIFFICULTY_FIELDS])
 SCHEMAS = {1: FORMAT_1_SCHEMA, 2: SCHEMA}
 ROW_FIELDS = ("deal", "ms", "outcome", "iterations", "cards_played", "solution", "seconds")
 """What `write_part` takes for each deal; it derives `game` and `deal_exact` itself."""
@@ -106,6 +115,7 @@ _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://(.*)", re.DOTALL)
 _DIGITS = re.compile(r"[0-9]+")
 
 _OUTCOME_VALUES = pa.array(OUTCOMES, pa.string())
+_TAG_VALUES = pa.array(TAGS, pa.string())
 _GAME_VALUES = pa.array(GAMES, pa.string())
 
 
@@ -350,19 +360,25 @@ def inside_dataset(path: str, out: str) -> bool:
 # ------------------------------------------------------------------ rows and their formats
 def results_format_of(schema: pa.Schema) -> int | None:
     """The results format whose chunk files have these columns and types (nullability aside), or None."""
-    for number, wanted in SCHEMAS.items():
+    for number, wanted in (*SCHEMAS.items(), (2, DIFFICULTY_SCHEMA)):
         if schema.names == wanted.names and all(schema.field(f.name).type == f.type for f in wanted):
             return number
     return None
+
+
+def has_difficulty(schema: pa.Schema) -> bool:
+    """Whether a chunk file holds the difficulty columns (a `run --difficulty`)."""
+    return schema.names == DIFFICULTY_SCHEMA.names
 
 
 def schema_problem(schema: pa.Schema) -> str | None:
     """How a chunk file's columns differ from SCHEMA (and from format 1's), or None if they are either."""
     if results_format_of(schema) is not None:
         return None
-    if schema.names != SCHEMA.names:
-        return f"its columns are {', '.join(schema.names) or 'none'}, not {', '.join(SCHEMA.names)}"
-    for wanted in SCHEMA:
+    expected = DIFFICULTY_SCHEMA if "difficulty" in schema.names else SCHEMA
+    if schema.names != expected.names:
+        return f"its columns are {', '.join(schema.names) or 'none'}, not {', '.join(expected.names)}"
+    for wanted in expected:
         found = schema.field(wanted.name).type
         if found != wanted.type:
             return f"column {wanted.name} is {found}, not {wanted.type}"
@@ -472,13 +488,18 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence]) -> str:
 
     `columns` maps each of ROW_FIELDS to the chunk's values: `deal` as Python
     ints (put in `deal` or `deal_exact` here, the one place that splits them),
-    `outcome` as indexes into OUTCOMES.
+    `outcome` as indexes into OUTCOMES; in a `--difficulty` run also
+    `difficulty` (floats or None) and `tag` (indexes into TAGS or None).
     """
     deal, exact = _deal_columns(columns["deal"])
     arrays = {"game": _game_column(len(columns["deal"])), "deal": deal, "deal_exact": exact,
               "outcome": pa.DictionaryArray.from_arrays(pa.array(columns["outcome"], pa.int8()), _OUTCOME_VALUES)}
+    schema = SCHEMA
+    if "difficulty" in columns:
+        schema = DIFFICULTY_SCHEMA
+        arrays["tag"] = pa.DictionaryArray.from_arrays(pa.array(columns["tag"], pa.int8()), _TAG_VALUES)
     table = pa.Table.from_arrays([arrays[field.name] if field.name in arrays else
-                                  pa.array(columns[field.name], field.type) for field in SCHEMA], schema=SCHEMA)
+                                  pa.array(columns[field.name], field.type) for field in schema], schema=schema)
     name = part_name(deals)
     _write_chunk_file(RunPaths.of(out), name, table)
     return name
@@ -629,6 +650,7 @@ def _manifest_problem(manifest) -> str | None:
               ("workers", _is_count(0, none=True), "a whole number"),  # 0: none wrote a chunk
               ("chunk_size", _is_count(1, none=True), "a whole number"),
               ("scheduler", _is(str, none=True), "a string or null"), ("machine", _is(dict, none=True), "an object"),
+              ("difficulty_scale", _is(str, none=True), "a scale name or null"),
               ("sessions", _is(list), "a list")]
     for key, valid, wanted in checks:
         if key in manifest and not valid(manifest[key]):
@@ -738,14 +760,17 @@ class Session:
 
 
 @contextmanager
-def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None) -> Iterator[Session]:
+def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None,
+             difficulty_scale: str | None = None) -> Iterator[Session]:
     """Lock DIR, then read, check and write its manifest; the lock holds until the block ends.
 
     Nothing is read before the lock, so a second run can neither pass its
     checks on a manifest about to change nor overwrite one with stale deals.
     A new run needs an absent or empty directory (our own unfinished files
     do not count). An existing one takes more deals (the manifest records the
-    union, and the session aims for all of it) only with the same search and max_iters; any tool version writing
+    union, and the session aims for all of it) only with the same search,
+    max_iters and difficulty_scale (None: no difficulty columns; manifests
+    from before it count as None); any tool version writing
     its results format may resume it. A run of 0.1.0 is brought up to date
     first: its side files move beside DIR, its chunks are rewritten in format 2.
     """
@@ -771,8 +796,9 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             if files.parts or files.strays or files.old_layout:
                 raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
             manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "search": search, "max_iters": max_iters,
+                        "difficulty_scale": difficulty_scale,
                         "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
-        _check_settings(out, manifest, search, max_iters)
+        _check_settings(out, manifest, search, max_iters, difficulty_scale)
         strays = list_run(out).strays
         if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
             name, readers = strays[0]
@@ -794,7 +820,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         yield Session(out, manifest, everything, done)
 
 
-def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None) -> None:
+def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None,
+                    difficulty_scale: str | None) -> None:
     found = manifest_format(manifest)
     if found is None:
         raise DatasetError(f"{out} holds a run written by {TOOL} {manifest.get('version')!r}, whose results "
@@ -802,6 +829,12 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
     if found > RESULTS_FORMAT:
         raise DatasetError(f"{out} holds results of format {found}; this version ({__version__}) writes "
                            f"format {RESULTS_FORMAT}: use another --out")
+    if manifest.get("difficulty_scale") != difficulty_scale:
+        asked = "without --difficulty" if difficulty_scale is None else f"with difficulty scale {difficulty_scale}"
+        held = ("no difficulty columns" if manifest.get("difficulty_scale") is None
+                else f"difficulty scale {manifest['difficulty_scale']}")
+        raise DatasetError(f"{out} holds a run with {held}; this run is {asked}: use the same settings to add "
+                           "to it, or another --out")
     for key, value in {"search": search, "max_iters": max_iters}.items():
         if manifest.get(key) != value:
             raise DatasetError(f"{out} holds a run with {key}={manifest.get(key)!r}, not {value!r}: "

@@ -18,15 +18,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .dataset import DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers
+from .difficulty import TAGS
 from .solver import OUTCOMES
 
-COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds")
-"""The documented columns a report uses (`solution` is never needed; `deal_exact` completes `deal`)."""
+COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds", "difficulty", "tag")
+"""The documented columns a report uses (`solution` is never needed; `deal_exact` completes `deal`;
+`difficulty` and `tag` only runs made with --difficulty have)."""
 REQUIRED = ("deal", "outcome", "iterations", "cards_played")
 """What a dataset must have to be reported on."""
 VERDICTS = ("deal", "outcome")
 """What the other side of `--compare` must have (e.g. another solver's CSV)."""
-MANIFEST_KEYS = ("search", "max_iters", "deals", "results_format", "version", "started", "finished",
+MANIFEST_KEYS = ("search", "max_iters", "difficulty_scale", "deals", "results_format", "version", "started", "finished",
                  "elapsed_seconds", "machine", "sessions")
 """The manifest's settings a report shows (`version`: manifests of 0.1.0; later ones list `sessions`)."""
 HARDEST = 10
@@ -122,6 +124,9 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
                 data[column] = values.astype(dtype).array
             except (TypeError, ValueError):  # 3.5 cards
                 raise DatasetError(f"{source}: column {column} must hold whole numbers") from None
+    if "difficulty" in frame and "tag" in frame:
+        data["difficulty"] = pd.to_numeric(frame["difficulty"], errors="coerce").astype("float64").to_numpy()
+        data["tag"] = pd.Categorical(frame["tag"].astype(object).to_numpy(), categories=TAGS)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
 
 
@@ -225,6 +230,8 @@ class Report:
     no_first_move: int | None
     hardest: list[dict]
     solve_seconds: float | None
+    difficulty: dict[str, dict] | None = None
+    """Per tag: solvable deals, their share, and the lowest and highest score; None without the columns."""
     manifest: dict = field(default_factory=dict)
     against_manifest: ManifestCheck | None = None
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
@@ -261,9 +268,24 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
         no_first_move=no_first_move,
         hardest=hardest,
         solve_seconds=float(data["seconds"].sum()) if "seconds" in data else None,
+        difficulty=_difficulty_table(data) if "tag" in data else None,
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
         against_manifest=ManifestCheck.of(data, manifest) if manifest else None,
     )
+
+
+def _difficulty_table(data: pd.DataFrame) -> dict[str, dict]:
+    solved = data[data["outcome"] == "solved"]
+    table = {}
+    for tag in (*TAGS, None):
+        scores = solved.loc[solved["tag"].isna() if tag is None else solved["tag"] == tag, "difficulty"]
+        if tag is None and not len(scores):
+            continue  # every solved deal has its tag
+        table["no score" if tag is None else tag] = {
+            "deals": int(len(scores)), "percent": 100 * len(scores) / len(solved) if len(solved) else 0.0,
+            "min": float(scores.min()) if scores.notna().any() else None,
+            "max": float(scores.max()) if scores.notna().any() else None}
+    return table
 
 
 def _deal_row(row) -> dict:
@@ -392,6 +414,15 @@ def _report_sections(report: Report) -> list[_Section]:
                          "played was not found within --max-iters (cards_played is null)")
         sections.append(_Section("Cards played by unsolvable deals (how close they got)", notes,
                                  ("cards played", "deals", "percent", "at least"), rows))
+
+    if report.difficulty is not None:
+        scale = report.manifest.get("difficulty_scale")
+        sections.append(_Section(
+            "Difficulty of the solvable deals (for a person: see README, Difficulty)",
+            [f"tags on scale {scale}" if scale else "tags as stored (no manifest names their scale)"],
+            ("tag", "deals", "of solvable", "lowest score", "highest score"),
+            [(tag, _number(row["deals"]), f"{row['percent']:.1f}%", _number(row["min"], 3), _number(row["max"], 3))
+             for tag, row in report.difficulty.items()], align="lrrrr"))
 
     if report.hardest:
         sections.append(_Section(

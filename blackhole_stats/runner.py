@@ -37,8 +37,8 @@ from typing import Callable, Iterator
 
 from tqdm import tqdm
 
-from . import _testhooks, dataset, interrupts
-from .dealing import GameNumber
+from . import _testhooks, dataset, difficulty, interrupts
+from .dealing import GameNumber, deal
 from .deals import DealSet
 from .solver import OUTCOMES, Solver, check_max_iters
 
@@ -77,6 +77,8 @@ class ChunkTask:
     out: str
     search: str
     max_iters: int | None
+    difficulty_scale: str | None = None
+    """The scale of `run --difficulty` (then each solved deal gets its score and tag), or None."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
         solver = _worker.solver = Solver()
         log.info("solver tables: %.0f MiB, reused for every deal", solver.memory_bytes / 2**20)
     log.info("chunk %s: started", task.deals)
+    scale = None if task.difficulty_scale is None else difficulty.scale(task.difficulty_scale)
     rows = []
     for ms, first, last in task.deals.runs:
         for number in range(first, last + 1):
@@ -146,12 +149,17 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
             _testhooks.pause(f"deal-{game}")
             try:
                 row = solver.solve_deal(game, task.search, task.max_iters)
+                if scale is not None:
+                    row["difficulty"] = score = (difficulty.difficulty(deal(game), solver)
+                                                 if row["outcome"] == "solved" else None)
+                    row["tag"] = None if score is None else difficulty.TAGS.index(scale.tag(score))
             except Exception as error:
                 raise DealError(f"deal {game}: {type(error).__name__}: {error}") from error
             if row["seconds"] > SLOW_DEAL_SECONDS:
                 log.info("deal %s: slow, %.1f s, %s", game, row["seconds"], row["outcome"])
             rows.append(row)
-    columns = {name: [row[name] for row in rows] for name in dataset.ROW_FIELDS}
+    fields = dataset.ROW_FIELDS + (("difficulty", "tag") if scale is not None else ())
+    columns = {name: [row[name] for row in rows] for name in fields}
     columns["outcome"] = [OUTCOMES.index(outcome) for outcome in columns["outcome"]]
     name = dataset.write_part(task.out, task.deals, columns)
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
@@ -229,25 +237,29 @@ def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummar
 
 @_session
 def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_iters: int | None = None,
-        workers: int | None = None, chunk_size: int | None = None, scheduler: str | None = None,
-        progress: bool = False, wait_for_workers: float | None = None) -> RunSummary:
+        difficulty_scale: str | None = None, workers: int | None = None, chunk_size: int | None = None,
+        scheduler: str | None = None, progress: bool = False, wait_for_workers: float | None = None) -> RunSummary:
     """Solve every deal of the run in `out`, `deals` added to it (None: none), that it does not hold yet.
 
     Deals an earlier, interrupted session asked for are solved too, whatever
     `deals` says: a finished run is one that holds every deal it asks for.
 
+    `difficulty_scale` (a name in `difficulty.SCALES`, or None) adds each solved deal's
+    difficulty and tag; a run keeps the setting it was made with.
     `chunk_size` None: `default_chunk_size`. `workers` is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
     (None: WAIT_FOR_WORKERS_SECONDS).
-    Raises ValueError for a max_iters outside 1..MAX_ITERS, DatasetError for a
+    Raises ValueError for a max_iters outside 1..MAX_ITERS or an unknown scale, DatasetError for a
     directory that does not fit, RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
     or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
     full (finished chunks are kept in every case; the same call resumes).
     """
     check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
+    if difficulty_scale is not None:
+        difficulty.scale(difficulty_scale)  # an unknown scale: DifficultyError before anything is written
     out = dataset.locate(out)
     backend = _Cluster(scheduler, wait_for_workers) if scheduler else _Processes(workers or os.cpu_count() or 1)
-    with closing(backend), dataset.open_run(out, deals, search, max_iters) as session:
+    with closing(backend), dataset.open_run(out, deals, search, max_iters, difficulty_scale) as session:
         requested = session.requested
         started = time.monotonic()
         with _logging_to(out):
@@ -261,7 +273,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             log.info("run started: %s deals asked, %s to solve, %s workers, search=%s, max_iters=%s; "
                      "%s unfinished files removed", requested.count, todo.count, backend.workers, search,
                      max_iters, removed)
-            tasks = (ChunkTask(chunk, out, search, max_iters) for chunk in todo.chunks(chunk_size))
+            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale)
+                     for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
                 tally = _Tally(bar)

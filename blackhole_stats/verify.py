@@ -14,12 +14,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import fs as pafs
 
-from . import dataset
+from . import dataset, difficulty
 from .board import NUM_CARDS
 from .dealing import DealNumberError, GameNumber, deal
 from .deals import DealSet, Run
 from .solution import Solution, SolutionError
-from .solver import OUTCOMES
+from .solver import OUTCOMES, Solver
+
+SCORE_TOLERANCE = 1e-9
+"""How far a recomputed difficulty may be from the stored one (floating-point sums on another machine)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +58,12 @@ def verify(out: str) -> Verification:
     problems += [f"{_shown(path, paths)}: unfinished file of an interrupted run (the next run on this directory "
                  "removes it)" for path in files.temporary]
     run_format = dataset.manifest_format(manifest)
+    scale_name = manifest.get("difficulty_scale")
+    scale = difficulty.SCALES.get(scale_name)
+    if scale_name is not None and scale is None:
+        problems.append(f"the manifest's difficulty scale {scale_name!r} is not one this version knows "
+                        f"({', '.join(difficulty.SCALES)}): its tags are not checked")
+    solver = Solver() if scale is not None else None
     keys: list[Run] = []
     for path in files.parts:
         name = posixpath.basename(path)
@@ -77,6 +86,12 @@ def verify(out: str) -> Verification:
             problems.append(f"{name}: {error}")
             continue
         problems += [f"{name}: {problem}" for problem in _format_problems(table, exact)]
+        if dataset.has_difficulty(table.schema) != (scale_name is not None):
+            problems.append(f"{name}: " + ("has difficulty columns, but the manifest records no difficulty scale"
+                                           if scale_name is None else
+                                           f"no difficulty columns, but the run has difficulty scale {scale_name}"))
+        elif scale is not None:
+            problems += _difficulty_problems(table, numbers, scale, solver)
         columns = [table[column].to_pylist()
                    for column in ("ms", "outcome", "iterations", "cards_played", "solution")]
         file_keys: list[Run] = []
@@ -104,6 +119,32 @@ def verify(out: str) -> Verification:
         if deals:
             problems.append(f"deals {what}: {deals}")
     return Verification(len(keys), tuple(problems))
+
+
+def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.Scale,
+                         solver: Solver) -> list[str]:
+    """A score and its tag for each solved deal, none for the others; every tag on the run's scale; and
+    the first solved deal's score of each chunk computed again (all of them would cost 35 ms a deal)."""
+    problems, rechecked = [], False
+    columns = (table[column].to_pylist() for column in ("ms", "outcome", "difficulty", "tag"))
+    for number, ms, outcome, score, tag in zip(numbers, *columns):
+        game = GameNumber(number, ms)
+        if outcome != "solved":
+            if score is not None or tag is not None:
+                problems.append(f"deal {game}: {outcome}, but with a difficulty")
+            continue
+        if score is None or tag is None:
+            problems.append(f"deal {game}: solved, but without a difficulty and tag")
+            continue
+        if tag != scale.tag(score):
+            problems.append(f"deal {game}: difficulty {score} is {scale.tag(score)!r} on scale {scale.name}, "
+                            f"not {tag!r}")
+        if not rechecked:
+            rechecked = True
+            again = difficulty.difficulty(deal(game), solver)
+            if again is None or abs(again - score) > SCORE_TOLERANCE:
+                problems.append(f"deal {game}: difficulty {score} stored, {again} computed again")
+    return problems
 
 
 def _shown(path: str, paths: dataset.RunPaths) -> str:

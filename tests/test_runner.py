@@ -248,7 +248,7 @@ def lines_wider_than_80(text: str) -> list[str]:
     return [line for line in text.splitlines() if len(line) > 80]
 
 
-@pytest.mark.parametrize("command", [[], ["deal"], ["solve"], ["run"], ["report"], ["verify"]])
+@pytest.mark.parametrize("command", [[], ["deal"], ["solve"], ["run"], ["report"], ["verify"], ["export"]])
 def test_help_fits_80_columns(command):
     result = subprocess.run([str(SCRIPT), *command, "--help"], capture_output=True, text=True, timeout=60,
                             env={**os.environ, "COLUMNS": "80"})
@@ -261,7 +261,7 @@ def test_top_level_help_says_each_command_in_a_whole_sentence():
     result = subprocess.run([str(SCRIPT), "--help"], capture_output=True, text=True, timeout=60,
                             env={**os.environ, "COLUMNS": "80"})
     listing = result.stdout.split("\nCommands:\n", 1)[1].splitlines()
-    assert [line.split()[0] for line in listing] == ["deal", "report", "run", "solve", "verify"]
+    assert [line.split()[0] for line in listing] == ["deal", "export", "report", "run", "solve", "verify"]
     assert all(line.endswith(".") and not line.endswith("...") for line in listing), listing
 
 

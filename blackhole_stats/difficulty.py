@@ -1,0 +1,99 @@
+"""How hard a winnable deal is for a person: the trap score and its five tags.
+
+A person wins Black Hole by looking ahead and undoing. What costs them time
+is a *trap*: a move after which the deal can no longer be won, yet play goes
+on for a while before the dead end shows, and all of that has to be undone.
+The score counts the traps along the way, weighted by how deep they are:
+
+* play the deal WALKS times from the start, each time choosing at random
+  among the moves that still win (seeded, so a deal's score never changes);
+* every move on offer that would lose is a trap; its depth is how many more
+  cards can be played after it before getting stuck (the best of PROBES
+  random continuations);
+* a trap weighs 2 ** (depth / DEPTH_STEP): a trap that lets you play 8 more
+  cards costs twice one that stops you at once; a walk's weight is the sum
+  over the traps it passed;
+* score = log10(1 + the mean weight of the walks).
+
+Why this score and not another (README, "Difficulty"): on sample deals it
+predicted the bounded planners' effort best among the candidates measured
+(our solver's iterations, trap counts, the random player's odds, exact trap
+depths, fewer walks), for about 35 ms of CPU per winnable deal, so `run`
+computes it only with `--difficulty`.
+
+Tags come from a SCALE: four thresholds fixed once from the quintiles of the
+score over a large sample of PySolFC deals 1..1,000,000, and never changed
+afterwards; a new scale gets a new name, and a run records the scale it used.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .board import Board
+from .solver import Solver
+
+WALKS = 16
+PROBES = 32
+DEPTH_STEP = 8
+SEED = 1
+MAX_ITERS = 10**7
+"""Positions one move's verdict may take; past it the score is left out (never seen on 20,000 deals)."""
+
+TAGS = ("very easy", "easy", "medium", "hard", "very hard")
+
+
+class DifficultyError(ValueError):
+    """A tag or scale name that does not exist; the message names it and the choices."""
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Four thresholds: a score below thresholds[0] is very easy, at or above thresholds[3] very hard."""
+
+    name: str
+    thresholds: tuple[float, float, float, float]
+    basis: str
+    """Where the thresholds come from (the sample and its quantiles)."""
+
+    def tag(self, score: float) -> str:
+        return TAGS[sum(score >= threshold for threshold in self.thresholds)]
+
+
+SCALES = {
+    scale.name: scale for scale in (
+        Scale("black_hole/1", (1.9971, 2.0632, 2.1223, 2.1995),
+              "quintiles of the score of the 8,673 winnable deals among PySolFC deals 100, 200, ..., "
+              "1,000,000 (scripts/difficulty_scale.py --step 100), rounded to 4 decimals"),
+    )
+}
+CURRENT_SCALE = "black_hole/1"
+"""What `run --difficulty` uses today (recorded in the run's manifest as `difficulty_scale`)."""
+
+
+def score_of_traps(walks: list[bytes]) -> float:
+    """The score from each walk's trap depths (what `Solver.trap_walks` gives)."""
+    weights = [sum(2 ** (depth / DEPTH_STEP) for depth in walk) for walk in walks]
+    return math.log10(1 + sum(weights) / len(weights))
+
+
+def difficulty(board: Board, solver: Solver | None = None) -> float | None:
+    """The trap score of a winnable position; None if it cannot be won (or a verdict ran past MAX_ITERS)."""
+    solver = solver or Solver()
+    walks = solver.trap_walks(board, WALKS, PROBES, SEED, MAX_ITERS)
+    return None if walks is None else score_of_traps(walks)
+
+
+def scale(name: str = CURRENT_SCALE) -> Scale:
+    try:
+        return SCALES[name]
+    except KeyError:
+        raise DifficultyError(f"unknown difficulty scale {name!r}; known: {', '.join(SCALES)}") from None
+
+
+def parse_tag(text: str) -> str:
+    """A tag as a user may type it (`hard`, `very-hard`, `Very_Hard`); DifficultyError otherwise."""
+    tag = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+    if tag not in TAGS:
+        raise DifficultyError(f"unknown tag {text!r}; choose from {', '.join(TAGS)}")
+    return tag

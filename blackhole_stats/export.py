@@ -1,0 +1,75 @@
+"""`blackhole-stats export`: the game numbers a player or a program wants, from a dataset.
+
+Plain text is one number per line, in deal order, each exactly as PySolFC
+shows it (`123`, `ms123`, numbers beyond 2^64 in full): the shape of the
+seeds file PySolFC's "winnable deals only" Klondike mode reads. JSON and CSV
+carry the other columns too (outcome, iterations, cards played, difficulty
+and tag where the dataset has them); their `deal` is that same text, so no
+reader rounds a 20-digit number.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import pandas as pd
+
+from .report import deal_name
+
+FORMATS = ("text", "json", "csv")
+COLUMNS = ("deal", "outcome", "iterations", "cards_played", "difficulty", "tag")
+"""What JSON and CSV rows hold, of the columns the dataset has."""
+
+
+class ExportError(ValueError):
+    """A selection the dataset cannot answer (tags asked of a dataset without them, a deal listed twice)."""
+
+
+def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tuple[str, ...] = ()
+           ) -> pd.DataFrame:
+    """The rows of a normalized dataset (`report.load`) with this outcome and, if given, one of these tags.
+
+    `data` is in deal order (`report.load` sorts by ms, then number): ordinary
+    numbers first, then ms ones.
+    """
+    repeated = data.duplicated(["ms", "deal"])
+    if repeated.any():
+        row = data[repeated].iloc[0]
+        raise ExportError(f"{source}: deal {deal_name(row.deal, row.ms)} is listed more than once "
+                          "(blackhole-stats verify names every repeat)")
+    if tags and "tag" not in data:
+        raise ExportError(f"{source} has no difficulty tags: make it with blackhole-stats run --difficulty")
+    chosen = data
+    if outcome is not None:
+        chosen = chosen[chosen["outcome"] == outcome]
+    if tags:
+        chosen = chosen[chosen["tag"].isin(tags)]
+    return chosen
+
+
+def render(rows: pd.DataFrame, fmt: str) -> str:
+    """The rows as text (numbers only), JSON (a list of objects) or CSV (with a header)."""
+    names = [deal_name(number, ms) for number, ms in zip(rows["deal"].tolist(), rows["ms"].tolist())]
+    if fmt == "text":
+        return "".join(name + "\n" for name in names)
+    columns = [column for column in COLUMNS[1:] if column in rows]
+    records = [{"deal": name, **{column: _plain(value) for column, value in zip(columns, values)}}
+               for name, *values in zip(names, *(rows[column].tolist() for column in columns))]
+    if fmt == "json":
+        return json.dumps(records, indent=None, separators=(",", ":"), allow_nan=False) + "\n"
+    out = io.StringIO()
+    writer = csv.DictWriter(out, ["deal", *columns], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return out.getvalue()
+
+
+def _plain(value):
+    """A cell for JSON/CSV: None for every kind of null pandas hands back, numpy scalars as Python ones."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+

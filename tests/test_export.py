@@ -1,0 +1,119 @@
+"""`blackhole-stats export`: the lists a player or PySolFC gets, checked against the peer's verdicts."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from blackhole_stats import deal
+from blackhole_stats.difficulty import TAGS, difficulty, scale
+from conftest import REPO, SCRIPT, assert_one_line_failure, cli, require_reference
+
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+
+def peer_outcomes(last: int) -> dict[int, str]:
+    with require_reference("peer_1_1000.csv").open(newline="") as handle:
+        return {int(row["deal"]): row["outcome"] for row in csv.DictReader(handle) if int(row["deal"]) <= last}
+
+
+@pytest.fixture(scope="module")
+def tagged(tmp_path_factory):
+    out = tmp_path_factory.mktemp("export") / "run"
+    result = cli("run", "--range", "1-40", "--difficulty", "--out", out, "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def lines(result) -> list[str]:
+    assert result.returncode == 0, result.stderr
+    return result.stdout.decode().splitlines()
+
+
+def test_solvable_and_unsolvable_lists_are_the_peers_verdicts_one_number_a_line_in_deal_order(tagged):
+    peer = peer_outcomes(40)
+    assert lines(cli("export", tagged, "--solvable")) == [str(n) for n in sorted(peer) if peer[n] == "solved"]
+    assert lines(cli("export", tagged, "--unsolvable")) == [str(n) for n in sorted(peer) if peer[n] == "unsolved"]
+    assert lines(cli("export", tagged)) == [str(n) for n in range(1, 41)]
+
+
+def test_each_tag_lists_the_solvable_deals_whose_score_falls_in_it_and_the_tags_cover_them_all(tagged):
+    peer = peer_outcomes(40)
+    current = scale()
+    expected = {tag: [] for tag in TAGS}
+    for number in sorted(peer):
+        if peer[number] == "solved":
+            expected[current.tag(difficulty(deal(number)))].append(str(number))
+    for tag in TAGS:
+        assert lines(cli("export", tagged, "--tag", tag.replace(" ", "-"))) == expected[tag]
+    assert lines(cli("export", tagged, "--tag", "very-easy", "--tag", "hard")) == sorted(
+        expected["very easy"] + expected["hard"], key=int)
+
+
+def test_json_and_csv_carry_every_column_with_the_deal_as_pysolfc_shows_it(tagged):
+    records = json.loads(cli("export", tagged, "--format", "json").stdout)
+    assert [record["deal"] for record in records] == [str(n) for n in range(1, 41)]
+    assert set(records[0]) == {"deal", "outcome", "iterations", "cards_played", "difficulty", "tag"}
+    solved = [r for r in records if r["outcome"] == "solved"]
+    assert all(r["tag"] in TAGS and isinstance(r["difficulty"], float) for r in solved)
+    assert all(r["tag"] is None and r["difficulty"] is None for r in records if r["outcome"] != "solved")
+    rows = list(csv.DictReader(io.StringIO(cli("export", tagged, "--solvable", "--format", "csv").stdout.decode())))
+    assert [row["deal"] for row in rows] == [r["deal"] for r in solved]
+    assert [float(row["difficulty"]) for row in rows] == [r["difficulty"] for r in solved]
+
+
+def test_ms_deals_and_numbers_past_two_to_the_64_come_out_exactly(tmp_path):
+    verdicts = tmp_path / "verdicts.csv"
+    verdicts.write_text("deal,ms,outcome\n"
+                        "5,true,solved\n99999999999999999999,false,solved\n"
+                        "3,false,unsolved\n18446744073709551617,false,solved\n")
+    assert lines(cli("export", verdicts, "--solvable")) == ["18446744073709551617", "99999999999999999999", "ms5"]
+    records = json.loads(cli("export", verdicts, "--format", "json").stdout)
+    assert [r["deal"] for r in records] == ["3", "18446744073709551617", "99999999999999999999", "ms5"]
+
+
+@pytest.mark.parametrize("arguments, code, message", [
+    (("--tag", "wild"), 2, "unknown tag 'wild'"),
+    (("--solvable", "--unsolvable"), 2, "exclude each other"),
+    (("--tag", "hard", "--unsolvable"), 2, "cannot go with --unsolvable"),
+    (("--format", "xml"), 2, "'xml' is not one of"),
+])
+def test_bad_options_are_one_line(tagged, arguments, code, message):
+    assert message in assert_one_line_failure(cli("export", tagged, *arguments), code)
+
+
+def test_bad_datasets_are_one_line(tmp_path):
+    untagged = tmp_path / "plain.csv"
+    untagged.write_text("deal,outcome\n1,unsolved\n2,solved\n")
+    assert "has no difficulty tags" in assert_one_line_failure(cli("export", untagged, "--tag", "hard"))
+    twice = tmp_path / "twice.csv"
+    twice.write_text("deal,outcome\n2,solved\n2,unsolved\n")
+    assert "deal 2 is listed more than once" in assert_one_line_failure(cli("export", twice))
+    assert "no such file" in assert_one_line_failure(cli("export", tmp_path / "missing"))
+
+
+@pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
+def test_the_winnable_bitmap_expands_to_the_peers_solvable_deals(tagged, tmp_path):
+    script = REPO / "scripts" / "winnable_bitmap.py"
+    bits = tmp_path / "winnable.bits"
+    packed = subprocess.run([sys.executable, script, "pack", tagged, bits], capture_output=True, text=True)
+    assert packed.returncode == 0, packed.stderr
+    assert bits.stat().st_size == 5  # 40 deals, 8 a byte
+    expanded = subprocess.run([sys.executable, script, "expand", bits], capture_output=True, text=True)
+    peer = peer_outcomes(40)
+    assert expanded.stdout.splitlines() == [str(n) for n in sorted(peer) if peer[n] == "solved"]
+
+
+def test_report_shows_how_many_solvable_deals_each_tag_holds(tagged):
+    report = json.loads(cli("report", tagged, "--format", "json").stdout)
+    peer = peer_outcomes(40)
+    exported = {tag: len(lines(cli("export", tagged, "--tag", tag))) for tag in TAGS}
+    assert {tag: row["deals"] for tag, row in report["difficulty"].items()} == exported
+    assert sum(exported.values()) == sum(outcome == "solved" for outcome in peer.values())
+    assert report["manifest"]["difficulty_scale"] == scale().name
+    text = cli("report", tagged).stdout.decode()
+    assert "Difficulty of the solvable deals" in text and f"tags on scale {scale().name}" in text

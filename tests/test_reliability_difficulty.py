@@ -1,0 +1,114 @@
+"""Faults around difficulty scores, driven through the real CLI.
+
+What it proves:
+* a run made with --difficulty and one made without never mix: resuming or
+  extending either with the other setting is refused in one line before
+  anything is written, so every chunk of a run has the same columns (readers
+  of the directory see one schema);
+* `verify` catches a stored score that is not the deal's (it computes the
+  first solvable deal's score of each chunk again) and a tag that is not its
+  score's on the run's scale, naming the deal;
+* Ctrl-C while a deal is being scored (paused there on purpose) exits 130
+  with the resume command, and the resume completes a run that verifies;
+* `report`, `verify` and `export` still read a dataset made without the
+  difficulty columns (the committed study, results format 1).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import subprocess
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import REPO, SCRIPT, assert_one_line_failure, cli, pause_env, wait_for_pause
+
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+
+def snapshot(out):
+    """Every file of the run and its side folder, with its bytes."""
+    return {path: path.read_bytes() for folder in (out, out.parent / (out.name + ".run"))
+            for path in sorted(folder.iterdir()) if path.is_file()}
+
+
+def test_difficulty_and_plain_runs_never_mix(tmp_path):
+    tagged, plain = tmp_path / "tagged", tmp_path / "plain"
+    assert cli("run", "--range", "1-12", "--difficulty", "--out", tagged, "--workers", "1").returncode == 0
+    assert cli("run", "--range", "1-12", "--out", plain, "--workers", "1").returncode == 0
+    for out, flag, held in ((tagged, (), "difficulty scale black_hole/1"), (plain, ("--difficulty",), "no difficulty")):
+        before = snapshot(out)
+        error = assert_one_line_failure(cli("run", "--range", "1-20", *flag, "--out", out))
+        assert held in error and "use the same settings" in error
+        assert snapshot(out) == before
+    manifest = json.loads((tmp_path / "tagged.run" / "manifest.json").read_text())
+    assert manifest["difficulty_scale"] == "black_hole/1"
+    assert json.loads((tmp_path / "plain.run" / "manifest.json").read_text())["difficulty_scale"] is None
+
+
+def doctor(out, deal: int, column: str, value) -> None:
+    """Rewrite one cell of the chunk that holds `deal`, keeping the file's schema."""
+    [part] = list(out.glob("part-*.parquet"))
+    table = pq.read_table(part)
+    row = table["deal"].to_pylist().index(deal)
+    index = table.schema.get_field_index(column)
+    values = table[column].to_pylist()
+    values[row] = value
+    array = pa.array(values, table.schema.field(column).type) if column == "difficulty" else \
+        pa.array(values).dictionary_encode().cast(table.schema.field(column).type)
+    pq.write_table(table.set_column(index, table.schema.field(column), array), part)
+
+
+def test_verify_finds_a_score_that_is_not_the_deals_and_a_tag_that_is_not_its_scores(tmp_path):
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-10", "--difficulty", "--out", out, "--workers", "1",
+               "--chunk-size", "10").returncode == 0
+    assert cli("verify", out).returncode == 0
+    doctor(out, 2, "difficulty", 0.5)  # deal 2 is the chunk's first solvable deal
+    result = cli("verify", out)
+    assert result.returncode == 1 and b"deal 2: difficulty 0.5 stored" in result.stdout, result
+    out2 = tmp_path / "run2"
+    assert cli("run", "--range", "1-10", "--difficulty", "--out", out2, "--workers", "1",
+               "--chunk-size", "10").returncode == 0
+    table = pq.read_table(next(out2.glob("part-*.parquet")))
+    tag = table["tag"].to_pylist()[table["deal"].to_pylist().index(4)]
+    doctor(out2, 4, "tag", "very easy" if tag != "very easy" else "very hard")
+    result = cli("verify", out2)
+    assert result.returncode == 1 and b"deal 4: difficulty" in result.stdout and b"not 'very" in result.stdout, result
+
+
+def test_ctrl_c_while_scoring_exits_130_and_the_same_command_resumes(tmp_path):
+    out = tmp_path / "run"
+    arguments = ["run", "--range", "1-20", "--difficulty", "--out", str(out), "--workers", "1", "--chunk-size", "5"]
+    process = subprocess.Popen([str(SCRIPT), *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"trap-walks": 120})})
+    try:
+        wait_for_pause(tmp_path, "trap-walks", process)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130 and "Traceback" not in err, err
+    resume = shlex.split(err.splitlines()[-1].split("resume with: ")[1])
+    assert resume[1:] == arguments
+    assert cli(*resume[1:]).returncode == 0
+    checked = cli("verify", out)
+    assert checked.returncode == 0 and checked.stdout.startswith(b"ok: 20 rows"), checked
+
+
+def test_datasets_without_difficulty_still_report_verify_and_export(tmp_path):
+    study = REPO / "results" / "deals.parquet"
+    report = cli("report", study)
+    assert report.returncode == 0 and b"Difficulty" not in report.stdout
+    exported = cli("export", study, "--unsolvable")
+    assert exported.returncode == 0 and exported.stdout.count(b"\n") == 130_587  # the 2010 study's count
+    out = tmp_path / "plain"
+    assert cli("run", "--range", "1-5", "--out", out, "--workers", "1").returncode == 0
+    assert cli("verify", out).returncode == 0
