@@ -21,13 +21,16 @@ the reference CSV has no per-deal times, so other ranges print no ratio).
     python scripts/bench_solver.py                  # fast, deals 1..1000, 5 repeats
     python scripts/bench_solver.py --classic        # and classic (about 25 minutes)
     python scripts/bench_solver.py --deals 1-200 --repeats 7
+    python scripts/bench_solver.py --summary results/bench/solver.json   # what README's Speed quotes
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import time
+from pathlib import Path
 from typing import Callable
 
 from blackhole_stats import _core
@@ -86,20 +89,33 @@ def bench(numbers: range, search: str, repeats: int) -> tuple[dict[str, list[flo
     return totals, verdicts
 
 
-def report(numbers: range, search: str, totals: dict[str, list[float]], verdicts: list) -> None:
+def summary(numbers: range, totals: dict[str, list[float]], verdicts: list) -> dict:
+    """One search's figures: per measure the median, min and max CPU seconds, deals/s and the peer's ratio."""
     count = len(numbers)
     peer = PEER_CPU_SECONDS_1_1000 if (numbers.start, numbers.stop) == (1, 1001) else None
-    print(f"\nsearch {search}: CPU seconds for {count} deals, median of {len(next(iter(totals.values())))} "
-          f"repeats [min..max]")
-    for name, values in totals.items():
-        median = statistics.median(values)
-        versus = f"   peer/this {peer / median:{'6.0f' if peer / median >= 10 else '6.1f'}}x" if peer else ""
-        print(f"  {name:<38} {median:8.3f} [{min(values):.3f}..{max(values):.3f}]  "
-              f"{median / count * 1e3:7.3f} ms/deal  {count / median:8.0f} deals/s{versus}")
     iterations = [its for _, its in verdicts]
-    solved = sum(outcome == OUTCOMES.index("solved") for outcome, _ in verdicts)
-    print(f"  iterations/deal mean {statistics.mean(iterations):,.0f}, median {statistics.median(iterations):,.0f}, "
-          f"max {max(iterations):,}; solved {solved}/{count}")
+    return {
+        "measures": [{"name": name, "median": statistics.median(values), "min": min(values), "max": max(values),
+                      "deals_per_second": count / statistics.median(values),
+                      "peer_ratio": peer / statistics.median(values) if peer else None}
+                     for name, values in totals.items()],
+        "iterations": {"mean": statistics.mean(iterations), "median": statistics.median(iterations),
+                       "max": max(iterations)},
+        "solved": sum(outcome == OUTCOMES.index("solved") for outcome, _ in verdicts),
+    }
+
+
+def report(numbers: range, search: str, figures: dict, repeats: int) -> None:
+    count = len(numbers)
+    print(f"\nsearch {search}: CPU seconds for {count} deals, median of {repeats} repeats [min..max]")
+    for measure in figures["measures"]:
+        ratio = measure["peer_ratio"]
+        versus = f"   peer/this {ratio:{'6.0f' if ratio >= 10 else '6.1f'}}x" if ratio else ""
+        print(f"  {measure['name']:<38} {measure['median']:8.3f} [{measure['min']:.3f}..{measure['max']:.3f}]  "
+              f"{measure['median'] / count * 1e3:7.3f} ms/deal  {measure['deals_per_second']:8.0f} deals/s{versus}")
+    iterations = figures["iterations"]
+    print(f"  iterations/deal mean {iterations['mean']:,.0f}, median {iterations['median']:,.0f}, "
+          f"max {iterations['max']:,}; solved {figures['solved']}/{count}")
 
 
 def main() -> None:
@@ -107,6 +123,7 @@ def main() -> None:
     parser.add_argument("--deals", default="1-1000", help="inclusive range FIRST-LAST (default 1-1000)")
     parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
     parser.add_argument("--classic", action="store_true", help="also time the classic search (slow)")
+    parser.add_argument("--summary", type=Path, help="also write the figures printed to this JSON file")
     args = parser.parse_args()
     if args.repeats < MIN_REPEATS:
         parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
@@ -114,19 +131,30 @@ def main() -> None:
     numbers = range(first, last + 1)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
-    print(f"PySolFC deals {first}..{last}, one core, {args.repeats} repeats interleaved in blocks of {BLOCK}{load}")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    shown = f"; load average {load:.1f} at the start" if load is not None else ""
+    print(f"PySolFC deals {first}..{last}, one core, {args.repeats} repeats interleaved in blocks of {BLOCK}{shown}")
     results = {}
     for search in ("fast", "classic") if args.classic else ("fast",):
         totals, verdicts = bench(numbers, search, args.repeats)
-        report(numbers, search, totals, verdicts)
-        results[search] = (totals, verdicts)
+        results[search] = summary(numbers, totals, verdicts)
+        report(numbers, search, results[search], args.repeats)
+        results[search]["verdicts"] = [outcome for outcome, _ in verdicts]
     if args.classic:
-        if [outcome for outcome, _ in results["fast"][1]] != [outcome for outcome, _ in results["classic"][1]]:
+        if results["fast"]["verdicts"] != results["classic"]["verdicts"]:
             raise SystemExit("verdicts differ between fast and classic!")
-        ratio = (statistics.median(next(iter(results["classic"][0].values())))
-                 / statistics.median(next(iter(results["fast"][0].values()))))
+        ratio = results["classic"]["measures"][0]["median"] / results["fast"]["measures"][0]["median"]
         print(f"\nraw C search: fast is {ratio:.0f}x faster than classic (same verdicts on every deal)")
+    if args.summary:
+        for figures in results.values():
+            del figures["verdicts"]
+        args.summary.parent.mkdir(parents=True, exist_ok=True)
+        args.summary.write_text(json.dumps({
+            "command": "python scripts/bench_solver.py " + " ".join(
+                f"--deals {args.deals} --repeats {args.repeats}".split() + (["--classic"] if args.classic else [])),
+            "deals": args.deals, "repeats": args.repeats, "load_average": load, "cpu_seconds_of": "this process",
+            "searches": results}, indent=2) + "\n", encoding="utf-8")
+        print(f"summary written to {args.summary}")
 
 
 if __name__ == "__main__":
