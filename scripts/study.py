@@ -4,9 +4,10 @@
 1. `blackhole-stats run` over PySolFC deals 1..1,000,000 with the default
    (fast) search, into RUNS/million (resumable: rerun to finish it), timed;
 2. `blackhole-stats verify` on it (every solution replayed);
-3. `blackhole-stats run --search classic` over a prefix (default 1..10,000,
-   about 20 minutes of both cores) into RUNS/classic, timed, to read the 2010
-   study's iteration figures, and a comparison of the two runs;
+3. `blackhole-stats run --search classic` over a prefix (default 1..10,000:
+   classic is far slower, results/README.md says what it cost) into
+   RUNS/classic, timed, to read the 2010 study's iteration figures, and a
+   comparison of the two runs;
 4. the reports (markdown), the plots, the comparison with the peer's CSV
    (deals 1..1000), compact per-deal Parquet files without solutions, the
    classic prefix table, `study.json` (every figure results/README.md quotes)
