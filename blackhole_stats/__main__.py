@@ -1,4 +1,4 @@
 """`python -m blackhole_stats ...` is the `blackhole-stats` command."""
-from .cli import main
+from .console import main
 
-main(prog_name="blackhole-stats")
+main()

@@ -52,19 +52,38 @@ class _Stdout(io.FileIO):
             raise StdoutFailed(error) from error
 
 
+class Command(click.Command):
+    """One of our commands: SIGINT or SIGTERM, from the process's first instant, ends it with one
+    line and 128 + the signal (for `run`, the line says how to resume)."""
+
+    resumable = False
+
+    def invoke(self, ctx):
+        try:
+            interrupts.ready()  # a signal that came while the program started raises here
+            pause("command-start")
+            return super().invoke(ctx)
+        except interrupts.Interrupted as interrupt:
+            _exit_interrupted("interrupted", interrupt.signum, resume=self.resumable)
+
+
 class Commands(click.Group):
     """The command group: every command runs through `main`, which ends stream faults and Ctrl-C."""
+
+    command_class = Command
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """click's main, plus one line and a status for what click leaves as a traceback.
 
         Standard output closed at start, full, or failing mid-way: one line,
         exit 1 (`solve 2 >&-` must not exit 0 having printed nothing). A
-        reader that stopped early (`| head`): quiet, exit 141. A Ctrl-C no
-        command handled: "interrupted", exit 130 (not click's "Aborted!", 1).
+        reader that stopped early (`| head`): quiet, exit 141. SIGINT or
+        SIGTERM: "interrupted", exit 130 or 143 (not click's "Aborted!", 1),
+        even one that came while the program started and no command ran.
         """
         if not standalone_mode:  # a program driving click itself handles what it gets
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        interrupts.record_until_ready()  # done already when started by the console script
         if sys.stdout is None:
             _fail_early("standard output is closed")
         sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
@@ -75,6 +94,8 @@ class Commands(click.Group):
                 status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             except SystemExit as stop:
                 status = stop.code
+            finally:
+                interrupts.ready()  # no command ran (--help, --version, a usage error): one that came ends it
             sys.stdout.flush()
         except _NoArgsIsHelp as error:  # plain `blackhole-stats`: the help it asks for, not an error line
             click.echo(error.ctx.get_help(), err=True)
@@ -86,9 +107,11 @@ class Commands(click.Group):
         except click.ClickException as error:
             error.show()
             status = error.exit_code
-        except (click.Abort, KeyboardInterrupt):  # Abort: click's name for a Ctrl-C while parsing
+        except click.Abort:  # click turns a KeyboardInterrupt raised by other code (not our handler) into it
             click.echo("interrupted", err=True)
             status = EXIT_INTERRUPTED
+        except interrupts.Interrupted as interrupt:
+            _exit_interrupted("interrupted", interrupt.signum, resume=False)
         except StdoutFailed as error:
             _discard_stdout()
             if error.errno == errno.EPIPE:
@@ -97,13 +120,6 @@ class Commands(click.Group):
                 click.echo(f"Error: cannot write to standard output: {error}", err=True)
                 status = 1
         sys.exit(status)
-
-    def invoke(self, ctx):
-        try:
-            pause("command-start")
-            return super().invoke(ctx)
-        except KeyboardInterrupt:  # before click's main turns it into "Aborted!" after a blank line
-            raise click.Abort() from None
 
 
 def _fail_early(message: str) -> None:
@@ -152,7 +168,7 @@ class GameNumberType(click.ParamType):
             raise click.ClickException(str(error)) from None  # one line, no usage banner
 
 
-class GameCommand(click.Command):
+class GameCommand(Command):
     """A command with a GAME argument, where `-1` is a negative game number, not an unknown option."""
 
     def parse_args(self, ctx, args):
@@ -233,7 +249,7 @@ def solve_command(game: str | None, board_file: str | None, search: str, max_ite
         number = GameNumberType().convert(game, None, None)
         board = deal(number)
         label = str(number)
-    result = Solver().solve(board, search=search, max_iters=max_iters)  # Ctrl-C: see Commands.main
+    result = Solver().solve(board, search=search, max_iters=max_iters)  # Ctrl-C, SIGTERM: see Command
     if as_json:
         click.echo(json.dumps({"deal": label, **result.to_dict()}))
     else:
@@ -307,7 +323,11 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         click.echo(f"wrote {path}", err=True)
 
 
-@main.command("run", short_help="Solve ranges of deals in parallel into a resumable dataset.")
+class RunCommand(Command):
+    resumable = True
+
+
+@main.command("run", cls=RunCommand, short_help="Solve ranges of deals in parallel into a resumable dataset.")
 @click.option("--range", "ranges", multiple=True, metavar="RANGES",
               help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas "
                    "(digits only: '1 5' and '1.5' are refused, never read as 15).")
@@ -319,7 +339,8 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
 @click.option("--workers", type=click.IntRange(min=1),
               help="Worker processes, at most twice the cores  [default: all cores]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
-              help="Deals per task and per Parquet file  [default: 1000, less for small runs]")
+              help="Deals per task and per Parquet file  [default: 1000; less for small runs, "
+                   "more past a million deals (about 1000 files)]")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
 @click.option("--max-iters", type=ITERATION_BUDGET, default=None,
@@ -338,8 +359,9 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
 
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
-    deals that are missing. Adding ranges to a run is fine; changing
-    --search or --max-iters is refused. Exit status 130/143 after
+    deals that are missing. Adding ranges to a run is fine (every deal the
+    run asks for, old ranges too, is then solved); changing --search or
+    --max-iters is refused. Exit status 130/143 after
     Ctrl-C/SIGTERM (at any moment), 1 if a chunk failed or the disk is full;
     each prints the command that resumes.
 
@@ -349,13 +371,8 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
       blackhole-stats run --range ms1-ms5000,42 --search classic --out runs/ms
       blackhole-stats run --deals random.txt --out runs/random --workers 8
     """
-    with interrupts.raised():  # first thing: a Ctrl-C while the imports below run is like any other
-        try:
-            pause("run-command")
-            _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
-                 progress)
-        except interrupts.Interrupted as interrupt:  # before the run began or after it ended
-            _exit_interrupted("interrupted", interrupt.signum)
+    pause("run-command")  # a signal before the run began or after it ended: see Command
+    _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers, progress)
 
 
 def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, scheduler, wait_for_workers,
@@ -395,7 +412,8 @@ def _summary(summary) -> str:
     return (f"{summary.solved_now:,} deals solved now in {summary.seconds:,.1f} s "
             f"({rate:,.0f} deals/s, {workers})\n"
             f"{counts}\n"
-            f"{summary.already_done:,} were already done; dataset: {summary.out}")
+            f"{summary.already_done:,} of the run's {summary.requested:,} deals were already done; "
+            f"dataset: {summary.out}")
 
 
 def _read_deals(path: str):
@@ -414,11 +432,11 @@ def _resume() -> str:
     return shlex.join(["blackhole-stats", *sys.argv[1:]])
 
 
-def _exit_interrupted(message: str, signum: int) -> None:
-    """The last word of an interrupted run: what was done, how to resume, 128 + the signal."""
+def _exit_interrupted(message: str, signum: int, resume: bool = True) -> None:
+    """The last word of an interrupted command: what was done, how to resume a run, 128 + the signal."""
     for name in (signal.SIGINT, signal.SIGTERM):  # the process is ending: nothing may cut this short
         signal.signal(name, signal.SIG_IGN)
-    click.echo(f"{message}; resume with: {_resume()}", err=True)
+    click.echo(f"{message}; resume with: {_resume()}" if resume else message, err=True)
     sys.exit(128 + signum)
 
 

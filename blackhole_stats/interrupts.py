@@ -11,15 +11,17 @@ leaves Ctrl-C to its parent and dies of SIGTERM as usual. Workers start
 within `starting_workers()`, whatever the start method, and call
 `leave_ctrl_c_to_parent()` first thing.
 
-Standard library only: the `run` command installs this before it imports anything slow.
+Standard library only, and cheap: the console script has signals recorded
+(`record_until_ready`) before it imports anything slow, and the command that
+runs raises one recorded meanwhile as soon as it can report it (`ready`).
 """
 from __future__ import annotations
 
 import os
 import signal
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -29,6 +31,8 @@ _received: int | None = None
 """The first signal since `raised()` began; the exit status is 128 + it."""
 _deferring = 0
 """How many `deferred()` blocks the main thread is in: signals are recorded, raised at the end."""
+_starting = False
+"""Between `record_until_ready()` and `ready()`: the program cannot report a signal yet (it counts in `_deferring`)."""
 
 
 class Interrupted(BaseException):
@@ -57,21 +61,55 @@ def raised() -> Iterator[None]:
     """Within: every SIGINT and SIGTERM raises `Interrupted` in the main thread.
 
     A second signal raises again (it interrupts the cleaning up of the first:
-    whatever is cut short is safe to cut). Nested uses are one; outside the
+    whatever is cut short is safe to cut). Nested uses are one, and within a
+    program that called `record_until_ready` this adds nothing; outside the
     main thread this does nothing (Python delivers signals to the main thread).
     """
-    global _owner, _received
+    global _owner
     if threading.current_thread() is not threading.main_thread() or _owner == os.getpid():
         yield
         return
-    _owner, _received = os.getpid(), None
-    previous = {signum: signal.signal(signum, _handle) for signum in SIGNALS}
+    previous = _take_signals()
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
         _owner = None
+
+
+def _take_signals() -> dict:
+    """Handle SIGINT and SIGTERM in this process from now on; returns the handlers they had."""
+    global _owner, _received
+    _owner, _received = os.getpid(), None
+    return {signum: signal.signal(signum, _handle) for signum in SIGNALS}
+
+
+def record_until_ready() -> None:
+    """A program's first step: from now on SIGINT and SIGTERM are recorded, and raised only from `ready()` on.
+
+    For the rest of the process, as within `raised()`. Until `ready()`, nothing
+    is raised in the middle of an import, where nothing could report it yet.
+    Does nothing outside the main thread, or if signals are handled here already.
+    """
+    global _starting, _deferring
+    if threading.current_thread() is not threading.main_thread() or _owner == os.getpid():
+        return
+    _take_signals()
+    _starting = True
+    _deferring += 1
+
+
+def ready() -> None:
+    """The program can report an interrupt now: one recorded since `record_until_ready` raises here.
+
+    Later calls do nothing (a later signal raises where it lands, as within `raised()`).
+    """
+    global _starting, _deferring
+    if _starting and _owner == os.getpid():
+        _starting = False
+        _deferring -= 1
+        check()
 
 
 @contextmanager

@@ -64,7 +64,7 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
         names = pq.read_schema(file, filesystem=fs).names
         _check_columns(file, names, required)
         table = pq.read_table(file, columns=[name for name in (*COLUMNS, "deal_exact") if name in names],
-                              filesystem=fs)
+                              filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
     except (pa.ArrowException, OSError) as error:
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
     deals = _game_numbers(file, table["deal"], table["deal_exact"] if "deal_exact" in names else None)
@@ -351,14 +351,7 @@ def render(result: Report | Comparison, fmt: str = "text") -> str:
 
 def _report_sections(report: Report) -> list[_Section]:
     span = f" ({report.first_deal} .. {report.last_deal})" if report.deals else ""
-    summary = [f"{report.deals:,} deals{span}, {report.ms_deals:,} of them ms deals"]
-    if report.duplicates:
-        summary.append(f"warning: {report.duplicates:,} rows repeat a deal already listed")
-    check = report.against_manifest
-    if check is not None and not check.matches:
-        summary.append(f"warning: the manifest asks for {check.asked:,} deals, the dataset has {check.rows:,} rows: "
-                       f"{check.missing:,} missing, {check.not_asked_for:,} not asked for, "
-                       f"{check.repeated:,} repeated (blackhole-stats verify names them)")
+    summary = [f"{report.deals:,} deals{span}, {report.ms_deals:,} of them ms deals", *_warnings(report)]
     if report.solve_seconds is not None:
         summary.append(f"solve time, summed over deals: {report.solve_seconds:,.1f} s")
     sections = [_Section(f"Black Hole report: {report.source}", summary)]
@@ -411,10 +404,25 @@ def _report_sections(report: Report) -> list[_Section]:
     return sections
 
 
+def _warnings(report: Report) -> list[str]:
+    """What makes a dataset's figures suspect (repeated deals, rows that are not what its manifest asks
+    for): the one place that words them, for a report and for each side of a comparison."""
+    warnings = []
+    if report.duplicates:
+        warnings.append(f"warning: {report.duplicates:,} rows repeat a deal already listed")
+    check = report.against_manifest
+    if check is not None and not check.matches:
+        warnings.append(f"warning: the manifest asks for {check.asked:,} deals, the dataset has {check.rows:,} "
+                        f"rows: {check.missing:,} missing, {check.not_asked_for:,} not asked for, "
+                        f"{check.repeated:,} repeated (blackhole-stats verify names them)")
+    return warnings
+
+
 def _comparison_sections(comparison: Comparison) -> list[_Section]:
     a, b = comparison.a, comparison.b
     sections = [_Section(f"Comparison: A = {a.source}, B = {b.source}", [
         f"deals in both: {comparison.common:,}; only in A: {comparison.only_a:,}; only in B: {comparison.only_b:,}",
+        *(f"{side}: {warning}" for side, report in (("A", a), ("B", b)) for warning in _warnings(report)),
     ])]
     differ = comparison.verdicts_differ
     sections.append(_Section(

@@ -48,6 +48,11 @@ DEFAULT_CHUNK_SIZE = 1000
 """Deals per task and per Parquet file: a few seconds of work, so little is lost to a kill."""
 MIN_CHUNKS_PER_WORKER = 4
 """Without --chunk-size, chunks shrink so that a small run still gives every worker this many."""
+DEFAULT_FILES = 1000
+"""Without --chunk-size, chunks grow so that a run of more than a million deals writes about this
+many files: each file costs every reader 0.4-2 ms to open (scripts/simulate_scale.py)."""
+MAX_DEFAULT_CHUNK_SIZE = 100_000
+"""The largest chunk chosen for a user: about a minute of one core, the most a kill loses per worker."""
 SLOW_DEAL_SECONDS = 10.0
 """Deals that take longer are named in the log."""
 CHUNKS_PER_WORKER = 2
@@ -226,10 +231,12 @@ def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummar
 def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_iters: int | None = None,
         workers: int | None = None, chunk_size: int | None = None, scheduler: str | None = None,
         progress: bool = False, wait_for_workers: float | None = None) -> RunSummary:
-    """Solve every deal of `deals` (None: the run's own) that `out` does not hold yet.
+    """Solve every deal of the run in `out`, `deals` added to it (None: none), that it does not hold yet.
 
-    `chunk_size` None: DEFAULT_CHUNK_SIZE, smaller when there are too few deals
-    to give every worker several chunks. `workers` is capped at MAX_WORKERS.
+    Deals an earlier, interrupted session asked for are solved too, whatever
+    `deals` says: a finished run is one that holds every deal it asks for.
+
+    `chunk_size` None: `default_chunk_size`. `workers` is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
     (None: WAIT_FOR_WORKERS_SECONDS).
     Raises ValueError for a max_iters outside 1..MAX_ITERS, DatasetError for a
@@ -247,8 +254,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             removed = dataset.remove_temp_files(out)
             todo = requested - session.done
             if chunk_size is None:
-                per_chunk = -(-todo.count // (MIN_CHUNKS_PER_WORKER * backend.workers))  # ceiling
-                chunk_size = max(1, min(DEFAULT_CHUNK_SIZE, per_chunk))
+                chunk_size = default_chunk_size(todo.count, backend.workers)
             if todo:  # a session that solves nothing leaves the record of the ones that did
                 session.begin_solving(workers=backend.workers, scheduler=scheduler, machine=_machine(),
                                       chunk_size=chunk_size)
@@ -274,6 +280,13 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
                       elapsed, tally.solver_seconds, backend.workers_used)
+
+
+def default_chunk_size(deals: int, workers: int) -> int:
+    """DEFAULT_CHUNK_SIZE; larger for big runs (about DEFAULT_FILES files), smaller for small ones."""
+    for_few_files = min(MAX_DEFAULT_CHUNK_SIZE, max(DEFAULT_CHUNK_SIZE, -(-deals // DEFAULT_FILES)))
+    for_every_worker = -(-deals // (MIN_CHUNKS_PER_WORKER * workers))
+    return max(1, min(for_few_files, for_every_worker))
 
 
 def _solve(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], tally: _Tally) -> int | None:

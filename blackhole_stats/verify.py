@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
 from . import dataset
@@ -66,9 +65,9 @@ def verify(out: str) -> Verification:
     for path in files.parts:
         name = posixpath.basename(path)
         try:
-            table = pq.read_table(path, filesystem=paths.fs)
-        except (pa.ArrowException, OSError) as error:
-            problems.append(f"{name}: unreadable ({dataset.first_line(error)})")
+            table = dataset.read_part(paths.fs, path)
+        except dataset.DamagedPart as error:
+            problems.append(f"{name}: damaged ({error}): delete it, and the next run solves its deals again")
             continue
         found = dataset.results_format_of(table.schema)
         if found is None:

@@ -44,10 +44,11 @@ TRIVIAL = "1"
 """The fixed-cost run: deal 1 has no line longer than 3 cards and is refuted in 9 positions."""
 
 
-def timed_run(deals: str, workers: int, out: Path, chunk_size: int | None) -> tuple[float, float]:
-    """(wall, CPU seconds of the command and its workers) of one `run` into a fresh `out`."""
+def timed_run(script: Path, deals: str, workers: int, out: Path, chunk_size: int | None) -> tuple[float, float]:
+    """(wall, CPU seconds of the command and its workers) of one `run` of `script` into a fresh `out`."""
     shutil.rmtree(out, ignore_errors=True)
-    command = [str(SCRIPT), "run", "--range", deals, "--out", str(out), "--workers", str(workers)]
+    shutil.rmtree(str(out) + ".run", ignore_errors=True)
+    command = [str(script), "run", "--range", deals, "--out", str(out), "--workers", str(workers)]
     if chunk_size:
         command += ["--chunk-size", str(chunk_size)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -69,27 +70,34 @@ def main() -> None:
     parser.add_argument("--range", dest="deals", default="1-20000", help="as for run --range (default 1-20000)")
     parser.add_argument("--chunk-size", type=int, default=None, help="run's --chunk-size (default: run's own)")
     parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
+    parser.add_argument("--baseline", type=Path, metavar="CLI",
+                        help="another install's blackhole-stats script (e.g. v0.1.0 in its own venv): its whole "
+                             "2-worker run is timed in the same rotation and compared")
     args = parser.parse_args()
     if args.repeats < MIN_REPEATS:
         parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
     if not SCRIPT.exists():
         parser.error(f"the console script is not installed at {SCRIPT}: pip install -e .")
     count = DealSet.parse([args.deals]).count
-    jobs = [(deals, workers) for workers in (1, 2) for deals in (TRIVIAL, args.deals)]
-    figures: dict[tuple[str, int], list[tuple[float, float]]] = {job: [] for job in jobs}
+    if args.baseline and not args.baseline.exists():
+        parser.error(f"--baseline {args.baseline} does not exist")
+    jobs = [(SCRIPT, deals, workers) for workers in (1, 2) for deals in (TRIVIAL, args.deals)]
+    if args.baseline:
+        jobs.append((args.baseline, args.deals, 2))
+    figures: dict[tuple[Path, str, int], list[tuple[float, float]]] = {job: [] for job in jobs}
     load = f", load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
     print(f"blackhole-stats run --range {args.deals} ({count:,} deals) vs --range {TRIVIAL} (fixed cost), "
           f"--workers 1 and 2, {args.repeats} repeats interleaved{load}; medians [min..max]")
     with tempfile.TemporaryDirectory() as scratch:
         for repeat in range(args.repeats):
             for turn in range(len(jobs)):
-                deals, workers = jobs[(repeat + turn) % len(jobs)]
-                figures[deals, workers].append(timed_run(deals, workers, Path(scratch) / "run", args.chunk_size))
+                job = jobs[(repeat + turn) % len(jobs)]
+                figures[job].append(timed_run(*job, Path(scratch) / "run", args.chunk_size))
     print(f"{'':<12}{'fixed wall s':>22}{'fixed CPU s':>22}{'whole wall s':>22}{'whole CPU s':>22}")
     rates = {}
     for workers in (1, 2):
-        fixed_wall, fixed_cpu = zip(*figures[TRIVIAL, workers])
-        whole_wall, whole_cpu = zip(*figures[args.deals, workers])
+        fixed_wall, fixed_cpu = zip(*figures[SCRIPT, TRIVIAL, workers])
+        whole_wall, whole_cpu = zip(*figures[SCRIPT, args.deals, workers])
         print(f"{workers} worker(s) " + "".join(f"{median(values):>22}"
                                               for values in (fixed_wall, fixed_cpu, whole_wall, whole_cpu)))
         wall = statistics.median(whole_wall) - statistics.median(fixed_wall)
@@ -98,6 +106,12 @@ def main() -> None:
         print(f"    fixed cost aside: {rates[workers]:,.0f} deals/s, {cpu / count * 1e3:.3f} CPU-ms/deal")
     speedup = rates[2] / rates[1]
     print(f"2 workers: {speedup:.2f}x the deals/s of 1 (parallel efficiency {speedup / 2:.0%}), fixed cost aside")
+    if args.baseline:
+        ours_wall, ours_cpu = (statistics.median(values) for values in zip(*figures[SCRIPT, args.deals, 2]))
+        base_wall, base_cpu = zip(*figures[args.baseline, args.deals, 2])
+        print(f"baseline {args.baseline}, whole run, 2 workers: wall {median(base_wall)} s, CPU {median(base_cpu)} s; "
+              f"this version is {statistics.median(base_wall) / ours_wall:.2f}x faster (wall), "
+              f"{statistics.median(base_cpu) / ours_cpu:.2f}x (CPU)")
 
 if __name__ == "__main__":
     main()

@@ -254,7 +254,7 @@ def test_adding_deals_keeps_files_and_records_the_union(tmp_path):
     assert duckdb.sql(f"select count(*) from read_parquet('{out}')").fetchall() == [(30,)]
     assert len(pl.read_parquet(out)) == 30
     summary = run(str(out), DealSet.parse(["25-45"]), workers=1, chunk_size=10)
-    assert (summary.requested, summary.already_done, summary.solved_now) == (21, 6, 15)
+    assert (summary.requested, summary.already_done, summary.solved_now) == (45, 30, 15)  # the whole run
     after = {path.name: path.stat().st_ino for path in out.glob("part-*")}
     assert before.items() <= after.items()
     assert not list(side.glob(".*"))

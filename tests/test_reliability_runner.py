@@ -150,7 +150,7 @@ def test_kill_9_of_the_main_process_alone_takes_the_workers_with_it(tmp_path, me
         until(lambda: not alive_in_group(process.pid), "a process of the run outlived it", timeout=10)
     resumed = cli(*arguments, timeout=60)
     assert resumed.returncode == 0, resumed.stderr
-    assert b"70 deals solved now" in resumed.stdout and b"30 were already done" in resumed.stdout
+    assert b"70 deals solved now" in resumed.stdout and b"30 of the run's 100 deals were already done" in resumed.stdout
     assert_complete(out, 100)
 
 

@@ -436,6 +436,22 @@ def test_report_says_when_the_dataset_is_not_what_its_manifest_asks_for(tmp_path
     assert "- warning: the manifest asks for" in markdown
 
 
+@pytest.mark.parametrize("short_side", ["A", "B"])
+def test_a_comparison_warns_for_each_side_that_is_not_what_its_manifest_asks_for(tmp_path, rows, short_side):
+    """The warning of a plain report, on whichever side of --compare falls short, and only there."""
+    asked = manifest_for(rows)
+    short = write_arrow(tmp_path / "short", rows, manifest={**asked, "deals": asked["deals"] + ["999999999"]})
+    whole = write_arrow(tmp_path / "whole", rows, manifest=asked)
+    sides = (short, whole) if short_side == "A" else (whole, short)
+    for fmt in ("text", "markdown"):
+        done = run_cli(sides[0], "--compare", sides[1], "--format", fmt)
+        assert done.returncode == 0, done.stderr
+        text = " ".join(done.stdout.split())
+        assert (f"{short_side}: warning: the manifest asks for {len(rows) + 1:,} deals, the dataset has "
+                f"{len(rows):,} rows: 1 missing, 0 not asked for, 0 repeated") in text, text
+        assert text.count("warning") == 1, text
+
+
 def test_no_manifest_no_comparison(tmp_path, rows):
     done = run_cli(write_arrow(tmp_path / "plain", rows), "--format", "json")
     assert json.loads(done.stdout)["against_manifest"] is None

@@ -275,7 +275,7 @@ def test_run_summary_fits_80_columns():
     assert re.fullmatch(r"51 deals solved now in [\d,.]+ s \([\d,]+ deals/s, \d+ workers?\)", lines[0])
     counts = re.fullmatch(r"(\d+) solved, (\d+) unsolved, (\d+) intractable", lines[1])
     assert counts and all(int(count) > 0 for count in counts.groups()), lines[1]
-    assert lines[2:] == [f"0 were already done; dataset: {out}"]
+    assert lines[2:] == [f"0 of the run's 51 deals were already done; dataset: {out}"]
     assert not lines_wider_than_80(result.stdout), result.stdout
 
 
@@ -304,5 +304,16 @@ def test_run_summary_of_a_million_deals_fits_80_columns():
     assert _summary(summary).splitlines() == [
         "1,000,000 deals solved now in 123,456.7 s (8 deals/s, 128 workers)",
         "333,333 solved, 333,333 unsolved, 333,334 intractable",
-        "1,000,000 were already done; dataset: runs/million"]
+        "1,000,000 of the run's 2,000,000 deals were already done; dataset: runs/million"]
     assert not lines_wider_than_80(_summary(summary))
+
+
+@pytest.mark.parametrize("deals, workers", [(10**7, 2), (10**9, 64), (2 * 10**6, 8), (10**6, 2), (5000, 2), (7, 2)])
+def test_default_chunk_size_bounds_the_files_and_feeds_every_worker(deals, workers):
+    """Readers pay per file (results/SCALE.md): big runs get bigger chunks, small runs still feed every worker."""
+    size = runner.default_chunk_size(deals, workers)
+    files = -(-deals // size)
+    assert 1 <= size <= runner.MAX_DEFAULT_CHUNK_SIZE
+    assert files <= max(runner.DEFAULT_FILES, deals // runner.MAX_DEFAULT_CHUNK_SIZE + 1)
+    assert files >= min(deals, runner.MIN_CHUNKS_PER_WORKER * workers)
+    assert size <= runner.DEFAULT_CHUNK_SIZE or deals > runner.DEFAULT_CHUNK_SIZE * runner.DEFAULT_FILES

@@ -47,3 +47,12 @@ def test_check_peer_finds_no_mismatch_with_the_fast_search():
     peer = require_reference("peer_1_1000.csv")
     result = script("check_peer.py", "--csv", str(peer), "--skip-classic")
     assert result.returncode == 0 and result.stdout.startswith("fast: 1000 deals, 0 mismatches"), result.stdout
+
+
+def test_committed_scale_report_is_what_its_measurements_render():
+    """results/SCALE.md's figures come from results/scale.json through the script, not from a hand."""
+    committed = (REPO / "results" / "SCALE.md").read_text()
+    rendered = subprocess.run([sys.executable, str(REPO / "scripts" / "simulate_scale.py"),
+                               "--render", str(REPO / "results" / "scale.json")],
+                              capture_output=True, text=True, check=True).stdout
+    assert rendered == committed

@@ -1,0 +1,191 @@
+"""What a user can trust: the real CLI in real processes, over real Parquet files.
+
+What it proves:
+* a Ctrl-C (to the process group) or SIGTERM (to the process) while the
+  command is still starting, before click, pandas or pyarrow are loaded,
+  ends exactly as one during the command does: exit 130 or 143, one line
+  ("interrupted", for `run` with the command that resumes it), no traceback,
+  nothing written; the same for `python -m blackhole_stats`. Importing the
+  package or the console script's module loads none of the heavy modules,
+  and the package's names still load on first use;
+* `run --range X --out DIR` on a run whose earlier, interrupted range is not
+  finished solves every deal the run asks for, says how many it solved, and
+  leaves a dataset that `verify` passes: it never ends with exit 0 and a
+  summary over a dataset that still misses deals;
+* a finished chunk file whose bytes are damaged (a flipped byte inside a
+  compressed page, the footer intact: no reader notices it by itself) stops
+  `run` with one line that names the file and what to do, before anything is
+  written; `verify` names it and `report` refuses it (if it reads that column); once the file is deleted
+  as told, the same command solves its deals again, exactly once.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, release_pause, wait_for_pause
+
+pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
+
+
+def deals_in(out: Path) -> list[int]:
+    """The deal numbers stored, with repeats, read by pandas (no package code)."""
+    return sorted(map(int, pd.read_parquet(out, columns=["deal"])["deal"]))
+
+
+def interrupted_run(tmp_path: Path, out: Path, deals: str, pause_at: str) -> None:
+    """`run --range DEALS` stopped by Ctrl-C while a worker is paused at `pause_at`, as a user's would be."""
+    process = subprocess.Popen([str(SCRIPT), "run", "--range", deals, "--out", str(out), "--workers", "1",
+                                "--chunk-size", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True, env={**os.environ, **pause_env(tmp_path, **{pause_at: 120})})
+    try:
+        wait_for_pause(tmp_path, pause_at, process)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130, err
+
+
+# ------------------------------------------------------------------ signals while the command starts
+def test_importing_the_package_or_the_console_entry_loads_nothing_heavy():
+    program = ("import sys, blackhole_stats, blackhole_stats.console; "
+               "print(' '.join(sorted(name for name in sys.modules if name.split('.')[0] in "
+               "('click', 'numpy', 'pandas', 'pyarrow') or name.startswith('blackhole_stats'))))")
+    loaded = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert set(loaded) <= {"blackhole_stats", "blackhole_stats._version", "blackhole_stats.console",
+                           "blackhole_stats.interrupts", "blackhole_stats._testhooks"}, loaded
+
+
+def test_the_package_names_load_on_first_use():
+    import importlib.metadata
+
+    program = ("import blackhole_stats as b; from blackhole_stats import *; from blackhole_stats import Board, solve; "
+               "print(b.__version__, sorted(b.__all__) == sorted(set(dir(b)) & set(b.__all__)), "
+               "solve(Board.from_text(b.deal(2).to_text())).outcome, Solver.__module__)")
+    shown = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout.split()
+    assert shown == [importlib.metadata.version("blackhole-stats"), "True", "solved", "blackhole_stats.solver"]
+    missing = subprocess.run([sys.executable, "-c", "import blackhole_stats; blackhole_stats.nothing"],
+                             capture_output=True, text=True)
+    assert "AttributeError: module 'blackhole_stats' has no attribute 'nothing'" in missing.stderr
+
+
+def mapped_libraries(pid: int) -> str:
+    """The shared objects a process has loaded (a module with C code maps its .so)."""
+    return Path(f"/proc/{pid}/maps").read_text()
+
+
+STARTS = {"script": [str(SCRIPT)], "python -m": [sys.executable, "-m", "blackhole_stats"]}
+
+
+@pytest.mark.parametrize("start", STARTS)
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda signum: signum.name)
+@pytest.mark.parametrize("command", ["run", "report"])
+def test_a_signal_while_the_command_starts_ends_as_one_during_it(tmp_path, start, signum, command):
+    """Paused after the handler is in place and before anything heavy is imported; the signal comes,
+    then the start-up goes on: the command must end at once, as an interrupted one, having done nothing."""
+    out = tmp_path / "run"
+    args = {"run": ["run", "--range", "1-20", "--out", str(out), "--workers", "1"],
+            "report": ["report", str(out)]}[command]
+    if command == "report":
+        assert cli("run", "--range", "1-5", "--out", out).returncode == 0
+    before = sorted(tmp_path.rglob("*"))
+    process = subprocess.Popen([*STARTS[start], *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"cli-starting": 120})})
+    try:
+        wait_for_pause(tmp_path, "cli-starting", process, timeout=60)
+        loaded = mapped_libraries(process.pid)
+        assert not [name for name in ("/numpy/", "/pyarrow/", "/pandas/", "/blackhole_stats/_core")
+                    if name in loaded], "imported before the handler could record a signal"
+        (os.killpg if signum == signal.SIGINT else os.kill)(process.pid, signum)  # Ctrl-C reaches the group
+        release_pause(tmp_path, "cli-starting")
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    line = assert_one_line_failure(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr),
+                                   128 + signum)
+    if command == "run":
+        assert line == f"interrupted; resume with: blackhole-stats {' '.join(args)}\n"
+        assert not out.exists() and not Path(f"{out}.run").exists()  # nothing written, not even half
+        resumed = cli(*args)
+        assert resumed.returncode == 0 and resumed.stdout.startswith(b"20 deals solved now"), resumed
+        assert deals_in(out) == list(range(1, 21))
+    else:
+        assert line == "interrupted\n"
+        assert sorted(p for p in tmp_path.rglob("*") if "pauses" not in p.parts) == \
+            [p for p in before if "pauses" not in p.parts]
+
+
+# ------------------------------------------------------------------ a resume finishes the whole run
+def test_a_run_given_a_finished_range_finishes_the_older_interrupted_one(tmp_path):
+    out = tmp_path / "run"
+    interrupted_run(tmp_path, out, "1-40", "deal-25")
+    assert deals_in(out) == list(range(1, 21))  # chunks 1-10 and 11-20 finished, the rest not
+
+    result = cli("run", "--range", "1-10", "--out", out)  # 1-10 is done: the run's 21-40 are not
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.decode().splitlines()
+    assert lines[0].startswith("20 deals solved now in "), lines
+    assert lines[2] == f"20 of the run's 40 deals were already done; dataset: {out}", lines
+    assert deals_in(out) == list(range(1, 41))
+    checked = cli("verify", out)
+    assert checked.returncode == 0 and checked.stdout.startswith(b"ok: 40 rows"), checked
+
+
+# ------------------------------------------------------------------ damaged bytes in a finished chunk file
+def flip_a_byte_inside(part: Path, column: str) -> None:
+    """Flip a byte near the end of `column`'s last page: the page's payload, not its header or the footer."""
+    chunk = pq.ParquetFile(part).metadata.row_group(0)
+    where = next(chunk.column(i) for i in range(chunk.num_columns) if chunk.column(i).path_in_schema == column)
+    position = (where.dictionary_page_offset or where.data_page_offset) + where.total_compressed_size - 3
+    data = bytearray(part.read_bytes())
+    data[position] ^= 0xFF
+    part.write_bytes(bytes(data))
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("column", ["iterations", "seconds", "solution"])
+def test_a_damaged_chunk_file_is_named_by_run_and_verify_and_never_trusted(tmp_path, column):
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-30", "--out", out, "--workers", "1", "--chunk-size", "10").returncode == 0
+    part = out / "part-11-20-10.parquet"
+    flip_a_byte_inside(part, column)
+    pq.read_metadata(part)  # the footer still reads: only the data is damaged
+    before = snapshot(out)
+
+    for args in (["run", "--out", out], ["run", "--range", "1-40", "--out", out]):
+        line = assert_one_line_failure(cli(*args), 1)
+        assert line.startswith(f"Error: {part} is damaged (") and line.endswith(
+            f"): delete it, and the next run solves its deals again (blackhole-stats verify {out} lists every "
+            "problem)\n"), line
+    assert snapshot(out) == before  # nothing written, nothing solved again beside it
+
+    checked = cli("verify", out)
+    assert checked.returncode == 1
+    problems = checked.stdout.decode().splitlines()
+    assert problems[0].startswith("part-11-20-10.parquet: damaged (") and problems[0].endswith(
+        "): delete it, and the next run solves its deals again"), problems
+    assert problems[1:] == ["deals missing: 11-20"]
+    if column != "solution":  # the one column a report does not read
+        assert_one_line_failure(cli("report", out), 1)
+
+    part.unlink()  # as told
+    resumed = cli("run", "--out", out)
+    assert resumed.returncode == 0 and resumed.stdout.startswith(b"10 deals solved now"), resumed
+    assert deals_in(out) == list(range(1, 31))
+    assert cli("verify", out).returncode == 0
