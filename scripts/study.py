@@ -253,6 +253,7 @@ prefix for the iteration counts; then this file and `study.json`.
 | `COMPARE_classic_fast.md` | the two runs compared: verdicts and cards played on their common deals, statistics side by side |
 | `classic_deals.parquet` | the same compact rows for the `classic` run (its iteration counts are the peer's "states checked") |
 | `study.json` | every figure this file quotes, and the timings of the runs |
+| `SCALE.md`, `scale.json` | how a run grows to 10^9 deals: `scripts/simulate_scale.py`, not this study |
 
 ## The machine and the time
 
