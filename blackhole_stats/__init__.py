@@ -1,7 +1,9 @@
-"""blackhole-stats: deal, solve and study PySolFC's Black Hole solitaire.
+"""blackhole-stats: deal, solve and study PySolFC's Black Hole solitaire and its family.
 
 The public vocabulary: `Card`, `Board` (a layout or a position part-way
-through a game), `Move`, `GameNumber` and `deal()` for PySolFC deals,
+through a game), `Move`, `Game` / `GAMES` / `get_game()` (Black Hole, All in
+a Row, Golf, Dead King Golf, Relaxed Golf, each described once), `GameNumber`
+and `deal()` for PySolFC deals,
 `Solver` / `solve()` for exact verdicts, `Solution` (a replayed win, with
 one text form: `"2H 3S ..."`), and `board_of(row)` / `solution_of(row)` to
 take a dataset row back to its board and solution.
@@ -23,6 +25,7 @@ _HOMES = {
     "Board": "board", "BoardParseError": "board", "IllegalMove": "board", "Move": "board",
     "Card": "cards", "CardParseError": "cards",
     "DealNumberError": "dealing", "GameNumber": "dealing", "deal": "dealing",
+    "GAMES": "games", "Game": "games", "UnknownGameError": "games", "get_game": "games",
     "Solution": "solution", "SolutionError": "solution", "board_of": "solution", "solution_of": "solution",
     "OUTCOMES": "solver", "SEARCHES": "solver", "SolveResult": "solver", "Solver": "solver", "solve": "solver",
 }
@@ -34,6 +37,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; at run time `__getattr__` 
     from .board import Board, BoardParseError, IllegalMove, Move
     from .cards import Card, CardParseError
     from .dealing import DealNumberError, GameNumber, deal
+    from .games import GAMES, Game, UnknownGameError, get_game
     from .solution import Solution, SolutionError, board_of, solution_of
     from .solver import OUTCOMES, SEARCHES, SolveResult, Solver, solve
 

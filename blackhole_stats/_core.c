@@ -14,8 +14,12 @@
  *
  * Everything about cards and boards that is not a hot loop (parsing,
  * validation, text forms) is in Python. The solver sees only ranks 0..12
- * (Ace = 0), 17 piles of up to 3 cards (index 0 = bottom) with their
- * heights, and the foundation rank.
+ * (Ace = 0), up to 17 piles of up to 5 cards (index 0 = bottom) with their
+ * heights, the foundation rank (or an empty foundation), the talon's ranks
+ * and the game's rules as data: which ranks may be played on each
+ * foundation rank (games.py describes the five games of the family). The
+ * pruning rules below say for which rules each one is sound, and the
+ * search checks that before it uses them.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -26,10 +30,13 @@
 #include <malloc.h> /* malloc_trim */
 #endif
 
-#define NPILES 17
-#define PILE_DEPTH 3
+#define NPILES 17    /* at most: Black Hole */
+#define PILE_DEPTH 5 /* at most: Golf */
 #define NRANKS 13
-#define NCARDS (NPILES * PILE_DEPTH)
+#define EMPTY_F NRANKS /* the foundation before its first card */
+#define MAX_TALON 16
+#define MAX_LINE 52    /* moves in a line: each puts one of the 52 cards on the foundation */
+#define TALON_MOVE 255 /* the move that turns the next talon card */
 #define ALL_RANKS 0x1FFFu
 #define ACE_OF_SPADES 13 /* card id = suit * 13 + rank, suits C S H D */
 
@@ -64,25 +71,32 @@ enum { SEARCH_FAST = 0, SEARCH_CLASSIC = 1 };
  * Dealing
  * ====================================================================== */
 
-/* Remove the Ace of Spades and deal the other 51 cards from the end of the
- * shuffled deck, three rounds over piles 0..16 (see DEALING.md). */
-static void lay_out(const int deck[52], unsigned char out[NCARDS])
+/* The shuffled deck in the order PySolFC deals it (see DEALING.md): from
+ * the end of the deck; with `ace_last` (its shuffle hook for Black Hole and
+ * All in a Row) the Ace of Spades is moved to be dealt last. The first
+ * `npiles * depth` cards go round-robin onto the piles (card k to pile
+ * k % npiles, position k / npiles), written pile by pile (pile p position i
+ * at depth * p + i); the rest follow in dealing order (the foundation card,
+ * then the talon, for the games that have them). */
+static void lay_out(const int deck[52], int npiles, int depth, int ace_last, unsigned char out[52])
 {
-    int rest[NCARDS], n = 0;
-    for (int i = 0; i < 52; i++)
-        if (deck[i] != ACE_OF_SPADES)
-            rest[n++] = deck[i];
-    for (int round = 0; round < PILE_DEPTH; round++)
-        for (int p = 0; p < NPILES; p++)
-            out[PILE_DEPTH * p + round] = (unsigned char)rest[50 - (NPILES * round + p)];
+    int dealt[52], n = 0;
+    for (int i = 51; i >= 0; i--)
+        if (!ace_last || deck[i] != ACE_OF_SPADES)
+            dealt[n++] = deck[i];
+    if (ace_last)
+        dealt[n++] = ACE_OF_SPADES;
+    int in_piles = npiles * depth;
+    for (int k = 0; k < 52; k++)
+        out[k < in_piles ? depth * (k % npiles) + k / npiles : k] = (unsigned char)dealt[k];
 }
 
 /* Microsoft FreeCell LCG deal, with the FreeCell Pro extension for seeds
  * from 2^31 to 2^33-1. */
-static void deal_ms(uint64_t seed, unsigned char out[NCARDS])
+static void shuffle_ms(uint64_t seed, int deck[52])
 {
     static const int suit_offset[4] = {0, 39, 26, 13}; /* C, D, H, S */
-    int deck[52], k = 0;
+    int k = 0;
     for (int r = 0; r < NRANKS; r++)
         for (int s = 0; s < 4; s++)
             deck[k++] = r + suit_offset[s];
@@ -96,7 +110,6 @@ static void deal_ms(uint64_t seed, unsigned char out[NCARDS])
         int j = (int)(r % (uint32_t)(i + 1));
         int t = deck[i]; deck[i] = deck[j]; deck[j] = t;
     }
-    lay_out(deck, out);
 }
 
 /* MT19937 seeded exactly like CPython's random.seed(int): init_by_array over
@@ -157,10 +170,9 @@ static double mt_random(Twister *mt)
     return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
 }
 
-static void deal_mt(const uint32_t *key, int len, unsigned char out[NCARDS])
+static void shuffle_mt(const uint32_t *key, int len, int deck[52])
 {
     Twister mt;
-    int deck[52];
     mt_init_by_array(&mt, key, len);
     for (int i = 0; i < 52; i++)
         deck[i] = i;
@@ -169,7 +181,6 @@ static void deal_mt(const uint32_t *key, int len, unsigned char out[NCARDS])
         int j = (int)(mt_random(&mt) * (double)(i + 1));
         int t = deck[i]; deck[i] = deck[j]; deck[j] = t;
     }
-    lay_out(deck, out);
 }
 
 /* ======================================================================
@@ -202,6 +213,7 @@ static inline uint64_t mix64(uint64_t x)
 typedef struct {
     uint64_t *tags;
     uint8_t *values;
+    int use_values;           /* read and write values (a table may skip them for a search) */
     uint64_t bucket_mask;     /* the window in use */
     uint64_t start_mask;
     uint64_t max_mask;
@@ -213,6 +225,7 @@ static int fact_table_init(FactTable *t, int bits, int with_values)
     size_t slots = (size_t)1 << bits;
     t->tags = calloc(slots, sizeof(uint64_t));
     t->values = with_values ? calloc(slots, 1) : NULL;
+    t->use_values = with_values;
     t->max_mask = (slots / WAYS) - 1;
     t->start_mask = bits > START_BITS ? ((1ull << START_BITS) / WAYS) - 1 : t->max_mask;
     t->bucket_mask = t->start_mask;
@@ -268,7 +281,7 @@ static void fact_table_grow(FactTable *t)
             if ((mix64(key) & t->bucket_mask) == bucket)
                 continue;
             t->tags[slot] = 0;
-            fact_table_put(t, key, t->values ? t->values[slot] : 0);
+            fact_table_put(t, key, t->use_values ? t->values[slot] : 0);
         }
     }
 }
@@ -298,36 +311,64 @@ static void fact_table_put(FactTable *t, uint64_t key, int value)
         if (b[i] == tag || (b[i] >> KEY_BITS) != t->gen) { slot = i; break; }
     }
     b[slot] = tag;
-    if (t->values)
+    if (t->use_values)
         t->values[(b - t->tags) + slot] = (uint8_t)value;
 }
 
 /* ======================================================================
  * Position
+ *
+ * The games differ only in data (see games.py): how many piles and how
+ * deep, the talon, whether the foundation starts empty, and which ranks may
+ * be played on which (`fits[f]`: the ranks playable from a pile onto
+ * foundation rank f, fits[EMPTY_F] for an empty foundation). Winning means
+ * emptying the piles; the games without a talon have nothing else.
  * ====================================================================== */
 
 typedef struct {
     uint8_t rank[NPILES][PILE_DEPTH];
     uint8_t h[NPILES];
-    int f;               /* foundation rank */
+    int npiles;
+    int f;               /* foundation rank, EMPTY_F before the first card */
     int count[NRANKS];   /* cards of each rank still in the piles */
     int left;            /* cards still in the piles */
     uint16_t present;    /* ranks with count > 0 */
     int bottoms[NRANKS]; /* non-empty piles by the rank of their bottom card */
     uint16_t ends;       /* ranks with bottoms > 0: the possible last cards */
-    uint32_t tops[NRANKS]; /* piles (bit p) whose playable card has each rank */
+    uint32_t tops[NRANKS + 1]; /* piles (bit p) whose playable card has each rank; tops[NRANKS] = 0 */
+    uint16_t fits[NRANKS + 1];
+    uint8_t fit_ranks[NRANKS][2]; /* the (at most two) ranks in fits[f], NRANKS for none */
+    int walk_rules;      /* fits is Black Hole's (+-1 on the 13-cycle): the walk test applies */
+    uint8_t talon[MAX_TALON]; /* talon ranks, the next one to turn first */
+    int talon_len;
+    int t;               /* talon cards turned */
+    uint16_t talon_ranks[MAX_TALON + 1]; /* ranks among talon[i..] */
+    uint8_t talon_count[MAX_TALON + 1][NRANKS]; /* cards of each rank among talon[i..] */
+    int path_rules;      /* fits joins only ranks one apart without wrapping, both ways except
+                          * from dead ranks (fits empty): the chain test applies */
     /* Canonical key: suits never matter and piles are interchangeable, so a
-     * position is the multiset of remaining pile rank-sequences plus f.
-     * Every distinct pile prefix (a node of the prefix trie, <= 51 of them)
-     * is one mixed-radix digit counting the piles that currently hold
-     * exactly that prefix; digit ranges multiply to < 2^50, times 13 for f,
-     * so the key is exact and fits in KEY_BITS. A pile at height k adds
-     * weight[p][k] (0 when empty), so a move updates the key in O(1). */
+     * position is the multiset of remaining pile rank-sequences plus f (and
+     * the talon cards turned). Every distinct pile prefix (a node of the
+     * prefix trie) is one mixed-radix digit counting the piles that hold
+     * exactly that prefix; a pile at height k adds weight[p][k] (0 when
+     * empty), so a move updates the key in O(1). When the digit ranges
+     * multiply past KEY_BITS (deep layouts such as All in a Row's 13 x 4),
+     * the digits are the pile heights instead: exact, no symmetry merged. */
     uint64_t weight[NPILES][PILE_DEPTH + 1];
-    uint8_t node[NPILES][PILE_DEPTH + 1]; /* trie node id of each prefix */
+    uint8_t node[NPILES][PILE_DEPTH + 1]; /* trie node id of each prefix, 1..52 */
     uint64_t f_weight;
+    uint64_t t_weight;
     uint64_t piles_key;
 } Position;
+
+static uint16_t BLACK_HOLE_FITS[NRANKS + 1];
+
+static void init_black_hole_fits(void)
+{
+    for (int f = 0; f < NRANKS; f++)
+        BLACK_HOLE_FITS[f] = (uint16_t)((1u << (f + 1) % NRANKS) | (1u << (f + NRANKS - 1) % NRANKS));
+    BLACK_HOLE_FITS[NRANKS] = ALL_RANKS;
+}
 
 static inline int adjacent(int a, int b)
 {
@@ -335,9 +376,28 @@ static inline int adjacent(int a, int b)
     return d == 1 || d == -1 || d == 12 || d == -12;
 }
 
-static inline uint64_t position_key(const Position *s)
+/* The key of the refutation table leaves the talon out: see fast_dfs. */
+static inline uint64_t piles_f_key(const Position *s)
 {
     return s->piles_key + (uint64_t)s->f * s->f_weight;
+}
+
+static inline uint64_t position_key(const Position *s)
+{
+    return piles_f_key(s) + (uint64_t)s->t * s->t_weight;
+}
+
+/* Piles whose playable card may go on foundation rank f: two table reads
+ * (the hot path of every search), all piles on an empty foundation. */
+static inline uint32_t playable_on(const Position *s, int f)
+{
+    if (f == EMPTY_F) {
+        uint32_t piles = 0;
+        for (int r = 0; r < NRANKS; r++)
+            piles |= s->tops[r];
+        return piles;
+    }
+    return s->tops[s->fit_ranks[f][0]] | s->tops[s->fit_ranks[f][1]];
 }
 
 static inline void play(Position *s, int p)
@@ -376,16 +436,62 @@ static inline void unplay(Position *s, int p, int old_f)
     s->f = old_f;
 }
 
-/* Build the prefix trie weights. Returns 0 if the key would not fit (cannot
- * happen for <= 17 piles of <= 3 cards; checked anyway). */
-static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heights, int f)
+/* A move is a pile index or TALON_MOVE (turn the next talon card onto the
+ * foundation, whatever it shows). */
+static inline void make_move(Position *s, int move)
+{
+    if (move == TALON_MOVE)
+        s->f = s->talon[s->t++];
+    else
+        play(s, move);
+}
+
+static inline void unmake_move(Position *s, int move, int old_f)
+{
+    if (move == TALON_MOVE) {
+        s->t--;
+        s->f = old_f;
+    } else {
+        unplay(s, move, old_f);
+    }
+}
+
+/* Build the prefix trie and the key weights. Returns 0 if even the heights
+ * key would not fit (cannot happen for <= 52 cards; checked anyway). */
+static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heights, int npiles, int depth,
+                         int f, const uint8_t *talon, int talon_len, const uint16_t fits[NRANKS + 1])
 {
     memset(s, 0, sizeof *s);
+    s->npiles = npiles;
     s->f = f;
-    for (int p = 0; p < NPILES; p++) {
+    memcpy(s->fits, fits, sizeof s->fits);
+    for (int g = 0; g < NRANKS; g++) {
+        int n = 0;
+        s->fit_ranks[g][0] = s->fit_ranks[g][1] = NRANKS;
+        for (uint32_t r = fits[g]; r; r &= r - 1)
+            s->fit_ranks[g][n++] = (uint8_t)lowest_bit(r);
+    }
+    s->walk_rules = memcmp(fits, BLACK_HOLE_FITS, sizeof BLACK_HOLE_FITS) == 0;
+    s->talon_len = talon_len;
+    if (talon_len)
+        memcpy(s->talon, talon, (size_t)talon_len);
+    for (int i = talon_len - 1; i >= 0; i--) {
+        s->talon_ranks[i] = (uint16_t)(s->talon_ranks[i + 1] | (1u << talon[i]));
+        memcpy(s->talon_count[i], s->talon_count[i + 1], NRANKS);
+        s->talon_count[i][talon[i]]++;
+    }
+    s->path_rules = 1;
+    for (int v = 0; v < NRANKS; v++) {
+        uint16_t up = v < NRANKS - 1 ? (uint16_t)(1u << (v + 1)) : 0, down = v > 0 ? (uint16_t)(1u << (v - 1)) : 0;
+        if (fits[v] & ~(up | down))
+            s->path_rules = 0; /* wraps, or joins ranks further apart */
+        if (fits[v] && ((up && !(fits[v] & up) && fits[v + 1]) || (down && !(fits[v] & down) && fits[v - 1])))
+            s->path_rules = 0; /* one way only between two live ranks */
+    }
+    for (int p = 0; p < npiles; p++) {
         s->h[p] = heights[p];
-        for (int i = 0; i < PILE_DEPTH; i++)
-            s->rank[p][i] = ranks[PILE_DEPTH * p + i];
+        for (int i = 0; i < depth; i++)
+            s->rank[p][i] = ranks[depth * p + i];
         for (int i = 0; i < heights[p]; i++) {
             s->count[s->rank[p][i]]++;
             s->present |= (uint16_t)(1u << s->rank[p][i]);
@@ -400,14 +506,14 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
     long double product = 1.0L;
     uint64_t place = 1;
     int nodes = 0;
-    for (int k = 1; k <= PILE_DEPTH; k++) {
-        for (int p = 0; p < NPILES; p++) {
+    for (int k = 1; k <= depth; k++) {
+        for (int p = 0; p < npiles; p++) {
             if (s->h[p] < k || s->node[p][k])
                 continue;
             /* A new prefix: every pile sharing it gets the same digit. */
             int holders = 0;
             nodes++;
-            for (int q = p; q < NPILES; q++) {
+            for (int q = p; q < npiles; q++) {
                 if (s->h[q] < k || memcmp(s->rank[p], s->rank[q], (size_t)k) != 0)
                     continue;
                 s->node[q][k] = (uint8_t)nodes;
@@ -418,10 +524,22 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
             place *= (uint64_t)(holders + 1);
         }
     }
+    long double others = (long double)(NRANKS + 1) * (talon_len + 1);
+    if (product * others >= (long double)(1ull << KEY_BITS)) {
+        product = 1.0L;
+        place = 1;
+        for (int p = 0; p < npiles; p++) {
+            for (int k = 0; k <= s->h[p]; k++)
+                s->weight[p][k] = place * (uint64_t)k;
+            product *= (long double)(s->h[p] + 1);
+            place *= (uint64_t)(s->h[p] + 1);
+        }
+    }
     s->f_weight = place;
-    for (int p = 0; p < NPILES; p++)
+    s->t_weight = place * (NRANKS + 1);
+    for (int p = 0; p < npiles; p++)
         s->piles_key += s->weight[p][s->h[p]];
-    return product * NRANKS < (long double)(1ull << KEY_BITS);
+    return product * others < (long double)(1ull << KEY_BITS);
 }
 
 /* ======================================================================
@@ -486,17 +604,19 @@ static void init_even_sign(void)
                 EVEN_SIGN[t] |= (uint16_t)(1u << v);
 }
 
+#define MAX_TRIPLES (NPILES * 10) /* 3-card subsequences: C(5, 3) = 10 per pile at most */
+
 typedef struct {
     uint16_t below[NRANKS];   /* ranks lying under a card of rank u in its pile */
-    int triples;              /* 3-card piles, play order top, middle, bottom */
-    uint16_t outer[NPILES], middle[NPILES]; /* top | bottom, and middle rank bits */
+    int triples;              /* 3-card subsequences of piles, play order top, middle, bottom */
+    uint16_t outer[MAX_TRIPLES], middle[MAX_TRIPLES]; /* top | bottom, and middle rank bits */
 } PileOrder;
 
 static void pile_order_init(const Position *s, PileOrder *po)
 {
     memset(po->below, 0, sizeof po->below);
     po->triples = 0;
-    for (int p = 0; p < NPILES; p++) {
+    for (int p = 0; p < s->npiles; p++) {
         int h = s->h[p];
         if (h == 0)
             continue;
@@ -506,11 +626,15 @@ static void pile_order_init(const Position *s, PileOrder *po)
                 po->below[s->rank[p][i]] |= under;
             under |= (uint16_t)(1u << s->rank[p][i]);
         }
-        if (h == 3) {
-            po->outer[po->triples] = (uint16_t)((1u << s->rank[p][2]) | (1u << s->rank[p][0]));
-            po->middle[po->triples] = (uint16_t)(1u << s->rank[p][1]);
-            po->triples++;
-        }
+        /* Deeper piles: every 3-card subsequence obeys the k = 2 rule, since
+         * play order within a pile is top to bottom whatever lies between. */
+        for (int lo = 0; lo < h; lo++)
+            for (int mid = lo + 1; mid < h; mid++)
+                for (int hi = mid + 1; hi < h; hi++) {
+                    po->outer[po->triples] = (uint16_t)((1u << s->rank[p][hi]) | (1u << s->rank[p][lo]));
+                    po->middle[po->triples] = (uint16_t)(1u << s->rank[p][mid]);
+                    po->triples++;
+                }
     }
 }
 
@@ -593,10 +717,88 @@ static int region_order_passes(int f, uint16_t one, const PileOrder *po)
     return rising || falling;
 }
 
+/* Playable reach, for the rules the walk test does not cover (a talon, an
+ * empty foundation, no wrap, a dead King). A pile card is played onto a
+ * foundation whose rank g has the card's rank in fits[g], where g is the
+ * foundation's rank now, a talon card's (each can be turned at any time) or
+ * an earlier pile card's, and only after every card above it in its pile.
+ * The fixed point that takes pile cards from the top while their rank fits
+ * on a rank reached so far, adding their ranks to the reach, therefore
+ * takes every card of any line of play (by induction along the line): if
+ * it leaves a card, no line empties the piles. */
+static int playable_bound(const Position *s)
+{
+    if (s->f == EMPTY_F)
+        return s->left;
+    uint16_t reach = (uint16_t)(s->talon_ranks[s->t] | (1u << s->f));
+    int taken[NPILES] = {0}, total = 0, grew = 1;
+    while (grew) {
+        grew = 0;
+        uint16_t near = 0;
+        for (uint32_t r = reach; r; r &= r - 1)
+            near |= s->fits[lowest_bit(r)];
+        for (int p = 0; p < s->npiles; p++) {
+            while (taken[p] < s->h[p]) {
+                int r = s->rank[p][s->h[p] - 1 - taken[p]];
+                if (!(near >> r & 1))
+                    break;
+                taken[p]++;
+                total++;
+                if (!(reach >> r & 1)) {
+                    reach |= (uint16_t)(1u << r);
+                    grew = 1;
+                }
+            }
+        }
+    }
+    return total;
+}
+
+/* Chain test, for rules joining only ranks one apart without wrapping
+ * (Golf, Dead King Golf). Split a win at its talon turns: each chain is a
+ * source (the foundation's card now, or a talon card) followed by one or
+ * more pile cards, consecutive ranks one apart. Let x_v count the
+ * consecutive pairs of chain cards with ranks v and v+1. Each pile card of
+ * rank v has two pair-ends but the last card of a chain one, each source
+ * one; so x_{v-1} + x_v = 2c_v + sigma_v - eps_v (x_{-1} = x_12 = 0) with
+ * 0 <= sigma_v <= S_v, the sources of rank v (each starts one chain at
+ * most), and 0 <= eps_v <= c_v chains ending at v. A dead rank (nothing may
+ * be played on it: Dead King Golf's King) starts no chain and ends every
+ * chain its cards are in: sigma = 0, eps = c. Going up the ranks, the
+ * values x_v can take form an interval (an interval minus an interval); if
+ * 0 is not in the last one, no win exists. Pile order and the order of the
+ * talon are ignored, so this only ever refutes too little. */
+static int chains_feasible(const Position *s)
+{
+    const uint8_t *sources = s->talon_count[s->t];
+    int low = 0, high = 0; /* x_{v-1} */
+    for (int v = 0; v < NRANKS; v++) {
+        int c = s->count[v], from, to; /* the degree 2c + sigma - eps ranges over [from, to] */
+        if (s->fits[v] == 0) {
+            from = to = c;
+        } else {
+            from = c;
+            to = 2 * c + sources[v] + (v == s->f);
+        }
+        int next_low = from - high, next_high = to - low;
+        if (next_high < 0)
+            return 0;
+        low = next_low < 0 ? 0 : next_low;
+        high = next_high;
+    }
+    return low == 0;
+}
+
+/* The walk test is exact for Black Hole's rules (every rank one apart on
+ * the 13-cycle, nothing else) once no talon card can change the foundation
+ * and the foundation has a card: then the remaining play is a Black Hole
+ * game from f, whatever the pile depth (the arguments above never use it). */
 static int can_finish(const Position *s)
 {
     if (s->left == 0)
         return 1;
+    if (!s->walk_rules || s->t < s->talon_len || s->f == EMPTY_F)
+        return playable_bound(s) == s->left && (!s->path_rules || s->f == EMPTY_F || chains_feasible(s));
     int base[NRANKS], alt[NRANKS];
     for (int v = 0; v < NRANKS; v++)
         base[v] = 2 * s->count[v];
@@ -673,16 +875,22 @@ static int can_finish(const Position *s)
  * for "can all cards be played" and for "how many cards can be played".
  * Piles holding the same rank sequence (same trie node) give the same
  * canonical child, so only one of them is tried.
+ * Both hold in every game of the family: whether a card may be played
+ * depends only on its rank and the foundation's (fits), a talon turn
+ * neither needs nor changes a pile, and every game is won by emptying the
+ * piles, so the swapped line wins (or plays as many cards) as the original.
  * ====================================================================== */
 
-typedef struct { int pile; int score; } Move;
+typedef struct { int pile; int score; } Move; /* pile: a pile index or TALON_MOVE */
 
-static int legal_moves(const Position *s, Move moves[NPILES])
+#define MAX_MOVES (NPILES + 1)
+
+static int legal_moves(const Position *s, Move moves[MAX_MOVES])
 {
     int n = 0;
-    uint32_t seen_nodes[2] = {0, 0}; /* trie node ids are 1..51 */
+    uint32_t seen_nodes[2] = {0, 0}; /* trie node ids are 1..52 */
     int tall_of_rank[NRANKS] = {0};
-    uint32_t playable = s->tops[s->f == NRANKS - 1 ? 0 : s->f + 1] | s->tops[s->f == 0 ? NRANKS - 1 : s->f - 1];
+    uint32_t playable = playable_on(s, s->f);
     for (; playable; playable &= playable - 1) {
         int p = lowest_bit(playable), h = s->h[p];
         int id = s->node[p][h];
@@ -702,21 +910,31 @@ static int legal_moves(const Position *s, Move moves[NPILES])
             continue; /* D1: a taller pile offers the same rank */
         moves[kept++] = moves[i];
     }
+    if (s->t < s->talon_len) {
+        moves[kept].pile = TALON_MOVE;
+        moves[kept].score = 0;
+        kept++;
+    }
     return kept;
 }
 
 /* Order: tallest pile first, then the move that leaves the most moves
- * after it. With `noise` (every run after the first), a random term worth
- * up to 32 moves of mobility but less than one card of height is added, so
- * restarts explore different lines among equally tall piles (measured on
- * deals 1..4000: 34% fewer nodes on solvable deals than tie-breaks only). */
+ * after it; turning the talon last. With `noise` (every run after the
+ * first), a random term worth up to 32 moves of mobility but less than one
+ * card of height is added, so restarts explore different lines among
+ * equally tall piles (measured on Black Hole deals 1..4000: 34% fewer
+ * nodes on solvable deals than tie-breaks only). */
 static void order_moves(const Position *s, Move *moves, int n, uint32_t *rng, int noise)
 {
     for (int i = 0; i < n; i++) {
-        int p = moves[i].pile, h = s->h[p], r = s->rank[p][h - 1];
-        /* Moves after playing r: piles topped by r +- 1, and the card this uncovers. */
-        int mobility = bit_count(s->tops[(r + 1) % NRANKS] | s->tops[(r + NRANKS - 1) % NRANKS])
-                       + (h > 1 && adjacent(s->rank[p][h - 2], r));
+        int p = moves[i].pile;
+        if (p == TALON_MOVE) {
+            moves[i].score = -1;
+            continue;
+        }
+        int h = s->h[p], r = s->rank[p][h - 1];
+        /* Moves after playing r: piles topped by what fits on r, and the card this uncovers. */
+        int mobility = bit_count(playable_on(s, r)) + (h > 1 && (s->fits[r] >> s->rank[p][h - 2] & 1));
         int score = (h << 10) | (mobility << 4);
         if (noise) {
             *rng = *rng * 1664525u + 1013904223u;
@@ -783,8 +1001,9 @@ typedef struct {
     int aborted;
     int noise;
     uint32_t rng;
-    int deepest;        /* most cards any explored line played */
-    uint8_t path[NCARDS];
+    int fewest_left;    /* fewest pile cards any explored line left */
+    int won_len;        /* moves of the winning line */
+    uint8_t path[MAX_LINE];
 } FastSearch;
 
 /* Count a node; double the table's window when the search has outgrown it. */
@@ -796,6 +1015,14 @@ static inline void count_node(uint64_t *nodes, uint64_t *grow_at, FactTable *tab
     }
 }
 
+/* Talon dominance. The refutation table is keyed by piles and foundation
+ * without the talon, and holds the fewest talon cards turned at which that
+ * position was refuted: a position with more of its talon still to turn is
+ * at least as good. Proof: from (piles, f, t) play any line of
+ * (piles, f, t') with t' > t, turning t' - t + 1 cards at once where that
+ * line turns one; every position it reaches is then reached with the same
+ * piles, foundation and talon. So "refuted at t" refutes every t' >= t.
+ * Without a talon t is always 0 and the table is a plain set. */
 static int fast_dfs(FastSearch *fs, int depth)
 {
     Position *s = &fs->pos;
@@ -804,32 +1031,35 @@ static int fast_dfs(FastSearch *fs, int depth)
         return 0;
     }
     count_node(&fs->nodes, &fs->grow_at, fs->refuted);
-    if (depth > fs->deepest)
-        fs->deepest = depth;
-    if (s->left == 0)
+    if (s->left < fs->fewest_left)
+        fs->fewest_left = s->left;
+    if (s->left == 0) {
+        fs->won_len = depth;
         return 1;
-    uint64_t key = position_key(s);
-    if (fact_table_find(fs->refuted, key) >= 0)
+    }
+    uint64_t key = piles_f_key(s);
+    long slot = fact_table_find(fs->refuted, key);
+    if (slot >= 0 && (!fs->refuted->use_values || fs->refuted->values[slot] <= s->t))
         return 0;
-    Move moves[NPILES];
+    Move moves[MAX_MOVES];
     int n = legal_moves(s, moves);
     if (n == 0 || !can_finish(s)) {
-        fact_table_put(fs->refuted, key, 0);
+        fact_table_put(fs->refuted, key, s->t);
         return 0;
     }
     order_moves(s, moves, n, &fs->rng, fs->noise);
     for (int i = 0; i < n; i++) {
         int p = moves[i].pile, old_f = s->f;
-        play(s, p);
+        make_move(s, p);
         fs->path[depth] = (uint8_t)p;
         int won = fast_dfs(fs, depth + 1);
-        unplay(s, p, old_f);
+        unmake_move(s, p, old_f);
         if (won)
             return 1;
         if (fs->aborted)
             return 0;
     }
-    fact_table_put(fs->refuted, key, 0);
+    fact_table_put(fs->refuted, key, s->t);
     return 0;
 }
 
@@ -847,10 +1077,12 @@ static int fast_dfs(FastSearch *fs, int depth)
  * (cards left - 1); that alone stops the search as soon as a line leaving
  * one card is found.
  *
- * Per-position bound: a card can be played only if every card above it is
- * played first and its rank is next to a rank the foundation can reach,
- * i.e. f or a rank of another playable card; the fixed point of that rule
- * over-approximates the playable cards.
+ * Per-position bound: playable_bound (see the dead-end tests), the fixed
+ * point that over-approximates the cards any line can play.
+ *
+ * With a talon, the search counts pile cards only: any line can be
+ * extended by turning the rest of the talon, so the most cards a line puts
+ * on the foundation is the most pile cards plus every talon card left.
  *
  * It gets the node budget the verdict search left over; if that runs out,
  * `best` is only a lower bound and the caller reports the figure as unknown.
@@ -867,32 +1099,7 @@ typedef struct {
     int best;
 } MaxSearch;
 
-static int playable_bound(const Position *s)
-{
-    uint16_t reach = (uint16_t)(1u << s->f);
-    int taken[NPILES] = {0}, total = 0, grew = 1;
-    while (grew) {
-        grew = 0;
-        uint16_t near = (uint16_t)(reach | ((reach << 1) & ALL_RANKS) | (reach >> 1)
-                                   | ((reach & 1u) ? 1u << 12 : 0u)
-                                   | ((reach >> 12 & 1u) ? 1u : 0u));
-        for (int p = 0; p < NPILES; p++) {
-            while (taken[p] < s->h[p]) {
-                int r = s->rank[p][s->h[p] - 1 - taken[p]];
-                if (!(near >> r & 1))
-                    break;
-                taken[p]++;
-                total++;
-                if (!(reach >> r & 1)) {
-                    reach |= (uint16_t)(1u << r);
-                    grew = 1;
-                }
-            }
-        }
-    }
-    return total;
-}
-
+/* depth: pile cards played so far. */
 static int max_dfs(MaxSearch *ms, int depth)
 {
     Position *s = &ms->pos;
@@ -916,15 +1123,15 @@ static int max_dfs(MaxSearch *ms, int depth)
         bound = ms->bounds->values[slot];
     if (depth + bound <= ms->best)
         return bound;
-    Move moves[NPILES];
+    Move moves[MAX_MOVES];
     int n = legal_moves(s, moves);
     order_moves(s, moves, n, NULL, 0);
     int result = 0;
     for (int i = 0; i < n && result < bound; i++) {
-        int p = moves[i].pile, old_f = s->f;
-        play(s, p);
-        int more = 1 + max_dfs(ms, depth + 1);
-        unplay(s, p, old_f);
+        int p = moves[i].pile, old_f = s->f, card = p != TALON_MOVE;
+        make_move(s, p);
+        int more = card + max_dfs(ms, depth + card);
+        unmake_move(s, p, old_f);
         if (ms->aborted)
             return 0; /* the result would not be a bound: keep it out of the table */
         if (more > result)
@@ -1100,7 +1307,7 @@ typedef struct {
     uint64_t iterations;
     int cards_played;
     int solution_len;
-    uint8_t solution[NCARDS];
+    uint8_t solution[MAX_LINE];
 } SolveResult;
 
 /* Returns a SEARCH_ status. */
@@ -1230,7 +1437,7 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "table_bits must be between 8 and 30");
         return -1;
     }
-    if (!fact_table_init(&self->refuted, bits, 0) || !fact_table_init(&self->bounds, bits, 1)
+    if (!fact_table_init(&self->refuted, bits, 1) || !fact_table_init(&self->bounds, bits, 1)
         || !classic_init(&self->classic)) {
         solver_free_tables(self);
         PyErr_NoMemory();
@@ -1245,20 +1452,25 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kwds)
 
 /* Returns a SEARCH_ status. The most-played search gets what the verdict
  * search left of max_iters (0: no limit); `iterations` counts the verdict
- * search only. */
+ * search only. cards_played counts pile cards and talon cards: for a win,
+ * the winning line's moves; otherwise the most pile cards any line plays
+ * plus every talon card left (see the most-cards-played search). */
 static int fast_solve(SolverObject *self, const Position *start, uint64_t max_iters,
                       int want_most, Watch *watch, SolveResult *out)
 {
     FastSearch fs;
+    int talon_left = start->talon_len - start->t;
     self->max_search_nodes = 0;
     fs.pos = *start;
     fs.refuted = &self->refuted;
     fs.watch = watch;
     fs.nodes = 0;
-    fs.deepest = 0;
+    fs.fewest_left = start->left;
+    fs.won_len = 0;
     fs.noise = 0;
     fs.rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
     fact_table_new_generation(&self->refuted);
+    self->refuted.use_values = start->talon_len > 0; /* without a talon, t is always 0 */
     fs.grow_at = fact_table_window_slots(&self->refuted);
     /* Restarts: a small node budget, doubled each time, with random
      * tie-breaks after the first run. Refutations are facts, so they are
@@ -1275,9 +1487,9 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
             return SEARCH_INTERRUPTED;
         if (won) {
             out->outcome = OUTCOME_SOLVED;
-            out->solution_len = start->left;
-            memcpy(out->solution, fs.path, (size_t)start->left);
-            out->cards_played = start->left;
+            out->solution_len = fs.won_len;
+            memcpy(out->solution, fs.path, (size_t)fs.won_len);
+            out->cards_played = fs.won_len;
             break;
         }
         if (!fs.aborted) {
@@ -1286,7 +1498,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
         }
         if (max_iters && fs.nodes >= max_iters) {
             out->outcome = OUTCOME_INTRACTABLE;
-            out->cards_played = fs.deepest; /* the best line found */
+            out->cards_played = start->left - fs.fewest_left + talon_left; /* the best line found */
             break;
         }
         budget *= 2;
@@ -1296,8 +1508,9 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     if (out->outcome != OUTCOME_UNSOLVED)
         return SEARCH_DONE;
     /* Refuted, so every line leaves a card: a line leaving one is the best. */
-    if (fs.deepest >= start->left - 1) {
-        out->cards_played = fs.deepest;
+    int deepest = start->left - fs.fewest_left;
+    if (deepest >= start->left - 1) {
+        out->cards_played = deepest + talon_left;
         return SEARCH_DONE;
     }
     out->cards_played = PLAYED_UNKNOWN;
@@ -1310,7 +1523,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     ms.nodes = 0;
     ms.stop_at = max_iters ? max_iters - fs.nodes : UINT64_MAX;
     ms.aborted = 0;
-    ms.best = fs.deepest;
+    ms.best = deepest;
     fact_table_new_generation(&self->bounds);
     ms.grow_at = fact_table_window_slots(&self->bounds);
     max_dfs(&ms, 0);
@@ -1318,21 +1531,79 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     if (watch->raised)
         return SEARCH_INTERRUPTED;
     if (!ms.aborted)
-        out->cards_played = ms.best;
+        out->cards_played = ms.best + talon_left;
     return SEARCH_DONE;
 }
 
 PyDoc_STRVAR(solve_doc,
-"solve(ranks, heights, foundation, search=0, max_iters=0, most_played=True)\n"
+"solve(ranks, heights, foundation, search=0, max_iters=0, most_played=True, talon=b'', rules=None)\n"
 "-> (outcome, iterations, cards_played, solution)\n\n"
-"ranks: 51 bytes, rank 0..12 of pile p position i at 3*p+i (0 = bottom);\n"
-"heights: 17 bytes; foundation: rank 0..12. search: 0 fast, 1 classic.\n"
+"heights: one byte a pile (1..17 piles); ranks: rank 0..12 of pile p position i\n"
+"at depth*p+i (0 = bottom), depth = len(ranks) / len(heights) <= 5; foundation:\n"
+"rank 0..12, or 13 for an empty foundation. talon: ranks, the next to turn first.\n"
+"rules: 14 little-endian 16-bit masks, the ranks that may be played on each\n"
+"foundation rank (at most two; the last mask for an empty foundation); None:\n"
+"Black Hole's.\n"
+"search: 0 fast, 1 classic (Black Hole's rules only).\n"
 "max_iters: 0 (no limit) to 2^63-1 positions for the whole solve.\n"
 "outcome: 0 solved, 1 unsolved, 2 intractable. cards_played: None when\n"
 "unsolved and the most-cards-played search was skipped or ran out of budget.\n"
-"solution: bytes of pile indices, in play order (empty unless solved).\n"
-"Raises RuntimeError if this Solver is already solving in another thread,\n"
-"and whatever a signal handler raises (KeyboardInterrupt) during the search.");
+"solution: bytes, the pile of each move or 255 for a talon turn, in play order\n"
+"(empty unless solved). Raises RuntimeError if this Solver is already solving\n"
+"in another thread, and whatever a signal handler raises (KeyboardInterrupt).");
+
+/* `rules` (None or 14 little-endian 16-bit masks) into fits; 0 with an exception set. */
+static int parse_rules(PyObject *rules, uint16_t fits[NRANKS + 1])
+{
+    if (rules == NULL || rules == Py_None) {
+        memcpy(fits, BLACK_HOLE_FITS, sizeof BLACK_HOLE_FITS);
+        return 1;
+    }
+    char *bytes;
+    Py_ssize_t len;
+    if (PyBytes_AsStringAndSize(rules, &bytes, &len) < 0)
+        return 0;
+    if (len != 2 * (NRANKS + 1)) {
+        PyErr_SetString(PyExc_ValueError, "rules must be 14 little-endian 16-bit rank masks");
+        return 0;
+    }
+    for (int f = 0; f <= NRANKS; f++) {
+        fits[f] = (uint16_t)((uint8_t)bytes[2 * f] | (uint8_t)bytes[2 * f + 1] << 8);
+        if ((fits[f] & ~ALL_RANKS) || (f < NRANKS && bit_count(fits[f]) > 2)) {
+            PyErr_SetString(PyExc_ValueError, "a rules mask names a rank beyond 12, or more than two ranks "
+                                              "for a foundation card");
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The shape shared by solve and play_line: piles from heights, depth from
+ * the layout's length; at most 52 cards in piles and talon. */
+static int parse_shape(Py_ssize_t layout_len, Py_ssize_t npiles, const uint8_t *h, Py_ssize_t talon_len,
+                       int *depth)
+{
+    if (npiles < 1 || npiles > NPILES || layout_len % npiles || layout_len / npiles > PILE_DEPTH
+        || talon_len > MAX_TALON) {
+        PyErr_SetString(PyExc_ValueError,
+                        "expected 1..17 heights, a layout of 1..5 entries a pile and a talon of at most 16");
+        return 0;
+    }
+    *depth = (int)(layout_len / npiles);
+    Py_ssize_t cards = talon_len;
+    for (Py_ssize_t p = 0; p < npiles; p++) {
+        if (h[p] > *depth) {
+            PyErr_SetString(PyExc_ValueError, "height out of range");
+            return 0;
+        }
+        cards += h[p];
+    }
+    if (cards > MAX_LINE) {
+        PyErr_SetString(PyExc_ValueError, "more than 52 cards in piles and talon");
+        return 0;
+    }
+    return 1;
+}
 
 /* max_iters as a budget: 0 (no limit) .. INT64_MAX, never wrapped around. */
 static int parse_max_iters(PyObject *value, uint64_t *max_iters)
@@ -1351,33 +1622,45 @@ static int parse_max_iters(PyObject *value, uint64_t *max_iters)
 
 static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"ranks", "heights", "foundation", "search", "max_iters", "most_played", NULL};
-    Py_buffer ranks, heights;
-    int foundation, search = SEARCH_FAST, most = 1;
-    PyObject *max_iters_arg = NULL;
+    static char *kwlist[] = {"ranks", "heights", "foundation", "search", "max_iters", "most_played",
+                             "talon", "rules", NULL};
+    Py_buffer ranks, heights, talon = {0};
+    int foundation, search = SEARCH_FAST, most = 1, depth;
+    PyObject *max_iters_arg = NULL, *rules = NULL;
     uint64_t max_iters = 0;
+    uint16_t fits[NRANKS + 1];
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "Solver.__init__ was not called");
         return NULL;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*i|iOp", kwlist, &ranks, &heights,
-                                     &foundation, &search, &max_iters_arg, &most))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*i|iOpy*O", kwlist, &ranks, &heights,
+                                     &foundation, &search, &max_iters_arg, &most, &talon, &rules))
         return NULL;
     PyObject *result = NULL;
     if (max_iters_arg && !parse_max_iters(max_iters_arg, &max_iters))
         goto done;
-    if (ranks.len != NCARDS || heights.len != NPILES || foundation < 0 || foundation >= NRANKS) {
-        PyErr_SetString(PyExc_ValueError, "expected 51 ranks, 17 heights and a foundation rank");
+    if (!parse_rules(rules, fits))
+        goto done;
+    const uint8_t *r = ranks.buf, *h = heights.buf, *tal = talon.buf;
+    if (!parse_shape(ranks.len, heights.len, h, talon.buf ? talon.len : 0, &depth))
+        goto done;
+    if (foundation < 0 || foundation > EMPTY_F) {
+        PyErr_SetString(PyExc_ValueError, "foundation must be a rank 0..12, or 13 for empty");
         goto done;
     }
-    const uint8_t *r = ranks.buf, *h = heights.buf;
-    for (int i = 0; i < NCARDS; i++)
+    for (Py_ssize_t i = 0; i < ranks.len; i++)
         if (r[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "rank out of range"); goto done; }
-    for (int p = 0; p < NPILES; p++)
-        if (h[p] > PILE_DEPTH) { PyErr_SetString(PyExc_ValueError, "height out of range"); goto done; }
+    for (Py_ssize_t i = 0; talon.buf && i < talon.len; i++)
+        if (tal[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "talon rank out of range"); goto done; }
     Position start;
-    if (!position_init(&start, r, h, foundation)) {
+    if (!position_init(&start, r, h, (int)heights.len, depth, foundation, tal, talon.buf ? (int)talon.len : 0,
+                       fits)) {
         PyErr_SetString(PyExc_ValueError, "position too large for the canonical key");
+        goto done;
+    }
+    if (search == SEARCH_CLASSIC && (!start.walk_rules || start.talon_len || foundation == EMPTY_F || depth > 3)) {
+        PyErr_SetString(PyExc_ValueError, "the classic search plays Black Hole's rules only "
+                                          "(piles of at most 3, no talon, a foundation card)");
         goto done;
     }
     /* The GIL makes this test-and-set atomic: the tables are this search's
@@ -1417,6 +1700,8 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds
 done:
     PyBuffer_Release(&ranks);
     PyBuffer_Release(&heights);
+    if (talon.buf)
+        PyBuffer_Release(&talon);
     return result;
 }
 
@@ -1471,27 +1756,45 @@ static PyTypeObject SolverType = {
 
 /* ---------------------------------------------------------------------- */
 
-static PyObject *py_deal_ms(PyObject *self, PyObject *arg)
+/* The layout arguments shared by deal_ms and deal_mt: piles, depth, ace_last. */
+static int parse_layout(int npiles, int depth)
+{
+    if (npiles < 1 || npiles > NPILES || depth < 1 || depth > PILE_DEPTH || npiles * depth > 52) {
+        PyErr_SetString(PyExc_ValueError, "expected 1..17 piles of 1..5 cards, at most 52 in all");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *py_deal_ms(PyObject *self, PyObject *args)
 {
     (void)self;
-    unsigned long long seed = PyLong_AsUnsignedLongLong(arg);
-    if (PyErr_Occurred())
+    unsigned long long seed;
+    int npiles = 17, depth = 3, ace_last = 1;
+    if (!PyArg_ParseTuple(args, "K|iip", &seed, &npiles, &depth, &ace_last) || !parse_layout(npiles, depth))
         return NULL;
     if (seed < 1 || seed >= (1ull << 33)) {
         PyErr_SetString(PyExc_ValueError, "ms seed must be in 1..2^33-1");
         return NULL;
     }
-    unsigned char out[NCARDS];
-    deal_ms(seed, out);
-    return PyBytes_FromStringAndSize((const char *)out, NCARDS);
+    int deck[52];
+    unsigned char out[52];
+    shuffle_ms(seed, deck);
+    lay_out(deck, npiles, depth, ace_last, out);
+    return PyBytes_FromStringAndSize((const char *)out, 52);
 }
 
-static PyObject *py_deal_mt(PyObject *self, PyObject *arg)
+static PyObject *py_deal_mt(PyObject *self, PyObject *args)
 {
     (void)self;
     Py_buffer key;
-    if (!PyArg_Parse(arg, "y*", &key))
+    int npiles = 17, depth = 3, ace_last = 1;
+    if (!PyArg_ParseTuple(args, "y*|iip", &key, &npiles, &depth, &ace_last))
         return NULL;
+    if (!parse_layout(npiles, depth)) {
+        PyBuffer_Release(&key);
+        return NULL;
+    }
     if (key.len == 0 || key.len % 4 != 0 || key.len > 4 * 1024) {
         PyBuffer_Release(&key);
         PyErr_SetString(PyExc_ValueError, "MT key must be 1..1024 little-endian 32-bit words");
@@ -1504,98 +1807,135 @@ static PyObject *py_deal_mt(PyObject *self, PyObject *arg)
         words[i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 | (uint32_t)b[4 * i + 2] << 16
                    | (uint32_t)b[4 * i + 3] << 24;
     PyBuffer_Release(&key);
-    unsigned char out[NCARDS];
-    deal_mt(words, len, out);
-    return PyBytes_FromStringAndSize((const char *)out, NCARDS);
+    int deck[52];
+    unsigned char out[52];
+    shuffle_mt(words, len, deck);
+    lay_out(deck, npiles, depth, ace_last, out);
+    return PyBytes_FromStringAndSize((const char *)out, 52);
 }
 
 /* ======================================================================
  * Replaying a line of play: the rules, once more, for checking solutions
  * ====================================================================== */
 
-enum { LINE_WINS, LINE_NOT_IN_LAYOUT, LINE_NOT_ON_TOP, LINE_NO_CARD, LINE_DOES_NOT_FIT, LINE_LEAVES_CARDS };
+enum { LINE_WINS, LINE_NOT_IN_LAYOUT, LINE_NOT_ON_TOP, LINE_NO_CARD, LINE_DOES_NOT_FIT, LINE_LEAVES_CARDS,
+       LINE_NOT_NEXT_IN_TALON };
+#define TALON_CARD 64 /* by_card: 64 + card id turns that card from the talon */
 
 PyDoc_STRVAR(play_line_doc,
-"play_line(layout, heights, foundation, line, by_card) -> (problem, step, piles, cards)\n\n"
-"Play `line` from a position and say whether it is a win. layout: 51 card ids\n"
-"(suit * 13 + rank), pile p position i at 3*p+i (0 = bottom); heights: 17 bytes;\n"
-"foundation: a card id. line: the pile of each move, or (by_card) the card id of\n"
-"each move, which must be on top of its pile. problem: 0 a win (every card\n"
-"played), 1 a card not in the layout, 2 a card not on top of its pile, 3 a pile\n"
-"with no card, 4 a card that does not fit on the foundation, 5 cards left over.\n"
+"play_line(layout, heights, foundation, line, by_card, talon=b'', rules=None)\n"
+"-> (problem, step, piles, cards)\n\n"
+"Play `line` from a position and say whether it is a win (the piles emptied).\n"
+"layout: card ids (suit * 13 + rank), pile p position i at depth*p+i (0 = bottom),\n"
+"depth = len(layout) / len(heights); heights: one byte a pile; foundation: a card\n"
+"id, 52 for empty; talon: card ids, the next to turn first; rules: as Solver.solve.\n"
+"line: the pile of each move (255: turn the talon), or (by_card) the card id of\n"
+"each move, which must be on top of its pile (64 + id: that card turned from the\n"
+"talon). problem: 0 a win, 1 a card not in the layout, 2 a card not on top of its\n"
+"pile, 3 a pile (or talon) with no card, 4 a card that does not fit on the\n"
+"foundation, 5 pile cards left over, 6 a card that is not the talon's next.\n"
 "step: the 0-based move with the problem (len(line) for 0 and 5); piles and\n"
-"cards: the moves played before it.");
+"cards: the moves played before it (pile 255 for talon turns).");
 
 /* Independent of the search on purpose: it trusts no Position and reads card
  * ids, so a wrong pile, a card named out of order or a line that stops short
  * are all caught, whoever produced the line. */
-static PyObject *py_play_line(PyObject *self, PyObject *args)
+static PyObject *py_play_line(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    Py_buffer layout, heights, line;
-    int foundation, by_card;
-    if (!PyArg_ParseTuple(args, "y*y*iy*p", &layout, &heights, &foundation, &line, &by_card))
+    static char *kwlist[] = {"layout", "heights", "foundation", "line", "by_card", "talon", "rules", NULL};
+    Py_buffer layout, heights, line, talon = {0};
+    int foundation, by_card, depth;
+    PyObject *rules = NULL;
+    uint16_t fits[NRANKS + 1];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*iy*p|y*O", kwlist, &layout, &heights, &foundation, &line,
+                                     &by_card, &talon, &rules))
         return NULL;
     PyObject *result = NULL;
-    const uint8_t *cards_at = layout.buf, *moves = line.buf;
+    const uint8_t *cards_at = layout.buf, *moves = line.buf, *tal = talon.buf;
+    Py_ssize_t talon_len = talon.buf ? talon.len : 0, t = 0;
     uint8_t h[NPILES];
-    int8_t where[52]; /* card id -> its slot 3*p+i in the layout, -1 if absent */
+    int8_t where[52]; /* card id -> its slot depth*p+i in the layout, -1 if absent */
     memset(where, -1, sizeof where);
-    if (layout.len != NCARDS || heights.len != NPILES || foundation < 0 || foundation >= 52) {
-        PyErr_SetString(PyExc_ValueError, "expected 51 card ids, 17 heights and a foundation card id");
+    if (!parse_rules(rules, fits) || !parse_shape(layout.len, heights.len, heights.buf, talon_len, &depth))
+        goto done;
+    if (foundation < 0 || foundation > 52) {
+        PyErr_SetString(PyExc_ValueError, "foundation must be a card id, or 52 for empty");
         goto done;
     }
-    memcpy(h, heights.buf, NPILES);
-    for (int p = 0; p < NPILES; p++) {
-        if (h[p] > PILE_DEPTH) {
-            PyErr_SetString(PyExc_ValueError, "height out of range");
-            goto done;
-        }
+    int npiles = (int)heights.len;
+    memcpy(h, heights.buf, (size_t)npiles);
+    for (int p = 0; p < npiles; p++) {
         for (int i = 0; i < h[p]; i++) {
-            int card = cards_at[PILE_DEPTH * p + i];
+            int card = cards_at[depth * p + i];
             if (card >= 52 || where[card] >= 0 || card == foundation) {
                 PyErr_SetString(PyExc_ValueError, "a layout card id is out of range or repeated");
                 goto done;
             }
-            where[card] = (int8_t)(PILE_DEPTH * p + i);
+            where[card] = (int8_t)(depth * p + i);
         }
     }
-    /* Each legal move removes a card, so at most NCARDS moves are played. */
-    uint8_t played_piles[NCARDS], played_cards[NCARDS];
-    int problem = LINE_WINS, f = foundation % NRANKS;
+    for (Py_ssize_t i = 0; i < talon_len; i++) {
+        if (tal[i] >= 52 || where[tal[i]] >= 0 || tal[i] == foundation) {
+            PyErr_SetString(PyExc_ValueError, "a talon card id is out of range or repeated");
+            goto done;
+        }
+        where[tal[i]] = 127; /* in the talon */
+    }
+    /* Each legal move puts a card on the foundation, so at most MAX_LINE moves are played. */
+    uint8_t played_piles[MAX_LINE], played_cards[MAX_LINE];
+    int problem = LINE_WINS, f = foundation == 52 ? EMPTY_F : foundation % NRANKS;
     Py_ssize_t step;
     for (step = 0; step < line.len; step++) {
         int p, card;
-        if (by_card) {
+        if (by_card && moves[step] >= TALON_CARD) {
+            card = moves[step] - TALON_CARD;
+            if (t == talon_len || card != tal[t]) {
+                problem = LINE_NOT_NEXT_IN_TALON;
+                break;
+            }
+            p = TALON_MOVE;
+        } else if (by_card) {
             card = moves[step];
-            if (card >= 52 || where[card] < 0) {
+            if (card >= 52 || where[card] < 0 || where[card] == 127) {
                 problem = LINE_NOT_IN_LAYOUT;
                 break;
             }
-            p = where[card] / PILE_DEPTH;
-            if (where[card] % PILE_DEPTH != h[p] - 1) {
+            p = where[card] / depth;
+            if (where[card] % depth != h[p] - 1) {
                 problem = LINE_NOT_ON_TOP;
                 break;
             }
-        } else {
-            p = moves[step];
-            if (p >= NPILES || h[p] == 0) {
+        } else if (moves[step] == TALON_MOVE) {
+            if (t == talon_len) {
                 problem = LINE_NO_CARD;
                 break;
             }
-            card = cards_at[PILE_DEPTH * p + h[p] - 1];
+            p = TALON_MOVE;
+            card = tal[t];
+        } else {
+            p = moves[step];
+            if (p >= npiles || h[p] == 0) {
+                problem = LINE_NO_CARD;
+                break;
+            }
+            card = cards_at[depth * p + h[p] - 1];
         }
-        if (!adjacent(card % NRANKS, f)) {
-            problem = LINE_DOES_NOT_FIT;
-            break;
+        if (p == TALON_MOVE) {
+            t++; /* a talon card goes on whatever the foundation shows */
+        } else {
+            if (!(fits[f] >> (card % NRANKS) & 1)) {
+                problem = LINE_DOES_NOT_FIT;
+                break;
+            }
+            h[p]--;
         }
-        h[p]--;
         f = card % NRANKS;
         played_piles[step] = (uint8_t)p;
         played_cards[step] = (uint8_t)card;
     }
     if (problem == LINE_WINS)
-        for (int p = 0; p < NPILES; p++)
+        for (int p = 0; p < npiles; p++)
             if (h[p])
                 problem = LINE_LEAVES_CARDS;
     result = Py_BuildValue("iny#y#", problem, step, (const char *)played_piles, step,
@@ -1604,15 +1944,19 @@ done:
     PyBuffer_Release(&layout);
     PyBuffer_Release(&heights);
     PyBuffer_Release(&line);
+    if (talon.buf)
+        PyBuffer_Release(&talon);
     return result;
 }
 
 static PyMethodDef core_methods[] = {
-    {"deal_ms", py_deal_ms, METH_O,
-     "deal_ms(seed) -> 51 card ids in board order (Microsoft LCG, seed 1..2^33-1)."},
-    {"deal_mt", py_deal_mt, METH_O,
-     "deal_mt(key) -> 51 card ids in board order (CPython MT19937 seeded by init_by_array(key))."},
-    {"play_line", py_play_line, METH_VARARGS, play_line_doc},
+    {"deal_ms", py_deal_ms, METH_VARARGS,
+     "deal_ms(seed, piles=17, depth=3, ace_last=True) -> 52 card ids: the piles' cards (pile p\n"
+     "position i at depth*p+i), then the rest in dealing order (Microsoft LCG, seed 1..2^33-1)."},
+    {"deal_mt", py_deal_mt, METH_VARARGS,
+     "deal_mt(key, piles=17, depth=3, ace_last=True) -> 52 card ids as deal_ms (CPython MT19937\n"
+     "seeded by init_by_array(key))."},
+    {"play_line", (PyCFunction)(void (*)(void))py_play_line, METH_VARARGS | METH_KEYWORDS, play_line_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1624,6 +1968,7 @@ static struct PyModuleDef core_module = {
 PyMODINIT_FUNC PyInit__core(void)
 {
     init_even_sign();
+    init_black_hole_fits();
     if (PyType_Ready(&SolverType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&core_module);

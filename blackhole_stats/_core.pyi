@@ -1,19 +1,24 @@
 """Type stub for the compiled core (dealing and search)."""
 
-def deal_ms(seed: int) -> bytes:
-    """51 PySolFC card ids (pile p position i at 3*p+i) dealt by the Microsoft LCG, seed 1..2^33-1."""
+def deal_ms(seed: int, piles: int = 17, depth: int = 3, ace_last: bool = True) -> bytes:
+    """52 PySolFC card ids dealt by the Microsoft LCG (seed 1..2^33-1): the piles' cards (pile p
+    position i at depth*p+i), then the rest in dealing order; ace_last: the Ace of Spades dealt last."""
 
-def deal_mt(key: bytes) -> bytes:
-    """51 card ids dealt by MT19937 seeded like CPython's random.seed(int) with these little-endian words."""
+def deal_mt(key: bytes, piles: int = 17, depth: int = 3, ace_last: bool = True) -> bytes:
+    """52 card ids as deal_ms, dealt by MT19937 seeded like CPython's random.seed(int) with these
+    little-endian words."""
 
 class Solver:
     """One search at a time: a call from another thread while it searches raises RuntimeError."""
 
     def __init__(self, table_bits: int = 22) -> None: ...
     def solve(self, ranks: bytes, heights: bytes, foundation: int, search: int = 0,
-              max_iters: int = 0, most_played: bool = True) -> tuple[int, int, int | None, bytes]:
-        """max_iters: 0 (no limit) to 2^63-1 for the whole solve; cards_played None when an unsolved
-        position's most-cards-played search was skipped or ran out of budget."""
+              max_iters: int = 0, most_played: bool = True, talon: bytes = b"",
+              rules: bytes | None = None) -> tuple[int, int, int | None, bytes]:
+        """foundation 13: empty; talon: ranks, the next first; rules: 14 little-endian 16-bit masks
+        (Game.rules_bytes), None for Black Hole's. max_iters: 0 (no limit) to 2^63-1 for the whole
+        solve; cards_played None when an unsolved position's most-cards-played search was skipped or
+        ran out of budget. The solution holds 255 for a talon turn."""
     @property
     def memory_bytes(self) -> int: ...
     @property
@@ -21,7 +26,8 @@ class Solver:
     @property
     def busy(self) -> bool: ...
 
-def play_line(layout: bytes, heights: bytes, foundation: int, line: bytes,
-              by_card: bool) -> tuple[int, int, bytes, bytes]:
-    """Replay `line` (piles, or card ids if by_card) from a layout of 51 card ids:
-    (problem, step, piles played, cards played); problem 0 means every card was played."""
+def play_line(layout: bytes, heights: bytes, foundation: int, line: bytes, by_card: bool,
+              talon: bytes = b"", rules: bytes | None = None) -> tuple[int, int, bytes, bytes]:
+    """Replay `line` (piles with 255 a talon turn, or card ids if by_card with 64 + id a talon turn)
+    from a layout of card ids (foundation 52: empty): (problem, step, piles played, cards played);
+    problem 0 means the piles were emptied."""

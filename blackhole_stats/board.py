@@ -2,30 +2,42 @@
 
 The canonical text form is the one black-hole-solve reads::
 
-    Foundations: AS
-    JD KS TH        <- pile 0, bottom card first, the last card is playable
-    ...             <- up to 17 pile lines
+    Talon: 8H 2C JH ...  <- only in games with a talon (Golf); the next card first;
+                            PySolFC leaves the line out once the talon is empty
+    Foundations: AS      <- '-' when empty (All in a Row before its first card)
+    JD KS TH             <- pile 0, bottom card first, the last card is playable
+    ...                  <- up to the game's number of pile lines
 
 Cards missing from a board count as already played, so a position in the
-middle of a game is a board too.
+middle of a game is a board too. A board belongs to a game (`games.py`,
+Black Hole unless told), which says how many piles, how deep, whether there
+is a talon and what may be played on what.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from html import escape
-from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
 
-from .cards import ACE_OF_SPADES, DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
+from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
+from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game
 from .quoting import quoted
 
-NUM_PILES = 17
-PILE_SIZE = 3
-NUM_CARDS = NUM_PILES * PILE_SIZE
-FOUNDATION_PREFIX = "Foundations: "
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `typing` and `html` (for the SVG) would cost `blackhole-solve`'s start-up
+    from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
 
-SVG_ROWS = (range(0, 5), range(5, 9), range(9, 13), range(13, 17))
-"""Piles per row of the picture, as PySolFC lays out Black Hole."""
+NUM_PILES = BLACK_HOLE.piles
+PILE_SIZE = BLACK_HOLE.pile_size
+NUM_CARDS = BLACK_HOLE.layout_cards
+"""Black Hole's layout: what its datasets and `verify` count."""
+FOUNDATION_PREFIX = "Foundations: "
+EMPTY_MARK = "-"
+"""The foundation line's word for an empty foundation."""
+TALON_PREFIX = "Talon:"
+TALON_MOVE = 255
+"""The pile byte of a talon turn in a line of play (what the compiled core uses)."""
+EMPTY_FOUNDATION_ID = len(DECK)
+"""The foundation's 'card id' when it is empty, as the compiled core reads it."""
 SVG_CARD_WIDTH, SVG_CARD_HEIGHT = 54, 72
 SVG_FAN_STEP = 36
 """How much of a covered card shows: room for '10♥' in the picture's font."""
@@ -34,7 +46,6 @@ SVG_PILE_GAP, SVG_MARGIN = 18, 14
 MAX_LINE = 64
 """Longest board line read (characters; a valid one has at most 15): longer is refused unread."""
 
-FULL_HEIGHTS = bytes([PILE_SIZE] * NUM_PILES)
 # bytes.translate table: PySolFC card id (suit * 13 + rank) -> rank.
 RANK_OF_ID = bytes(i % NUM_RANKS if i < 52 else 0 for i in range(256))
 
@@ -49,14 +60,24 @@ class IllegalMove(ValueError):
 
 @dataclass(frozen=True)
 class Move:
-    """Play the top card of pile `pile` (0-based, board order) to the foundation.
+    """Play the top card of pile `pile` (0-based, board order) to the foundation,
+    or (`pile` None) turn the next talon card onto it.
 
-    A move has no text form of its own: in a line of play, the card names the
-    move (see `Solution`), and its pile follows from the board.
+    In a line of play the card names the move (see `Solution`): its pile
+    follows from the board, and a talon turn is written `talon:8H`.
     """
 
-    pile: int
+    pile: int | None
     card: Card
+
+    @property
+    def is_talon(self) -> bool:
+        return self.pile is None
+
+    @property
+    def text(self) -> str:
+        """The move in a solution's text form: `2H`, or `talon:8H` for a talon turn."""
+        return f"talon:{self.card.text}" if self.pile is None else self.card.text
 
     def __repr__(self) -> str:
         return f"Move({self.pile}, Card.from_text({self.card.text!r}))"
@@ -64,85 +85,130 @@ class Move:
 
 @dataclass(frozen=True)
 class Board:
-    """A Black Hole position: the foundation's top card and 17 piles (bottom first)."""
+    """A position of a game: the foundation's top card (None: empty), the piles
+    (bottom first) and the talon (the next card to turn first)."""
 
-    foundation: Card
+    foundation: Card | None
     piles: tuple[tuple[Card, ...], ...]
     name: str | None = field(default=None, compare=False)
     """The game number it was dealt from (e.g. "42", "ms42"); None for positions read or played."""
+    talon: tuple[Card, ...] = ()
+    game: Game = BLACK_HOLE
 
     def __post_init__(self) -> None:
-        if len(self.piles) != NUM_PILES:
-            raise ValueError(f"a board has {NUM_PILES} piles, not {len(self.piles)}")
-        cards = [self.foundation]
+        game = self.game
+        if len(self.piles) != game.piles:
+            raise ValueError(f"a {game.name} board has {game.piles} piles, not {len(self.piles)}")
+        if len(self.talon) > game.talon_size:
+            raise ValueError(f"a {game.name} talon holds at most {game.talon_size} cards, not {len(self.talon)}")
+        cards = list(self.talon)
+        if self.foundation is not None:
+            cards.append(self.foundation)
         for index, pile in enumerate(self.piles):
-            if len(pile) > PILE_SIZE:
-                raise ValueError(f"pile {index} holds {len(pile)} cards; at most {PILE_SIZE}")
+            if len(pile) > game.pile_size:
+                raise ValueError(f"pile {index} holds {len(pile)} cards; at most {game.pile_size}")
             cards += pile
         if len(set(cards)) != len(cards):  # one set, not a loop: deal() builds a Board per dataset row
             seen = set()
             twice = next(card for card in cards if card in seen or seen.add(card))
             raise ValueError(f"card {twice} appears twice")
+        if self.foundation is None:
+            if game.foundation_start != "empty":
+                raise ValueError(f"the foundation of {game.name} is never empty")
+            if len(cards) != len(DECK):
+                raise ValueError(f"an empty foundation means no card has been played, "
+                                 f"but {len(DECK) - len(cards)} of the 52 are missing")
 
     # ----------------------------------------------------------------- text
     @classmethod
-    def from_text(cls, text: str) -> Board:
+    def from_text(cls, text: str, game: Game = BLACK_HOLE) -> Board:
         """Parse black-hole-solve board text; raises BoardParseError naming line and token."""
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()  # the final newline
-        return cls.from_lines(lines)
+        return cls.from_lines(lines, game)
 
     @classmethod
-    def read(cls, stream: BinaryIO) -> Board:
+    def read(cls, stream: BinaryIO, game: Game = BLACK_HOLE) -> Board:
         """Parse board text from a binary stream, reading no further than the first bad line.
 
         A huge file or a pipe that never ends costs a line's worth of memory
         before it is refused, never its whole size.
         """
-        return cls.from_lines(_stream_lines(stream))
+        return cls.from_lines(_stream_lines(stream), game)
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str]) -> Board:
+    def from_lines(cls, lines: Iterable[str], game: Game = BLACK_HOLE) -> Board:
         """Parse board lines (without their '\\n'); stops at the first bad one, even in an endless iterable."""
         numbered = enumerate(lines, 1)
-        _, first = next(numbered, (1, ""))
-        _check_line(first, 1)
-        if not first.startswith(FOUNDATION_PREFIX):
-            raise BoardParseError(f"line 1: expected 'Foundations: <card>', got {quoted(first)}")
-        foundation_tokens = first[len(FOUNDATION_PREFIX):].split(" ")
+        seen: dict[Card, str] = {}
+
+        def take(token: str, number: int, where: str) -> Card:
+            card = _parse_card(token, number)
+            if card in seen:
+                raise BoardParseError(f"line {number}: card {token} is also {seen[card]}")
+            seen[card] = where
+            return card
+
+        number, line = next(numbered, (1, ""))
+        _check_line(line, number)
+        talon = []
+        if game.has_talon and not line.startswith(FOUNDATION_PREFIX):  # no Talon line: an empty talon, as PySolFC writes it
+            if line != TALON_PREFIX and not line.startswith(TALON_PREFIX + " "):
+                raise BoardParseError(f"line {number}: expected '{TALON_PREFIX} <cards>' ({game.name} starts "
+                                      f"with its talon), got {quoted(line)}")
+            tokens = line[len(TALON_PREFIX) + 1:].split(" ") if line != TALON_PREFIX else []
+            if len(tokens) > game.talon_size:
+                raise BoardParseError(f"line {number}: more than {game.talon_size} cards in the talon "
+                                      f"({quoted(line)})")
+            talon = [take(token, number, "in the talon") for token in tokens]
+            number, line = next(numbered, (number + 1, ""))
+            _check_line(line, number)
+        elif line.startswith(TALON_PREFIX):
+            raise BoardParseError(f"line {number}: {game.name} has no talon ({quoted(line)})")
+        if not line.startswith(FOUNDATION_PREFIX):
+            raise BoardParseError(f"line {number}: expected 'Foundations: <card>', got {quoted(line)}")
+        foundation_tokens = line[len(FOUNDATION_PREFIX):].split(" ")
         if len(foundation_tokens) != 1:
-            raise BoardParseError(f"line 1: expected one foundation card, got {quoted(first)}")
-        foundation = _parse_card(foundation_tokens[0], 1)
-        seen = {foundation: 1}
+            raise BoardParseError(f"line {number}: expected one foundation card, got {quoted(line)}")
+        foundation_line = number
+        if foundation_tokens[0] == EMPTY_MARK:
+            if game.foundation_start != "empty":
+                raise BoardParseError(f"line {number}: the foundation of {game.name} is never empty "
+                                      f"({quoted(line)})")
+            foundation = None
+        else:
+            foundation = take(foundation_tokens[0], number, "on the foundation")
         piles = []
+        first_pile = number + 1
         for number, line in numbered:
-            if number > NUM_PILES + 1:
-                raise BoardParseError(f"line {number}: more than {NUM_PILES} piles ({quoted(line)})")
+            if number >= first_pile + game.piles:
+                raise BoardParseError(f"line {number}: more than {game.piles} piles ({quoted(line)})")
             _check_line(line, number)
             tokens = line.split(" ") if line else []
-            if len(tokens) > PILE_SIZE:
-                raise BoardParseError(f"line {number}: more than {PILE_SIZE} cards in a pile ({quoted(line)})")
-            pile = []
-            for token in tokens:
-                card = _parse_card(token, number)
-                if card in seen:
-                    where = "the foundation" if seen[card] == 1 else f"line {seen[card]}"
-                    raise BoardParseError(f"line {number}: card {token} is also on {where}")
-                seen[card] = number
-                pile.append(card)
-            piles.append(tuple(pile))
-        piles.extend(() for _ in range(NUM_PILES - len(piles)))
-        return cls(foundation, tuple(piles))
+            if len(tokens) > game.pile_size:
+                raise BoardParseError(f"line {number}: more than {game.pile_size} cards in a pile ({quoted(line)})")
+            piles.append(tuple(take(token, number, f"on line {number}") for token in tokens))
+        piles.extend(() for _ in range(game.piles - len(piles)))
+        if foundation is None and len(seen) != len(DECK):
+            raise BoardParseError(f"line {foundation_line}: an empty foundation means no card has been played, "
+                                  f"but the board holds {len(seen)} of the 52 cards")
+        return cls(foundation, tuple(piles), talon=tuple(talon), game=game)
 
     def to_text(self) -> str:
-        lines = [FOUNDATION_PREFIX + self.foundation.text]
+        lines = []
+        if self.game.has_talon:
+            lines.append(" ".join([TALON_PREFIX, *(card.text for card in self.talon)]))
+        lines.append(FOUNDATION_PREFIX + (EMPTY_MARK if self.foundation is None else self.foundation.text))
         lines += [" ".join(card.text for card in pile) for pile in self.piles]
         return "\n".join(lines) + "\n"
 
     def pretty(self) -> str:
         """Suit symbols, piles numbered in board order, the playable card last."""
-        lines = [f"Foundation: {self.foundation.pretty}"]
+        lines = []
+        if self.game.has_talon:
+            lines.append("Talon: " + (" ".join(card.pretty for card in self.talon) or "(empty)"))
+        lines.append(f"Foundation: {'(empty)' if self.foundation is None else self.foundation.pretty}")
         for index, pile in enumerate(self.piles):
             cards = " ".join(f"{card.pretty:>3}" for card in pile) or "(empty)"
             lines.append(f"{index:>2}: {cards}")
@@ -153,25 +219,41 @@ class Board:
 
     def __repr__(self) -> str:
         name = f" {self.name}" if self.name else ""
-        return f"<Board{name}: foundation {self.foundation}, {self.cards_left} cards left>"
+        game = "" if self.game is BLACK_HOLE else f"{self.game.name} "
+        talon = f", {len(self.talon)} in the talon" if self.game.has_talon else ""
+        return f"<{game}Board{name}: foundation {self.foundation or 'empty'}, {self.cards_left} cards left{talon}>"
 
     def _repr_svg_(self) -> str:
         return self.svg()
 
     def svg(self, title: str | None = None, play_order: Mapping[Card, int] | None = None) -> str:
-        """The board as SVG, in PySolFC's 5-4-4-4 rows of fans, piles numbered as the CLI numbers them.
+        """The board as SVG, in PySolFC's rows of fans, piles numbered as the CLI numbers them.
 
         Fans are spread wide enough that every covered card shows its rank and
-        suit. `play_order` (card -> move number) writes each card's move on it,
-        which turns a solution into one picture.
+        suit. The foundation sits in a free place at the end of a row (a row of
+        its own, with the talon fanned beside it, when there is none or the game
+        has a talon); an empty foundation is an empty outline. `play_order`
+        (card -> move number) writes each card's move on it, which turns a
+        solution into one picture.
         """
-        title = title or (f"Deal {self.name}" if self.name else "Position")
-        columns = max(len(row) for row in SVG_ROWS)
-        pile_width = SVG_CARD_WIDTH + (PILE_SIZE - 1) * SVG_FAN_STEP
-        width = SVG_MARGIN * 2 + columns * pile_width + (columns - 1) * SVG_PILE_GAP
+        from html import escape
+
+        game = self.game
+        title = title or (f"{game.name if game is not BLACK_HOLE else 'Deal'} {self.name}".strip()
+                          if self.name else "Position")
+        rows, start = [], 0
+        for size in game.svg_rows:
+            rows.append(range(start, start + size))
+            start += size
+        columns = max(game.svg_rows)
+        pile_width = SVG_CARD_WIDTH + (game.pile_size - 1) * SVG_FAN_STEP
+        free_row = next((index for index, row in enumerate(rows) if len(row) < columns), None)
+        own_row = game.has_talon or free_row is None
+        talon_width = SVG_CARD_WIDTH + 24 + SVG_CARD_WIDTH + max(0, game.talon_size - 1) * SVG_FAN_STEP
+        width = SVG_MARGIN * 2 + max(columns * pile_width + (columns - 1) * SVG_PILE_GAP, talon_width)
         row_height = SVG_CARD_HEIGHT + 26
         top = 64
-        height = top + len(SVG_ROWS) * row_height
+        height = top + (len(rows) + own_row) * row_height
         if play_order:
             title += " (#n: the n-th card played)"
         parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -181,16 +263,30 @@ class Board:
                  f'fill="#fff">{escape(title)}</text>']
 
         def corner(row_index: int, column: int) -> tuple[int, int]:
-            return SVG_MARGIN + column * (pile_width + SVG_PILE_GAP), top + row_index * row_height
+            return SVG_MARGIN + column * (pile_width + SVG_PILE_GAP), top + (row_index + own_row) * row_height
 
-        x, y = corner(1, columns - 1)  # the second row leaves the last column free
-        parts.append(f'<text x="{x}" y="{y - 6}" font-size="12" fill="#d8f0e0">foundation</text>')
-        parts.append(_svg_card(self.foundation, x, y, None))
-        for row_index, row in enumerate(SVG_ROWS):
+        def label(x: int, y: int, text: str, css: str = "") -> str:
+            css = f' class="{css}"' if css else ""
+            return f'<text{css} x="{x}" y="{y - 6}" font-size="12" fill="#d8f0e0">{text}</text>'
+
+        if own_row:
+            x, y = SVG_MARGIN, top
+        else:
+            x, y = corner(free_row, columns - 1)
+        parts.append(label(x, y, "foundation"))
+        parts.append(_svg_empty(x, y) if self.foundation is None else _svg_card(self.foundation, x, y, None))
+        if game.has_talon:
+            x += SVG_CARD_WIDTH + 24
+            parts.append(label(x, y, f"talon ({len(self.talon)}, next first)", "talon"))
+            if not self.talon:
+                parts.append(_svg_empty(x, y))
+            for depth, card in reversed(list(enumerate(self.talon))):  # the next card on top
+                order = play_order.get(card) if play_order else None
+                parts.append(_svg_card(card, x + depth * SVG_FAN_STEP, y, order))
+        for row_index, row in enumerate(rows):
             for column, pile_index in enumerate(row):
                 x, y = corner(row_index, column)
-                parts.append(f'<text class="pile-number" x="{x}" y="{y - 6}" font-size="12" '
-                             f'fill="#d8f0e0">pile {pile_index}</text>')
+                parts.append(label(x, y, f"pile {pile_index}", "pile-number"))
                 for depth, card in enumerate(self.piles[pile_index]):
                     order = play_order.get(card) if play_order else None
                     parts.append(_svg_card(card, x + depth * SVG_FAN_STEP, y, order))
@@ -199,61 +295,94 @@ class Board:
 
     # ----------------------------------------------------------------- play
     @classmethod
-    def from_card_ids(cls, ids: Sequence[int], name: str | None = None) -> Board:
-        """A fresh deal: 51 PySolFC card ids, pile p position i at 3 * p + i.
+    def from_card_ids(cls, ids: Sequence[int], name: str | None = None, game: Game = BLACK_HOLE) -> Board:
+        """A fresh deal from the 52 card ids in the order `dealing` hands them over: the piles'
+        cards (pile p position i at pile_size * p + i), then the foundation card unless the
+        game starts it empty, then the talon (the next card first).
 
-        Checked as ids (51 distinct bytes), not as Card objects: `deal()` builds
+        Checked as ids (52 distinct bytes), not as Card objects: `deal()` builds
         a Board for every row `verify` reads, and hashing 52 cards would double its cost.
         """
         ids = bytes(ids)
-        if len(ids) != NUM_CARDS or len(set(ids)) != NUM_CARDS or max(ids) >= len(DECK) or ACE_OF_SPADES.id in ids:
-            raise ValueError(f"a fresh deal is {NUM_CARDS} distinct card ids 0..{len(DECK) - 1} "
-                             f"without the Ace of Spades ({ACE_OF_SPADES.id})")
-        cards = iter([DECK[card_id] for card_id in ids])
+        if len(ids) != len(DECK) or len(set(ids)) != len(DECK) or max(ids) >= len(DECK):
+            raise ValueError(f"a fresh deal is all {len(DECK)} card ids 0..{len(DECK) - 1}, each once")
+        size, in_piles = game.pile_size, game.layout_cards
+        rest = ids[in_piles:]
+        foundation = EMPTY_FOUNDATION_ID if game.foundation_start == "empty" else rest[0]
+        talon = rest[foundation != EMPTY_FOUNDATION_ID:]
+        cards = [DECK[card_id] for card_id in ids[:in_piles]]
+        piles = tuple(tuple(cards[size * p:size * p + size]) for p in range(game.piles))
         board = object.__new__(cls)  # what __init__ does, without checking the cards again
-        for attribute, value in (("foundation", ACE_OF_SPADES), ("piles", tuple(zip(cards, cards, cards))),
-                                 ("name", name), ("layout", (ids, FULL_HEIGHTS, ACE_OF_SPADES.id))):
+        for attribute, value in (("foundation", DECK[foundation] if foundation < len(DECK) else None),
+                                 ("piles", piles), ("name", name), ("talon", tuple(DECK[i] for i in talon)),
+                                 ("game", game),
+                                 ("layout", (ids[:in_piles], bytes([size] * game.piles), foundation, talon))):
             object.__setattr__(board, attribute, value)
         return board
 
     @cached_property
-    def layout(self) -> tuple[bytes, bytes, int]:
-        """Card ids (51 bytes, pile p position i at 3 * p + i, 0 past a pile's top), heights
-        (17 bytes), the foundation's card id: the board as the compiled core reads it."""
-        ids = bytearray(NUM_CARDS)
+    def layout(self) -> tuple[bytes, bytes, int, bytes]:
+        """Card ids (pile p position i at pile_size * p + i, 0 past a pile's top), heights (a
+        byte a pile), the foundation's card id (52 when empty), the talon's card ids (the next
+        first): the board as the compiled core reads it."""
+        size = self.game.pile_size
+        ids = bytearray(self.game.layout_cards)
         for p, pile in enumerate(self.piles):
-            ids[PILE_SIZE * p:PILE_SIZE * p + len(pile)] = bytes(card.id for card in pile)
-        return bytes(ids), bytes(len(pile) for pile in self.piles), self.foundation.id
+            ids[size * p:size * p + len(pile)] = bytes(card.id for card in pile)
+        foundation = EMPTY_FOUNDATION_ID if self.foundation is None else self.foundation.id
+        return bytes(ids), bytes(len(pile) for pile in self.piles), foundation, bytes(c.id for c in self.talon)
 
     @property
     def cards_left(self) -> int:
+        """Cards in the piles (what a win must play)."""
         return sum(len(pile) for pile in self.piles)
 
-    def legal_moves(self) -> list[Move]:
-        return [Move(index, pile[-1]) for index, pile in enumerate(self.piles)
-                if pile and pile[-1].fits_on(self.foundation)]
+    def _fits(self, card: Card) -> bool:
+        foundation = EMPTY_FOUNDATION if self.foundation is None else self.foundation.rank
+        return self.game.fits(card.rank, foundation)
 
-    def play(self, pile: int) -> tuple[Move, Board]:
-        """Play the top card of `pile`; raises IllegalMove if the rules forbid it."""
-        if not 0 <= pile < NUM_PILES:
+    def legal_moves(self) -> list[Move]:
+        """Every pile whose top card fits, in pile order, then turning the talon if it has a card."""
+        moves = [Move(index, pile[-1]) for index, pile in enumerate(self.piles) if pile and self._fits(pile[-1])]
+        if self.talon:
+            moves.append(Move(None, self.talon[0]))
+        return moves
+
+    def play(self, pile: int | None) -> tuple[Move, Board]:
+        """Play the top card of `pile`, or (None) turn the next talon card; raises IllegalMove
+        if the rules forbid it."""
+        if pile is None:
+            if not self.talon:
+                raise IllegalMove("the talon is empty" if self.game.has_talon else f"{self.game.name} has no talon")
+            card = self.talon[0]
+            return Move(None, card), Board(card, self.piles, talon=self.talon[1:], game=self.game)
+        if not 0 <= pile < self.game.piles:
             raise IllegalMove(f"there is no pile {pile}")
         cards = self.piles[pile]
         if not cards:
             raise IllegalMove(f"pile {pile} is empty")
         card = cards[-1]
-        if not card.fits_on(self.foundation):
+        if not self._fits(card):
             raise IllegalMove(f"{card} from pile {pile} does not fit on {self.foundation}")
         piles = self.piles[:pile] + (cards[:-1],) + self.piles[pile + 1:]
-        return Move(pile, card), Board(card, piles)
+        return Move(pile, card), Board(card, piles, talon=self.talon, game=self.game)
 
     def solver_input(self) -> tuple[bytes, bytes, int]:
-        """Ranks (51 bytes, 3 per pile), heights (17 bytes), foundation rank."""
-        ids, heights, foundation = self.layout
-        return ids.translate(RANK_OF_ID), heights, foundation % NUM_RANKS
+        """Ranks (pile_size bytes a pile), heights (a byte a pile), foundation rank (13 when
+        empty): the position as `Solver.solve_raw` reads it, with `solver_rules()`."""
+        ids, heights, foundation, _ = self.layout
+        return ids.translate(RANK_OF_ID), heights, (foundation % NUM_RANKS if foundation < len(DECK)
+                                                     else EMPTY_FOUNDATION)
+
+    def solver_rules(self) -> dict:
+        """The rest of the solver's input: the talon's ranks and the game's rules."""
+        return {"talon": self.layout[3].translate(RANK_OF_ID), "rules": self.game.rules_bytes}
 
 
 def _svg_card(card: Card, x: int, y: int, order: int | None) -> str:
     """One card: rank and suit in the strip that stays visible when the next card covers it."""
+    from html import escape
+
     colour = "#c00" if card.suit in RED_SUITS else "#000"
     move = ("" if order is None else
             f'<text class="move" x="{x + 4}" y="{y + SVG_CARD_HEIGHT - 8}" font-size="12" '
@@ -263,6 +392,12 @@ def _svg_card(card: Card, x: int, y: int, order: int | None) -> str:
             f'fill="#fff" stroke="#333"/>'
             f'<text class="label" x="{x + 3}" y="{y + 17}" font-size="15" font-weight="bold" '
             f'fill="{colour}">{escape(card.pretty)}</text>{move}</g>')
+
+
+def _svg_empty(x: int, y: int) -> str:
+    """An empty place: an outline where a card would be."""
+    return (f'<rect class="empty" x="{x}" y="{y}" width="{SVG_CARD_WIDTH}" height="{SVG_CARD_HEIGHT}" rx="5" '
+            f'fill="none" stroke="#d8f0e0" stroke-dasharray="4 3"/>')
 
 
 def _stream_lines(stream: BinaryIO) -> Iterator[str]:

@@ -18,6 +18,7 @@ from . import __version__, interrupts
 from ._testhooks import pause
 from .board import Board, BoardParseError
 from .dealing import DealNumberError, GameNumber, deal
+from .games import DEFAULT_GAME, GAMES, Game, UnknownGameError, get_game
 from .quoting import quoted
 from .solver import MAX_ITERS, OUTCOMES, SEARCHES, Solver
 
@@ -102,10 +103,10 @@ class Commands(click.Group):
             status = error.exit_code
         except click.UsageError as error:  # one line too, with where to look instead of the usage banner
             where = error.ctx.command_path if error.ctx else "blackhole-stats"
-            click.echo(f"Error: {error.format_message()} (see '{where} --help')", err=True)
+            click.echo(f"Error: {_one_line(error.format_message())} (see '{where} --help')", err=True)
             status = error.exit_code
         except click.ClickException as error:
-            error.show()
+            click.echo(f"Error: {_one_line(error.format_message())}", err=True)
             status = error.exit_code
         except click.Abort:  # click turns a KeyboardInterrupt raised by other code (not our handler) into it
             click.echo("interrupted", err=True)
@@ -168,6 +169,24 @@ class GameNumberType(click.ParamType):
             raise click.ClickException(str(error)) from None  # one line, no usage banner
 
 
+class GameType(click.ParamType):
+    """--game: a key, PySolFC id or name (any case); a wrong one is refused listing the choices."""
+
+    name = "|".join(game.key for game in GAMES)
+
+    def convert(self, value, param, ctx):
+        try:
+            return get_game(value)
+        except UnknownGameError as error:
+            self.fail(str(error), param, ctx)
+
+
+GAME_OPTION = click.option(
+    "--game", "game_kind", type=GameType(), default=DEFAULT_GAME.key, show_default=True,
+    help="Which game of the family: " + ", ".join(f"{game.key} ({game.pysol_id})" for game in GAMES)
+         + "; PySolFC's names work too ('All in a Row').")
+
+
 class GameCommand(Command):
     """A command with a GAME argument, where `-1` is a negative game number, not an unknown option."""
 
@@ -181,6 +200,14 @@ class GameCommand(Command):
             if number is not None:
                 GameNumberType().convert(number, None, ctx)  # refuses it: "negative", exit 1
             raise
+
+
+_LINE_BREAKS = {ord(c): repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+
+
+def _one_line(message: str) -> str:
+    """A message that quotes what the user typed stays one line, even if that held a line break."""
+    return message.translate(_LINE_BREAKS)
 
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -199,33 +226,38 @@ def main() -> None:
 
 @main.command("deal", cls=GameCommand, short_help="Print the board PySolFC deals for a game number.")
 @click.argument("game", type=GameNumberType())
+@GAME_OPTION
 @click.option("--format", "fmt", type=click.Choice(["board", "pretty"]), default="board",
               show_default=True, help="board: black-hole-solve's text; pretty: suit symbols.")
-def deal_command(game: GameNumber, fmt: str) -> None:
-    """Print the layout PySolFC deals for GAME (e.g. 42, ms42, 26464608654870335080).
+def deal_command(game: GameNumber, game_kind: Game, fmt: str) -> None:
+    """Print the layout PySolFC deals for GAME (e.g. 42, ms42, 26464608654870335080)
+    in the game --game names (Black Hole by default).
 
     Plain numbers follow today's PySolFC (Microsoft LCG below 32000, Mersenne
     Twister from 32000 up); msN is always the LCG. GAME is read as PySolFC's
     dialog reads it: spaces, '#', '-', '_', '.' and ',' are dropped
     (#12,345 is 12345).
     """
-    board = deal(game)
+    board = deal(game, game_kind)
     click.echo(board.pretty() if fmt == "pretty" else board.to_text(), nl=False)
 
 
 @main.command("solve", cls=GameCommand, short_help="Decide exactly whether a deal or position can be won, and how.")
 @click.argument("game", required=False)
+@GAME_OPTION
 @click.option("--board", "board_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="Read a position in black-hole-solve's board format ('-' = stdin).")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
-              help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
+              help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts; "
+                   "Black Hole only).")
 @click.option("--max-iters", type=ITERATION_BUDGET, default=None,
               help="Bound the whole solve: 'intractable' if the verdict is not reached; "
                    "an unsolvable deal's most cards played may then be left undetermined.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
-def solve_command(game: str | None, board_file: str | None, search: str, max_iters: int | None,
-                  as_json: bool) -> None:
-    """Decide GAME (or a position from --board FILE, or '-' for stdin) exactly.
+def solve_command(game: str | None, game_kind: Game, board_file: str | None, search: str,
+                  max_iters: int | None, as_json: bool) -> None:
+    """Decide GAME (or a position from --board FILE, or '-' for stdin) exactly,
+    in the game --game names (Black Hole by default).
 
     \b
     Exit status: 0 solved, 3 unsolvable, 4 intractable (--max-iters ran out),
@@ -238,34 +270,40 @@ def solve_command(game: str | None, board_file: str | None, search: str, max_ite
         raise click.UsageError("give a game number or --board, not both")
     if game == "-":
         board_file = "-"
+    if search == "classic" and not game_kind.classic_search:
+        raise click.UsageError(f"--search classic reproduces black-hole-solver's Black Hole counts only; "
+                               f"{game_kind.name} is solved with --search fast")
     label = None
     if board_file is not None:
         with _open_input(board_file) as stream:
             try:
-                board = Board.read(stream)  # bytes: keep any '\r'
+                board = Board.read(stream, game_kind)  # bytes: keep any '\r'
             except BoardParseError as error:
                 raise click.ClickException(f"bad board: {error}") from None
     else:
         number = GameNumberType().convert(game, None, None)
-        board = deal(number)
+        board = deal(number, game_kind)
         label = str(number)
     result = Solver().solve(board, search=search, max_iters=max_iters)  # Ctrl-C, SIGTERM: see Command
     if as_json:
-        click.echo(json.dumps({"deal": label, **result.to_dict()}))
+        click.echo(json.dumps({"game": game_kind.key, "deal": label, **result.to_dict()}))
     else:
-        click.echo(_describe(label, result))
+        click.echo(_describe(label, result, game_kind))
     sys.exit(EXIT_STATUS[result.outcome])
 
 
-def _describe(label: str | None, result) -> str:
+def _describe(label: str | None, result, game: Game) -> str:
     name = f"deal {label}" if label else "position"
+    if game is not DEFAULT_GAME:
+        name = f"{game.name} {name}"
     verdicts = {"solved": "solvable", "unsolved": "not solvable", "intractable": "undecided"}
     lines = [f"{name}: {verdicts[result.outcome]} ({result.outcome}), "
              f"{result.iterations:,} iterations, {result.seconds:.3f} s"]
     if result.solved:
         count = len(result.solution)
         lines.append(f"solution, {count} move{'' if count == 1 else 's'} (pile numbers are 0-based, board order):")
-        lines += [f"{index:>3}. {move.card} from pile {move.pile}" for index, move in enumerate(result.solution, 1)]
+        lines += [f"{index:>3}. {move.card} from {'the talon' if move.is_talon else f'pile {move.pile}'}"
+                  for index, move in enumerate(result.solution, 1)]
     elif result.outcome == "intractable":
         lines.append(f"most cards played by a line found before the budget ran out: {result.cards_played}")
     elif result.cards_played is None:
@@ -342,7 +380,8 @@ class RunCommand(Command):
               help="Deals per task and per Parquet file  [default: 1000; less for small runs, "
                    "more past a million deals (about 1000 files)]")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
-              help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts).")
+              help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts; "
+                   "Black Hole only).")
 @click.option("--max-iters", type=ITERATION_BUDGET, default=None,
               help="Bound each deal's solve: 'intractable' if its verdict is not reached; "
                    "an unsolvable deal's cards_played may then be null.")

@@ -40,6 +40,7 @@ from pyarrow import fs as pafs
 from . import __version__, _testhooks
 from .dealing import GameNumber
 from .deals import DealSet, DealSpecError
+from .quoting import QUOTE_LIMIT, quoted
 from .solver import OUTCOMES
 
 GAMES = ("black_hole",)
@@ -181,7 +182,8 @@ def _check_local(path: str) -> None:
         blocker = next(parent for parent in _parents(path) if os.path.exists(parent))
         raise DatasetError(f"{path}: {blocker} is not a directory") from None
     except OSError as error:  # a name too long, a symlink loop, no permission
-        raise DatasetError(f"cannot use {path}: {_os_problem(error)}") from None
+        shown = path if len(path) <= QUOTE_LIMIT else quoted(path)  # a 5000-character name stays one short line
+        raise DatasetError(f"cannot use {shown}: {_os_problem(error)}") from None
     if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
         raise DatasetError(f"{path} is neither a directory nor a regular file")
 

@@ -4,7 +4,8 @@ Plain `N` is what today's PySolFC deals: the Microsoft LCG below 32000 and
 CPython's Mersenne Twister (`random.Random(N)`) from 32000 up, with no upper
 bound. `msN` is always the LCG (1 <= N <= 2^33 - 1). The one trap is 32000:
 older dealers (pysol-cards, the 2010 study) use the LCG for it, i.e. their
-"32000" is PySolFC's `ms32000`. The shuffle itself runs in C (`_core`).
+"32000" is PySolFC's `ms32000`. Every game of the family shuffles alike and
+then lays the cards out as its `Game` says. The shuffle itself runs in C (`_core`).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from . import _core
 from .board import Board
+from .games import BLACK_HOLE, Game, get_game
 from .quoting import quoted
 
 LCG_LIMIT = 32000
@@ -127,16 +129,25 @@ def _whole_number(value: object) -> int:
     return numerator
 
 
-def deal_card_ids(game: GameNumber) -> bytes:
-    """The 51 dealt card ids (pile p position i at 3 * p + i); the fast path."""
-    if game.uses_lcg:
-        return _core.deal_ms(game.number)
-    words = max(1, (game.number.bit_length() + 31) // 32)
-    return _core.deal_mt(game.number.to_bytes(4 * words, "little"))
+def dealt_card_ids(number: GameNumber, game: Game = BLACK_HOLE) -> bytes:
+    """All 52 card ids as `game` deals them: the piles' cards (pile p position i at
+    pile_size * p + i), then the foundation card (unless it starts empty), then the talon."""
+    layout = (game.piles, game.pile_size, game.ace_of_spades_last)
+    if number.uses_lcg:
+        return _core.deal_ms(number.number, *layout)
+    words = max(1, (number.number.bit_length() + 31) // 32)
+    return _core.deal_mt(number.number.to_bytes(4 * words, "little"), *layout)
 
 
-def deal(game: GameNumber | str | numbers.Number) -> Board:
-    """The board PySolFC deals for a game number (text as PySolFC reads it, or an integral number)."""
-    if not isinstance(game, GameNumber):
-        game = GameNumber.parse(game)
-    return Board.from_card_ids(deal_card_ids(game), str(game))
+def deal_card_ids(number: GameNumber, game: Game = BLACK_HOLE) -> bytes:
+    """The piles' card ids (pile p position i at pile_size * p + i): Black Hole's 51."""
+    return dealt_card_ids(number, game)[:game.layout_cards]
+
+
+def deal(number: GameNumber | str | numbers.Number, game: Game | str | int | None = None) -> Board:
+    """The board PySolFC deals for a game number (text as PySolFC reads it, or an integral
+    number) in `game` (a Game, key, PySolFC id or name; Black Hole by default)."""
+    if not isinstance(number, GameNumber):
+        number = GameNumber.parse(number)
+    game = get_game(game)
+    return Board.from_card_ids(dealt_card_ids(number, game), str(number), game)

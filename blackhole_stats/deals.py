@@ -199,7 +199,10 @@ def _text_lines(stream: BinaryIO, source: str) -> Iterator[str]:
             bad_line = line_number + error.object[:error.start].decode(error.encoding, "replace").count("\n")
             raise DealSpecError(f"{source} line {bad_line}: {not_text}; expected a text file of game numbers"
                                 ) from None
-        *lines, pending = (pending + text).split("\n")
+        text = pending + text
+        held = "\r" if text.endswith("\r") else ""  # maybe half of a CRLF that the next block ends
+        *lines, pending = _universal_newlines(text[:len(text) - len(held)]).split("\n")
+        pending += held
         for line in lines:
             yield _text_line(line, source, line_number)
             line_number += 1
@@ -210,8 +213,17 @@ def _text_lines(stream: BinaryIO, source: str) -> Iterator[str]:
         pending += decoder.decode(b"", final=True)
     except UnicodeDecodeError:  # the file ends inside a character
         raise DealSpecError(f"{source} line {line_number}: {not_text}; the file ends inside a character") from None
+    *lines, pending = _universal_newlines(pending).split("\n")
+    for line in lines:
+        yield _text_line(line, source, line_number)
+        line_number += 1
     if pending:
         yield _text_line(pending, source, line_number)
+
+
+def _universal_newlines(text: str) -> str:
+    """CRLF (Windows) and a lone CR (old Macs) end lines as LF does."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _text_line(line: str, source: str, line_number: int) -> str:

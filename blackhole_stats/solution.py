@@ -2,7 +2,8 @@
 
 The text form is the cards in play order, `"2H 3S 2D ..."`: each card's pile
 follows from the board, so the text is all a dataset stores, and
-`Solution.from_text(board, text)` gives the moves back. Making a Solution, in
+`Solution.from_text(board, text)` gives the moves back. Turning the next
+talon card (Golf) is written `talon:8H`, so that a line reads as played. Making a Solution, in
 any way, replays its line against the rules and checks that it empties the
 board, so a Solution object is always a legal win. The replay runs in the
 compiled core: `verify` checks a million stored solutions, and `Solver.solve`
@@ -16,18 +17,27 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterable, Iterator
 
 from . import _core
-from .board import Board, IllegalMove, Move
-from .cards import CARD_BY_TEXT, DECK, Card
-from .dealing import GameNumber, deal
+from .board import TALON_MOVE, Board, IllegalMove, Move
+from .cards import DECK, Card
+from .games import get_game
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: `typing` would cost `blackhole-solve`'s start-up
+    from typing import Any, Iterable, Iterator
 
 PREVIEW_MOVES = 5
 """Moves named in a Solution's repr."""
 
 # What _core.play_line finds wrong with a line (0: a win).
-_NOT_IN_LAYOUT, _NOT_ON_TOP, _NO_CARD, _DOES_NOT_FIT, _LEAVES_CARDS = range(1, 6)
+_NOT_IN_LAYOUT, _NOT_ON_TOP, _NO_CARD, _DOES_NOT_FIT, _LEAVES_CARDS, _NOT_NEXT_IN_TALON = range(1, 7)
+TALON_TEXT = "talon:"
+"""How the text form writes a talon turn: `talon:8H`."""
+_TALON_CARD = 64
+"""play_line's by-card code for a talon turn: 64 + card id."""
+_TOKEN_CODES = {**{card.text: card.id for card in DECK},
+                **{TALON_TEXT + card.text: _TALON_CARD + card.id for card in DECK}}
 
 
 class SolutionError(IllegalMove):
@@ -36,7 +46,7 @@ class SolutionError(IllegalMove):
 
 @dataclass(frozen=True, repr=False)
 class Solution:
-    """A win from `board`: `piles` holds the pile of each move, in play order.
+    """A win from `board`: `piles` holds the pile of each move (255 a talon turn), in play order.
 
     `str(solution)` is the text form; `moves`, `cards` and `to_json()` spell it out.
     """
@@ -52,20 +62,21 @@ class Solution:
 
     @classmethod
     def from_text(cls, board: Board, text: str) -> Solution:
-        """Parse `"2H 3S ..."` (what a dataset's `solution` column holds) and replay it."""
+        """Parse `"2H 3S talon:8H ..."` (what a dataset's `solution` column holds) and replay it."""
         tokens = text.split()
         try:
-            line = bytes([CARD_BY_TEXT[token].id for token in tokens])
+            line = bytes([_TOKEN_CODES[token] for token in tokens])
         except KeyError:
-            step, token = next((step, token) for step, token in enumerate(tokens, 1) if token not in CARD_BY_TEXT)
-            raise SolutionError(f"move {step}: {token[:20]!r} is not a card") from None
+            step, token = next((step, token) for step, token in enumerate(tokens, 1) if token not in _TOKEN_CODES)
+            raise SolutionError(f"move {step}: {token[:20]!r} is not a card "
+                                f"(or '{TALON_TEXT}' and a card, for a talon turn)") from None
         piles, _ = _play(board, line, by_card=True)
         return cls(board, piles)
 
     @classmethod
-    def from_piles(cls, board: Board, piles: Iterable[int]) -> Solution:
-        """From the pile of each move (0-based, board order), replayed."""
-        return cls(board, _as_bytes(piles))
+    def from_piles(cls, board: Board, piles: Iterable[int | None]) -> Solution:
+        """From the pile of each move (0-based, board order; None turns the talon), replayed."""
+        return cls(board, _as_bytes(TALON_MOVE if pile is None else pile for pile in piles))
 
     @property
     def cards(self) -> tuple[Card, ...]:
@@ -74,23 +85,28 @@ class Solution:
 
     @cached_property
     def moves(self) -> tuple[Move, ...]:
-        return tuple([Move(pile, DECK[card_id]) for pile, card_id in zip(self.piles, self._card_ids)])
+        return tuple([Move(None if pile == TALON_MOVE else pile, DECK[card_id])
+                      for pile, card_id in zip(self.piles, self._card_ids)])
 
     @property
     def text(self) -> str:
-        """The text form: the cards in play order, `"2H 3S 2D ..."`."""
-        return " ".join([DECK[card_id].text for card_id in self._card_ids])
+        """The text form: the cards in play order, `"2H 3S 2D ..."`, a talon turn `talon:8H`."""
+        if TALON_MOVE not in self.piles:
+            return " ".join([DECK[card_id].text for card_id in self._card_ids])
+        return " ".join([move.text for move in self.moves])
 
     def to_json(self) -> list[dict]:
-        """`[{"pile": 16, "card": "2D"}, ...]`, piles 0-based in board order (`solve --json`)."""
-        return [{"pile": move.pile, "card": move.card.text} for move in self.moves]
+        """`[{"pile": 16, "card": "2D"}, {"talon": true, "card": "8H"}, ...]`, piles 0-based in
+        board order, a talon turn named as such (`solve --json`)."""
+        return [{"talon": True, "card": move.card.text} if move.is_talon else {"pile": move.pile, "card": move.card.text}
+                for move in self.moves]
 
     def boards(self) -> Iterator[Board]:
-        """Every position along the way, the start first and the empty board last."""
+        """Every position along the way, the start first and the board with empty piles last."""
         board = self.board
         yield board
         for pile in self.piles:
-            board = board.play(pile)[1]
+            board = board.play(None if pile == TALON_MOVE else pile)[1]
             yield board
 
     def svg(self) -> str:
@@ -119,7 +135,7 @@ class Solution:
 
 
 def board_of(row: Any) -> Board:
-    """The board a dataset row was dealt from.
+    """The board a dataset row was dealt from, in the row's `game` (Black Hole without one).
 
     `row` is anything with `deal` and `ms` by key or attribute: a pandas row
     (`df.iloc[i]`, `itertuples()`), a dict from pyarrow's `to_pylist()`,
@@ -127,10 +143,13 @@ def board_of(row: Any) -> Board:
     integral value a reader hands back (numpy integers, Decimal, float);
     `deal_exact`, where a row has it, is the exact number and wins over `deal`.
     """
+    from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
+
     exact = _field(row, "deal_exact")
     number = _field(row, "deal") if _missing(exact) else exact
-    game = GameNumber.parse(number)
-    return deal(GameNumber(game.number, game.ms or bool(_field(row, "ms"))))
+    parsed = GameNumber.parse(number)
+    game = _field(row, "game")
+    return deal(GameNumber(parsed.number, parsed.ms or bool(_field(row, "ms"))), get_game(None if _missing(game) else game))
 
 
 def solution_of(row: Any) -> Solution | None:
@@ -140,24 +159,36 @@ def solution_of(row: Any) -> Solution | None:
 
 
 def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
-    """Replay a line (piles, or card ids) from `board`: its piles and cards, or SolutionError."""
-    ids, heights, foundation = board.layout
-    problem, step, piles, cards = _core.play_line(ids, heights, foundation, line, by_card)
+    """Replay a line (piles, or card codes) from `board`: its piles and cards, or SolutionError."""
+    ids, heights, foundation, talon = board.layout
+    problem, step, piles, cards = _core.play_line(ids, heights, foundation, line, by_card, talon,
+                                                  board.game.rules_bytes)
     if not problem:
         return piles, cards
     if problem == _LEAVES_CARDS:
-        left = board.cards_left - len(line)
+        left = board.cards_left - sum(pile != TALON_MOVE for pile in piles)
         raise SolutionError(f"the line leaves {left} card{'' if left == 1 else 's'} in the piles")
     where = f"move {step + 1}"
+    turned = piles.count(TALON_MOVE)
+    next_card = board.talon[turned] if turned < len(board.talon) else None
+    if problem == _NOT_NEXT_IN_TALON:
+        named = DECK[line[step] - _TALON_CARD]
+        if next_card is None:
+            raise SolutionError(f"{where}: {TALON_TEXT}{named}, but the talon is empty")
+        raise SolutionError(f"{where}: {TALON_TEXT}{named}, but the talon's next card is {next_card}")
     if by_card:
         card = DECK[line[step]]
         if problem == _NOT_IN_LAYOUT:
+            if card in board.talon:
+                raise SolutionError(f"{where}: {card} is in the talon (a talon turn is written {TALON_TEXT}{card})")
             raise SolutionError(f"{where}: {card} is not in a pile of the board")
         if problem == _NOT_ON_TOP:
             home = next(index for index, pile in enumerate(board.piles) if card in pile)
             raise SolutionError(f"{where}: {card} is not on top of pile {home}")
     else:
         if problem == _NO_CARD:
+            if line[step] == TALON_MOVE:
+                raise SolutionError(f"{where}: the talon has no card to turn")
             raise SolutionError(f"{where}: pile {line[step]} has no card to play")
         pile = board.piles[line[step]]
         card = pile[len(pile) - 1 - piles.count(line[step])]

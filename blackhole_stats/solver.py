@@ -1,4 +1,4 @@
-"""Exact verdicts for Black Hole positions.
+"""Exact verdicts for positions of every game of the Black Hole family.
 
 Two searches, same verdicts:
 
@@ -7,7 +7,7 @@ Two searches, same verdicts:
   move ordering and restarts; see `_core.c` for the soundness arguments.
 * ``classic``: the established peer's plain search (black-hole-solver 1.14's
   default mode), kept so that iteration counts are comparable with its
-  "states checked".
+  "states checked"; Black Hole only.
 
 `iterations` counts positions expanded by the verdict search. For positions
 that cannot be finished, `cards_played` is the exact most cards any line of
@@ -31,8 +31,12 @@ from dataclasses import dataclass
 
 from . import _core, _testhooks
 from .board import Board
-from .dealing import GameNumber, deal
+from .games import Game
 from .solution import Solution
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .dealing import GameNumber
 
 OUTCOMES = ("solved", "unsolved", "intractable")
 _SOLVED = OUTCOMES.index("solved")
@@ -98,15 +102,16 @@ class Solver:
         return self._core.busy
 
     def solve_raw(self, ranks: bytes, heights: bytes, foundation_rank: int, search: str = "fast",
-                  max_iters: int | None = None,
-                  most_played: bool = True) -> tuple[int, int, int | None, bytes]:
-        """The compiled search on solver input: (outcome index, iterations, cards played, piles)."""
+                  max_iters: int | None = None, most_played: bool = True, talon: bytes = b"",
+                  rules: bytes | None = None) -> tuple[int, int, int | None, bytes]:
+        """The compiled search on solver input (`Board.solver_input()`, and `solver_rules()` for
+        the talon and rules): (outcome index, iterations, cards played, piles; 255 a talon turn)."""
         if search not in SEARCHES:
             raise ValueError(f"unknown search {search!r}; choose from {', '.join(SEARCHES)}")
         check_max_iters(max_iters)
         _testhooks.pause("solve-search")
         return self._core.solve(ranks, heights, foundation_rank, SEARCHES.index(search),
-                                max_iters or 0, most_played)
+                                max_iters or 0, most_played, talon, rules)
 
     def solve(self, board: Board, search: str = "fast", max_iters: int | None = None,
               most_played: bool = True) -> SolveResult:
@@ -116,28 +121,40 @@ class Solver:
         (in C, ~1 microsecond) before it is returned: SolutionError if the
         search were ever wrong.
         """
+        check_search(search, board.game)
         started = time.perf_counter()
         outcome, iterations, played, piles = self.solve_raw(*board.solver_input(), search=search,
-                                                            max_iters=max_iters, most_played=most_played)
+                                                            max_iters=max_iters, most_played=most_played,
+                                                            **board.solver_rules())
         seconds = time.perf_counter() - started
         solution = Solution(board, piles) if outcome == _SOLVED else None
         return SolveResult(OUTCOMES[outcome], iterations, played, solution, seconds)
 
-    def solve_deal(self, game: GameNumber | str | numbers.Number, search: str = "fast",
-                   max_iters: int | None = None) -> dict:
-        """Deal a game number and solve it: the row a run stores for it, as a dict.
+    def solve_deal(self, number: GameNumber | str | numbers.Number, search: str = "fast",
+                   max_iters: int | None = None, game: Game | str | int | None = None) -> dict:
+        """Deal a game number of `game` (Black Hole by default) and solve it: the row a run
+        stores for it, as a dict.
 
         Keys: `deal` (the number, an int), `ms`, `outcome` (a name), `iterations`,
         `cards_played`, `solution` (the text form, None unless solved), `seconds`.
         `pandas.DataFrame([solver.solve_deal(n) for n in range(1, 101)])` is a
         small dataset; `run` calls exactly this for every deal.
         """
-        if not isinstance(game, GameNumber):
-            game = GameNumber.parse(game)
-        result = self.solve(deal(game), search, max_iters)
-        return {"deal": game.number, "ms": game.ms, "outcome": result.outcome, "iterations": result.iterations,
+        from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
+
+        if not isinstance(number, GameNumber):
+            number = GameNumber.parse(number)
+        result = self.solve(deal(number, game), search, max_iters)
+        return {"deal": number.number, "ms": number.ms, "outcome": result.outcome, "iterations": result.iterations,
                 "cards_played": result.cards_played,
                 "solution": None if result.solution is None else result.solution.text, "seconds": result.seconds}
+
+
+def check_search(search: str, game: Game) -> None:
+    """Refuse the classic search on a game it does not play, naming the one that does."""
+    if search == "classic" and not game.classic_search:
+        raise ValueError(f"the classic search reproduces black-hole-solver's Black Hole counts only; "
+                         f"{game.name} is solved with the fast search")
 
 
 def check_max_iters(max_iters: int | None) -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark the solver three ways on PySolFC deals 1..1000, interleaved, and compare with the peer.
+"""Benchmark the solver three ways on PySolFC deals 1..1000 of a game, interleaved, and compare with the peer.
 
 What is timed, in CPU seconds of this process (`time.process_time`), on one core:
 
@@ -15,17 +15,22 @@ The three are interleaved in blocks of deals (the order rotating from block to
 block) and repeated, so that a shared machine's load falls on all of them
 alike; each figure is the median of the repeats' totals, with their range.
 The peer (black-hole-solver 1.14, default mode) needed 357 CPU-seconds for
-deals 1..1000 on this project's machine kind (../shared/reference/README.md;
-the reference CSV has no per-deal times, so other ranges print no ratio).
+Black Hole deals 1..1000 on this project's machine kind
+(../shared/reference/README.md; that CSV has no per-deal times, so other
+ranges print no ratio). For the other games the baseline is the sum of the
+peer's per-deal CPU seconds in ../shared/reference/family/peer_<game>_1_1000.csv
+over the deals timed (measured on a busy machine: an upper bound).
 
     python scripts/bench_solver.py                  # fast, deals 1..1000, 5 repeats
     python scripts/bench_solver.py --classic        # and classic (about 25 minutes)
     python scripts/bench_solver.py --deals 1-200 --repeats 7
+    python scripts/bench_solver.py --game golf      # any game of the family (key, PySolFC id or name)
     python scripts/bench_solver.py --summary results/bench/solver.json   # what README's Speed quotes
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import statistics
@@ -35,24 +40,40 @@ from typing import Callable
 
 from blackhole_stats import _core
 from blackhole_stats.dealing import deal
+from blackhole_stats.games import BLACK_HOLE, Game, UnknownGameError, get_game
 from blackhole_stats.solver import OUTCOMES, SEARCHES, Solver
 
 PEER_CPU_SECONDS_1_1000 = 357.0
-"""black-hole-solver 1.14, default mode, deals 1..1000 (../shared/reference/README.md)."""
+"""black-hole-solver 1.14, default mode, Black Hole deals 1..1000 (../shared/reference/README.md)."""
+FAMILY_CSVS = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+"""The shared folder (or $BLACKHOLE_SHARED): reference/family/peer_<game>_1_1000.csv under it."""
 BLOCK = 50
 """Deals per interleaved block."""
 MIN_REPEATS = 5
 
 
-def measures(numbers: range, search: str) -> dict[str, Callable[[range], list]]:
+def peer_seconds(game: Game, numbers: range) -> float | None:
+    """The peer's CPU seconds on these deals, if known."""
+    if game is BLACK_HOLE:
+        return PEER_CPU_SECONDS_1_1000 if (numbers.start, numbers.stop) == (1, 1001) else None
+    for folder in (FAMILY_CSVS / "reference" / "family", FAMILY_CSVS / "family"):
+        path = folder / f"peer_{game.key}_1_1000.csv"
+        if path.is_file():
+            with path.open(newline="") as handle:
+                seconds = {int(row["deal"]): float(row["cpu_seconds"]) for row in csv.DictReader(handle)}
+            return sum(seconds[n] for n in numbers) if all(n in seconds for n in numbers) else None
+    return None
+
+
+def measures(numbers: range, search: str, game: Game) -> dict[str, Callable[[range], list]]:
     """What is timed: each takes a block of deal numbers and returns (outcome, iterations) per deal."""
     core, api, runs = _core.Solver(), Solver(), Solver()
-    boards = {number: deal(number) for number in numbers}
-    inputs = {number: board.solver_input() for number, board in boards.items()}
+    boards = {number: deal(number, game) for number in numbers}
+    inputs = {number: (board.solver_input(), board.solver_rules()) for number, board in boards.items()}
     index = SEARCHES.index(search)
 
     def raw(block: range) -> list:
-        return [core.solve(*inputs[number], index)[:2] for number in block]
+        return [core.solve(*inputs[number][0], index, **inputs[number][1])[:2] for number in block]
 
     def solve(block: range) -> list:
         return [(OUTCOMES.index(result.outcome), result.iterations)
@@ -60,15 +81,15 @@ def measures(numbers: range, search: str) -> dict[str, Callable[[range], list]]:
 
     def solve_deal(block: range) -> list:
         return [(OUTCOMES.index(row["outcome"]), row["iterations"])
-                for row in (runs.solve_deal(number, search) for number in block)]
+                for row in (runs.solve_deal(number, search, game=game) for number in block)]
 
     return {"raw C search (_core.Solver.solve)": raw, "Solver.solve(board) (the API)": solve,
             "Solver.solve_deal(n) (what runs do)": solve_deal}
 
 
-def bench(numbers: range, search: str, repeats: int) -> tuple[dict[str, list[float]], list]:
+def bench(numbers: range, search: str, repeats: int, game: Game) -> tuple[dict[str, list[float]], list]:
     """CPU seconds per repeat of each measure, and the (outcome, iterations) of every deal."""
-    timed = measures(numbers, search)
+    timed = measures(numbers, search, game)
     totals: dict[str, list[float]] = {name: [] for name in timed}
     verdicts = None
     blocks = [numbers[start:start + BLOCK] for start in range(0, len(numbers), BLOCK)]
@@ -89,12 +110,13 @@ def bench(numbers: range, search: str, repeats: int) -> tuple[dict[str, list[flo
     return totals, verdicts
 
 
-def summary(numbers: range, totals: dict[str, list[float]], verdicts: list) -> dict:
+def summary(numbers: range, totals: dict[str, list[float]], verdicts: list, game: Game) -> dict:
     """One search's figures: per measure the median, min and max CPU seconds, deals/s and the peer's ratio."""
     count = len(numbers)
-    peer = PEER_CPU_SECONDS_1_1000 if (numbers.start, numbers.stop) == (1, 1001) else None
+    peer = peer_seconds(game, numbers)
     iterations = [its for _, its in verdicts]
     return {
+        "peer_seconds": peer,
         "measures": [{"name": name, "median": statistics.median(values), "min": min(values), "max": max(values),
                       "deals_per_second": count / statistics.median(values),
                       "peer_ratio": peer / statistics.median(values) if peer else None}
@@ -106,8 +128,9 @@ def summary(numbers: range, totals: dict[str, list[float]], verdicts: list) -> d
 
 
 def report(numbers: range, search: str, figures: dict, repeats: int) -> None:
-    count = len(numbers)
-    print(f"\nsearch {search}: CPU seconds for {count} deals, median of {repeats} repeats [min..max]")
+    count, peer = len(numbers), figures["peer_seconds"]
+    print(f"\nsearch {search}: CPU seconds for {count} deals, median of {repeats} repeats [min..max]"
+          + (f"; the peer's: {peer:.1f}" if peer else ""))
     for measure in figures["measures"]:
         ratio = measure["peer_ratio"]
         versus = f"   peer/this {ratio:{'6.0f' if ratio >= 10 else '6.1f'}}x" if ratio else ""
@@ -122,40 +145,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", default="1-1000", help="inclusive range FIRST-LAST (default 1-1000)")
     parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
-    parser.add_argument("--classic", action="store_true", help="also time the classic search (slow)")
+    parser.add_argument("--classic", action="store_true", help="also time the classic search (slow; Black Hole only)")
+    parser.add_argument("--game", default=BLACK_HOLE.key, help="the game: key, PySolFC id or name (default black_hole)")
     parser.add_argument("--summary", type=Path, help="also write the figures printed to this JSON file")
     args = parser.parse_args()
     if args.repeats < MIN_REPEATS:
         parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
+    try:
+        game = get_game(args.game)
+    except UnknownGameError as error:
+        parser.error(str(error))
+    if args.classic and not game.classic_search:
+        parser.error(f"--classic times the peer's Black Hole search; {game.name} has only the fast search")
     first, last = (int(part) for part in args.deals.split("-"))
     numbers = range(first, last + 1)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     shown = f"; load average {load:.1f} at the start" if load is not None else ""
-    print(f"PySolFC deals {first}..{last}, one core, {args.repeats} repeats interleaved in blocks of {BLOCK}{shown}")
-    results = {}
+    print(f"PySolFC {game.name} deals {first}..{last}, one core, {args.repeats} repeats interleaved in blocks of "
+          f"{BLOCK}{shown}")
+    results, outcomes = {}, {}
     for search in ("fast", "classic") if args.classic else ("fast",):
-        totals, verdicts = bench(numbers, search, args.repeats)
-        results[search] = summary(numbers, totals, verdicts)
+        totals, verdicts = bench(numbers, search, args.repeats, game)
+        results[search] = summary(numbers, totals, verdicts, game)
         report(numbers, search, results[search], args.repeats)
-        results[search]["verdicts"] = [outcome for outcome, _ in verdicts]
+        outcomes[search] = [outcome for outcome, _ in verdicts]
     if args.classic:
-        if results["fast"]["verdicts"] != results["classic"]["verdicts"]:
+        if outcomes["fast"] != outcomes["classic"]:
             raise SystemExit("verdicts differ between fast and classic!")
         ratio = results["classic"]["measures"][0]["median"] / results["fast"]["measures"][0]["median"]
         print(f"\nraw C search: fast is {ratio:.0f}x faster than classic (same verdicts on every deal)")
     if args.summary:
-        for figures in results.values():
-            del figures["verdicts"]
+        command = ["python", "scripts/bench_solver.py", "--deals", args.deals, "--repeats", str(args.repeats),
+                   "--game", game.key] + (["--classic"] if args.classic else [])
         args.summary.parent.mkdir(parents=True, exist_ok=True)
         args.summary.write_text(json.dumps({
-            "command": "python scripts/bench_solver.py " + " ".join(
-                f"--deals {args.deals} --repeats {args.repeats}".split() + (["--classic"] if args.classic else [])),
-            "deals": args.deals, "repeats": args.repeats, "load_average": load, "cpu_seconds_of": "this process",
-            "searches": results}, indent=2) + "\n", encoding="utf-8")
+            "command": " ".join(command), "game": game.key, "deals": args.deals, "repeats": args.repeats,
+            "load_average": load, "cpu_seconds_of": "this process, on one core", "searches": results},
+            indent=2) + "\n", encoding="utf-8")
         print(f"summary written to {args.summary}")
-
 
 if __name__ == "__main__":
     main()

@@ -13,9 +13,10 @@ warnings as errors:
   which include <sys/select.h> (absent on Windows) through pyconfig.h, so an
   empty stand-in for that one header is put on the include path.
 
-"Compared" means every deal of the range solved by both builds gives the same
-outcome, iterations, cards played and solution, with the fast search, and with
-the classic search on the first --classic deals.
+"Compared" means every deal of the range, in every game of the family, is
+dealt alike and solved by both builds with the same outcome, iterations,
+cards played and solution, with the fast search, and with the classic search
+(Black Hole) on the first --classic deals.
 
     python scripts/check_compilers.py            # deals 1..300, classic on 1..30
     python scripts/check_compilers.py --deals 50 --classic 5
@@ -36,8 +37,8 @@ from pathlib import Path
 
 import blackhole_stats
 from blackhole_stats import _core
-from blackhole_stats.board import NUM_PILES, PILE_SIZE, RANK_OF_ID
-from blackhole_stats.dealing import GameNumber, deal_card_ids
+from blackhole_stats.dealing import GameNumber, deal, dealt_card_ids
+from blackhole_stats.games import GAMES
 
 SOURCE = Path(blackhole_stats.__file__).with_name("_core.c")
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror"]
@@ -64,16 +65,17 @@ def differences(module, deals: int, classic: int) -> list[str]:
     ours, theirs = _core.Solver(), module.Solver()
     found = []
     for number in range(1, deals + 1):
-        ids = deal_card_ids(GameNumber(number))
-        if ids != module.deal_ms(number):
-            found.append(f"deal {number}: dealt differently")
-            continue
-        ranks = ids.translate(RANK_OF_ID)
-        for search in (0, 1) if number <= classic else (0,):
-            a = ours.solve(ranks, bytes([PILE_SIZE] * NUM_PILES), 0, search)
-            b = theirs.solve(ranks, bytes([PILE_SIZE] * NUM_PILES), 0, search)
-            if a != b:
-                found.append(f"deal {number} ({'classic' if search else 'fast'}): {a[:3]} vs {b[:3]}")
+        for game in GAMES:
+            if dealt_card_ids(GameNumber(number), game) != module.deal_ms(number, game.piles, game.pile_size,
+                                                                          game.ace_of_spades_last):
+                found.append(f"{game} deal {number}: dealt differently")
+                continue
+            board = deal(number, game)
+            for search in (0, 1) if number <= classic and game.classic_search else (0,):
+                a = ours.solve(*board.solver_input(), search, **board.solver_rules())
+                b = theirs.solve(*board.solver_input(), search, **board.solver_rules())
+                if a != b:
+                    found.append(f"{game} deal {number} ({'classic' if search else 'fast'}): {a[:3]} vs {b[:3]}")
     return found
 
 

@@ -1,44 +1,57 @@
 #!/usr/bin/env python3
-"""Check both searches against the peer's verdicts on PySolFC deals 1..1000.
+"""Check both searches against the peer's verdicts on PySolFC deals 1..1000 of a game.
 
 The reference CSV (black-hole-solver 1.14 on boards dealt by pysol-cards)
 gives, per deal, the outcome, the states its default mode checked and the
 most cards any line plays. `classic` must match all three exactly; `fast`
 must match the outcome and the most cards played. Every solution is
 replayed. The suite checks a fast subset; this script checks them all
-(about two minutes, most of it in `classic`).
+(about two minutes, most of it in `classic`). For the other games of the
+family (`--game`) the CSV is family/peer_<game>_1_1000.csv and only `fast`
+runs (classic plays Black Hole only).
 
     python scripts/check_peer.py [--csv ../shared/reference/peer_1_1000.csv]
+    python scripts/check_peer.py --game golf
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import os
 import time
 from pathlib import Path
 
 from blackhole_stats import Solver, deal
+from blackhole_stats.games import get_game
 
-DEFAULT_CSV = Path(__file__).resolve().parents[2] / "shared" / "reference" / "peer_1_1000.csv"
+SHARED = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+REFERENCE = SHARED / "reference" if (SHARED / "reference").is_dir() else SHARED
+"""The reference folder: $BLACKHOLE_SHARED (shared/ or shared/reference), or ../shared beside the checkout."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--csv", type=Path, default=DEFAULT_CSV, help="the peer's verdicts")
+    parser.add_argument("--csv", type=Path, help="the peer's verdicts (default: the game's reference CSV)")
     parser.add_argument("--skip-classic", action="store_true")
+    parser.add_argument("--game", default="black_hole", help="key, PySolFC id or name (default black_hole)")
     args = parser.parse_args()
-    with args.csv.open(newline="") as handle:
+    game = get_game(args.game)
+    default = "peer_1_1000.csv" if game.classic_search else f"family/peer_{game.key}_1_1000.csv"
+    with (args.csv or REFERENCE / default).open(newline="") as handle:
         rows = list(csv.DictReader(handle))
     solver = Solver()
-    searches = ["fast"] if args.skip_classic else ["fast", "classic"]
+    searches = ["fast"] if args.skip_classic or not game.classic_search else ["fast", "classic"]
     failures = 0
     for search in searches:
         started, mismatches = time.process_time(), []
         for row in rows:
-            board = deal(int(row["deal"]))
+            board = deal(int(row["deal"]), game)
             result = solver.solve(board, search=search)  # a Solution is a replayed win, or SolutionError
-            ours = (result.outcome, result.cards_played)
-            peer = (row["outcome"], int(row["max_played"]))
+            # The most cards played is compared where it is defined: a win ends the peer's count
+            # wherever its search stood (in Golf, with talon cards left).
+            unsolved = row["outcome"] == "unsolved"
+            ours = (result.outcome, result.cards_played if unsolved else None)
+            peer = (row["outcome"], int(row["max_played"]) if unsolved else None)
             if search == "classic":
                 ours += (result.iterations,)
                 peer += (int(row["iterations"]),)

@@ -45,7 +45,7 @@ def test_solve_json_solution_replays():
     result = run("solve", "2", "--json")
     assert result.returncode == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"deal", "outcome", "iterations", "cards_played", "solution", "seconds"}
+    assert set(data) == {"game", "deal", "outcome", "iterations", "cards_played", "solution", "seconds"}
     assert data["deal"] == "2" and data["outcome"] == "solved" and data["cards_played"] == 51
     assert isinstance(data["iterations"], int) and data["iterations"] > 0 and data["seconds"] >= 0
     assert all(set(item) == {"pile", "card"} and isinstance(item["pile"], int) and isinstance(item["card"], str)

@@ -94,6 +94,7 @@ FORMS = {
     "under a file": (lambda tmp: str(tmp / "afile" / "x"), "afile is not a directory"),
     "a device": (lambda tmp: "/dev/null", "/dev/null is neither a directory nor a regular file"),
     "300-character name": (lambda tmp: "n" * 300, "File name too long"),
+    "5000-character name": (lambda tmp: "n" * 5000, "characters): File name too long"),
     "unknown scheme": (lambda tmp: "foo://bar/x", "unknown URL scheme 'foo' in 'foo://bar/x'"),
     "scheme, no location": (lambda tmp: "a://", "the URL 'a://' names no location"),
     "no scheme": (lambda tmp: "://", "'://' is neither a path nor a URL"),
@@ -112,6 +113,7 @@ def test_run_verify_and_report_refuse_the_same_forms(tmp_path, form):
                        ("report", out)], cwd=tmp_path)
     lines = {assert_one_line_failure(result, 1) for result in results}
     assert len(lines) == 1, lines  # the same line from all three
+    assert max(map(len, lines)) < 300  # a long name is shortened, not repeated in full
     assert words in lines.pop()
     assert sorted(os.listdir(tmp_path)) == before  # no ./a: or ./: appeared
 

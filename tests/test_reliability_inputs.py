@@ -22,6 +22,7 @@ What this proves, each through the installed script in a subprocess:
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import os
 import re
@@ -143,6 +144,19 @@ def test_deals_files_with_a_bom_are_read(tmp_path, name):
     listing.write_bytes(ENCODED[name])
     run_ok("--deals", listing, "--out", tmp_path / "run")
     assert stored_deals(tmp_path / "run") == plain(1, 2, 3)
+
+
+LINE_ENDS = {"LF": "\n", "CRLF (Windows)": "\r\n", "CR (old Macs)": "\r"}
+
+
+@pytest.mark.parametrize("end", LINE_ENDS.values(), ids=list(LINE_ENDS))
+def test_deals_files_end_lines_as_any_editor_does(end):
+    """Every line ending is a line break, also where a CRLF straddles the reader's 64 KiB blocks."""
+    body = end.join(["", "12", "ms3", "7-9", "", "# done", ""]).encode()
+    for comment in range(65530, 65545):  # a first line that puts the next line end across a block boundary
+        data = b"#" * comment + body
+        assert DealSet.read(io.BytesIO(data), "deals.txt") == DealSet.parse(["7-9", "12", "ms3"]), comment
+    assert DealSet.read(io.BytesIO(f"5{end}6".encode()), "deals.txt") == DealSet.parse(["5-6"])
 
 
 NOT_TEXT = {
@@ -371,3 +385,10 @@ def test_other_values_are_refused(value):
         GameNumber.parse(value)
     with pytest.raises(DealNumberError):
         deal(value)
+
+
+def test_a_usage_error_quoting_a_line_break_stays_one_line():
+    """click quotes a stray argument as typed; a newline in it must not split the error line (fuzz input 8572)."""
+    result = cli("deal", "1", "#9 52\n")
+    line = assert_one_line_failure(result, 2)
+    assert "#9 52\\n" in line

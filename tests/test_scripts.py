@@ -49,6 +49,26 @@ def test_check_peer_finds_no_mismatch_with_the_fast_search():
     assert result.returncode == 0 and result.stdout.startswith("fast: 1000 deals, 0 mismatches"), result.stdout
 
 
+def test_bench_solver_times_a_game_of_the_family_against_the_peer_s_seconds():
+    with require_reference("family/peer_relaxed_golf_1_1000.csv").open(newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if int(row["deal"]) <= 20]
+    peer = sum(float(row["cpu_seconds"]) for row in rows)
+    solved = sum(row["outcome"] == "solved" for row in rows)
+    result = script("bench_solver.py", "--game", "260", "--deals", "1-20")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("PySolFC Relaxed Golf deals 1..20")
+    assert f"the peer's: {peer:.1f}" in result.stdout and f"solved {solved}/20" in result.stdout
+    assert "peer/this" in result.stdout
+    refused = script("bench_solver.py", "--game", "golf", "--classic")
+    assert refused.returncode == 2 and "only the fast search" in refused.stderr
+
+
+def test_check_peer_checks_a_game_of_the_family():
+    require_reference("family/peer_all_in_a_row_1_1000.csv")
+    result = script("check_peer.py", "--game", "All in a Row")
+    assert result.returncode == 0 and result.stdout.startswith("fast: 1000 deals, 0 mismatches"), result.stdout
+
+
 def test_committed_scale_report_is_what_its_measurements_render():
     """results/SCALE.md's figures come from results/scale.json through the script, not from a hand."""
     committed = (REPO / "results" / "SCALE.md").read_text()

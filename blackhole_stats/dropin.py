@@ -1,0 +1,284 @@
+"""`blackhole-solve`: black-hole-solver's command line on our fast search, for callers that start one
+process per position (PySolFC's hints, range scripts).
+
+Such a caller changes one name (`black-hole-solve` -> `blackhole-solve`) and
+keeps its flags and its output parsing: the peer's flags (read left to right,
+up to the board file; `golf` switches rank wrapping off, so `--wrap-ranks`
+comes after it), its output (`Solved!`, one block per move naming the stack or
+the talon, the totals) and its verdict exit codes (0, 255 unsolved, 254
+intractable). The flag combination names one of our games (`PEER_GAMES`);
+one that plays none of them is refused. The numbers in the totals are our
+search's positions expanded, not the peer's states.
+
+A process is started per position, so start-up counts: this module imports
+the standard library's `os` and `sys` only, and the board, the game descriptions and
+the solver once the flags ask for a solve (never click, numpy, pandas or
+pyarrow; `scripts/bench_startup.py` measures it). Errors are one line on
+stderr: 2 for bad usage, 1 for a board or file that cannot be read (not the
+peer's 255, which would read as "unsolved").
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from . import interrupts
+from ._version import __version__
+
+EXIT_SOLVED, EXIT_UNSOLVED, EXIT_INTRACTABLE = 0, 255, 254
+"""The peer's verdict exit codes (its -1 and -2)."""
+EXIT_BAD_INPUT, EXIT_USAGE = 1, 2
+EXIT_BROKEN_PIPE = 141
+PRESETS = ("black_hole", "all_in_a_row", "golf")
+"""The peer's `--game` values."""
+IGNORED_FLAGS = ("--rank-reach-prune", "--show-max-reached-depth")
+"""Flags that tune or trace the peer's own search: accepted, no effect."""
+IGNORED_WITH_VALUE = ("--iters-display-step",)
+MOVE_RULE = "=" * 20
+TOTALS_RULE = "-" * 20
+
+HELP = f"""\
+blackhole-solve --game {{{'|'.join(PRESETS)}}} [options] [BOARD_FILE | -]
+
+black-hole-solver's command line (flags, output, exit codes) on blackhole-stats'
+exact fast search. The board is read from BOARD_FILE, or standard input if it
+is '-' or missing. Flags are read left to right up to the board file.
+
+--game G                  black_hole, all_in_a_row or golf (golf switches rank
+                          wrapping off: give --wrap-ranks after it)
+--queens-on-kings         Golf: a Queen may go on a King (and a King on a Queen)
+--no-queens-on-kings      (the default)
+--wrap-ranks              Ace and King adjacent (the default, until --game golf)
+--no-wrap-ranks
+--max-iters N             give up ("Intractable!") after N positions expanded
+--quiet                   print the verdict and the totals, not the moves
+--display-boards          print the board before the first move and after each
+--output FILE             write the output to FILE instead of standard output
+--version, --help
+
+The flags name one of five games; any other combination is refused:
+  --game black_hole                         Black Hole
+  --game all_in_a_row                       All in a Row
+  --game golf --queens-on-kings             Golf
+  --game golf                               Dead King Golf
+  --game golf --wrap-ranks                  Relaxed Golf
+(--queens-on-kings changes nothing where ranks wrap: a Queen goes on a King anyway.)
+
+Accepted and ignored (they tune or trace the peer's own search, which this is
+not): --rank-reach-prune, --iters-display-step N, --show-max-reached-depth.
+
+The totals ("Total number of states checked is N.", "This scan generated N
+states.") both give the positions this search expanded: far fewer than the
+peer's counts for the same position, so they differ from the peer's, and the
+same --max-iters decides more positions here.
+
+Exit status: 0 solved, 255 unsolved, 254 intractable; 1 a board or file that
+cannot be read, 2 bad usage (the peer uses 255 for both, which reads as
+"unsolved").
+"""
+
+
+class Failure(Exception):
+    """One line for stderr, and the exit status."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class Options:
+    """The flags as the peer reads them: presets and toggles applied left to right."""
+
+    def __init__(self) -> None:
+        self.preset: str | None = None
+        self.queens_on_kings = False
+        self.wrap_ranks = True
+        self.max_iters: int | None = None
+        self.quiet = False
+        self.display_boards = False
+        self.output: str | None = None
+        self.board_path = "-"
+        self.given: list[str] = []
+        """The flags that name the game, as given (for the refusal of a combination)."""
+
+    def rules(self) -> tuple[str | None, bool, bool]:
+        """What decides the game: the preset, whether ranks wrap, and whether Queens go on Kings
+        where that is a choice (Golf without wrapping; elsewhere a Queen goes on a King anyway,
+        which is why PySolFC passes the flag for Golf only, and for Relaxed Golf either way)."""
+        choice = self.preset == "golf" and not self.wrap_ranks
+        return self.preset, self.wrap_ranks, self.queens_on_kings if choice else True
+
+
+def parse_args(argv: list[str]) -> Options | str:
+    """The options, or the text to print for --help / --version; Failure for bad usage."""
+    options = Options()
+    args = iter(argv)
+    for arg in args:
+        if arg == "--help" or arg == "-h":
+            return HELP
+        if arg == "--version":
+            return f"blackhole-solve version {__version__} (blackhole-stats)\nLibrary version {__version__}\n"
+        if arg in ("--game", "--max-iters", "--output") + IGNORED_WITH_VALUE:
+            value = next(args, None)
+            if value is None:
+                raise Failure(f"Error! {arg} requires an argument.", EXIT_USAGE)
+            if arg == "--game":
+                if value not in PRESETS:
+                    raise Failure(f"Error! Unknown game {value[:40]!r}: choose {', '.join(PRESETS)}.", EXIT_USAGE)
+                options.preset = value
+                options.given += [arg, value]
+                if value == "golf":
+                    options.wrap_ranks = False
+            elif arg == "--max-iters":
+                options.max_iters = _positive(arg, value)
+            elif arg == "--output":
+                options.output = value
+        elif arg in ("--queens-on-kings", "--no-queens-on-kings"):
+            options.queens_on_kings = arg == "--queens-on-kings"
+            options.given.append(arg)
+        elif arg in ("--wrap-ranks", "--no-wrap-ranks"):
+            options.wrap_ranks = arg == "--wrap-ranks"
+            options.given.append(arg)
+        elif arg == "--quiet":
+            options.quiet = True
+        elif arg == "--display-boards":
+            options.display_boards = True
+        elif arg in IGNORED_FLAGS:
+            pass
+        elif arg.startswith("--"):
+            raise Failure(f"Error! Unknown option {arg[:40]!r} (see 'blackhole-solve --help').", EXIT_USAGE)
+        else:
+            options.board_path = arg
+            rest = list(args)
+            if rest:
+                raise Failure(f"Error! One board file only; {rest[0][:40]!r} follows {arg[:40]!r}.", EXIT_USAGE)
+    if options.preset is None:
+        raise Failure("Error! Must specify game type using --game.", EXIT_USAGE)
+    return options
+
+
+def _positive(flag: str, value: str) -> int:
+    from .solver import MAX_ITERS
+
+    if not value.isdigit() or not 1 <= int(value) <= MAX_ITERS:
+        raise Failure(f"Error! {flag} takes a whole number from 1 to {MAX_ITERS}, not {value[:40]!r}.", EXIT_USAGE)
+    return int(value)
+
+
+PEER_GAMES: dict = {}
+"""`Options.rules()` -> our Game, from each game's `peer_options` (filled on first use)."""
+
+
+def choose_game(options: Options):
+    """Our game for the flags; Failure naming the flags and the five combinations otherwise."""
+    from .games import GAMES
+
+    if not PEER_GAMES:
+        for game in GAMES:
+            PEER_GAMES[parse_args([*game.peer_options]).rules()] = game
+    game = PEER_GAMES.get(options.rules())
+    if game is None:
+        combos = "; ".join(f"{game.name}: {' '.join(game.peer_options)}" for game in GAMES)
+        raise Failure(f"Error! {' '.join(options.given)} plays none of the games solved here ({combos}).",
+                      EXIT_USAGE)
+    return game
+
+
+def read_board(path: str, game):
+    """The board from a file or standard input ('-'); Failure for an unreadable file or bad text."""
+    from .board import Board
+
+    try:
+        if path == "-":
+            if sys.stdin is None:
+                raise Failure("Error! Standard input is closed.", EXIT_BAD_INPUT)
+            return Board.read(sys.stdin.buffer, game)
+        with open(path, "rb") as stream:
+            return Board.read(stream, game)
+    except OSError as error:
+        shown = path if path.isprintable() else repr(path)
+        raise Failure(f"Cannot open '{shown}' for reading! ({error.strerror})", EXIT_BAD_INPUT) from None
+    except ValueError as error:  # BoardParseError, and a Board's own checks
+        raise Failure(f"Error reading the board! {error}", EXIT_BAD_INPUT) from None
+
+
+def render(result, options: Options) -> str:
+    """The peer's output for a search result."""
+    out = [{"solved": "Solved!\n", "unsolved": "Unsolved!\n", "intractable": "Intractable!\n"}[result.outcome]]
+    if result.solved and not options.quiet:
+        boards = result.solution.boards()
+        if options.display_boards:
+            out.append(_board_block(next(boards)))
+        for move in result.solution.moves:
+            where = "Deal talon" if move.is_talon else f"Move a card from stack {move.pile} to the foundations"
+            out.append(f"{where}\n\nInfo: Card moved is {move.card.text}\n\n\n{MOVE_RULE}\n\n")
+            if options.display_boards:
+                out.append(_board_block(next(boards)))
+    out.append(f"\n\n{TOTALS_RULE}\nTotal number of states checked is {result.iterations}.\n"
+               f"This scan generated {result.iterations} states.\n")
+    return "".join(out)
+
+
+def _board_block(board) -> str:
+    return f"\n[START BOARD]\n{board.to_text()}[END BOARD]\n\n\n"
+
+
+def run(argv: list[str]) -> int:
+    """Parse, read, solve, print; the exit status (Failure for errors)."""
+    parsed = parse_args(argv)
+    if isinstance(parsed, str):
+        _write(parsed, None)
+        return 0
+    game = choose_game(parsed)
+    board = read_board(parsed.board_path, game)
+    from .solver import Solver
+
+    result = Solver().solve(board, max_iters=parsed.max_iters, most_played=False)
+    _write(render(result, parsed), parsed.output)
+    return {"solved": EXIT_SOLVED, "unsolved": EXIT_UNSOLVED, "intractable": EXIT_INTRACTABLE}[result.outcome]
+
+
+def _write(text: str, path: str | None) -> None:
+    """To the file (written only once the output is whole) or standard output."""
+    if path is not None:
+        try:
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write(text)
+        except OSError as error:
+            raise Failure(f"Cannot open '{path}' for writing! ({error.strerror})", EXIT_BAD_INPUT) from None
+        return
+    if sys.stdout is None:
+        raise Failure("Error! Standard output is closed.", EXIT_BAD_INPUT)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early: quiet, as any tool in a pipe
+        raise SystemExit(EXIT_BROKEN_PIPE) from None
+    except OSError as error:
+        raise Failure(f"Error! Cannot write to standard output: {error.strerror}", EXIT_BAD_INPUT) from None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The command: one line on stderr for what goes wrong (or an interrupt, 128 + the signal), never a traceback.
+
+    It ends with `os._exit` once its output is flushed and its file closed:
+    tearing the interpreter down would cost a process about 7 ms of CPU, more
+    than an easy solve, and there is nothing left to clean up.
+    """
+    try:
+        interrupts.ready()  # a signal that came while the program started raises here
+        status = run(sys.argv[1:] if argv is None else argv)
+    except SystemExit as stop:
+        status = stop.code
+    except Failure as failure:
+        print(failure, file=sys.stderr)
+        status = failure.status
+    except interrupts.Interrupted as interrupt:
+        print("interrupted", file=sys.stderr)
+        status = 128 + interrupt.signum
+    if sys.stderr is not None:
+        try:
+            sys.stderr.flush()
+        except OSError:
+            pass  # nowhere left to say so
+    os._exit(status)

@@ -1,0 +1,374 @@
+"""`blackhole-solve`, the drop-in for black-hole-solve, read the way its callers read it.
+
+The installed script runs as a subprocess; its output is parsed with the
+regular expressions PySolFC's hint code uses (pysollib/hint.py), and every
+move list is replayed on the board text by the rules as FAMILY.md states them
+(independent of the package). Verdicts are compared with the peer's CSVs, and
+mid-game positions (written as PySolFC writes them: no Talon line once the
+talon is empty, empty piles as empty lines) with a brute-force search here.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_one_line_failure, pause_env, require_reference, wait_for_pause
+
+SOLVE = Path(sys.executable).parent / "blackhole-solve"
+RANKS = "A23456789TJQK"
+SUITS = "CSHD"
+
+PEER_FLAGS = {  # FAMILY.md, "The peer solver's options per game"
+    "black_hole": ["--game", "black_hole"],
+    "all_in_a_row": ["--game", "all_in_a_row"],
+    "golf": ["--game", "golf", "--queens-on-kings"],
+    "dead_king_golf": ["--game", "golf"],
+    "relaxed_golf": ["--game", "golf", "--wrap-ranks"],
+}
+RULES = {  # FAMILY.md, "The games": (Ace and King adjacent, nothing may go on a King)
+    "black_hole": (True, False),
+    "all_in_a_row": (True, False),
+    "golf": (False, False),
+    "dead_king_golf": (False, True),
+    "relaxed_golf": (True, False),
+}
+EXIT = {"Solved": 0, "Unsolved": 255, "Intractable": 254}
+
+
+def solve(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([str(SOLVE), *args], input=stdin, capture_output=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+
+
+def parse_like_pysolfc(stdout: bytes) -> tuple[str, list[int | None], int | None, int | None]:
+    """(verdict, moves (a stack, or None for 'Deal talon'), states checked, states generated),
+    read line by line with the regular expressions of PySolFC's BlackHoleSolver_Hint."""
+    lines = iter(stdout.decode("utf-8").splitlines(keepends=True))
+    verdict = None
+    for line in lines:
+        found = re.search("^(Intractable|Unsolved|Solved)!", line.rstrip())
+        if found:
+            verdict = found.group(1)
+            break
+    moves, checked, generated = [], None, None
+    for line in lines:
+        if line.strip() == "Deal talon":
+            moves.append(None)
+            continue
+        found = re.match("Total number of states checked is ([0-9]+)\\.", line)
+        if found:
+            checked = int(found.group(1))
+            continue
+        found = re.match("This scan generated ([0-9]+) states\\.", line)
+        if found:
+            generated = int(found.group(1))
+            continue
+        found = re.match("Move a card from stack ([0-9]+) to the foundations", line)
+        if found:
+            moves.append(int(found.group(1)))
+    return verdict, moves, checked, generated
+
+
+def parse_board(text: str) -> tuple[list[str], str | None, list[list[str]]]:
+    """(talon, foundation or None, piles) of board text, without the package."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    talon = []
+    if lines[0].startswith("Talon:"):
+        talon = lines.pop(0).split()[1:]
+    foundation = lines.pop(0).removeprefix("Foundations: ")
+    return talon, None if foundation == "-" else foundation, [line.split() for line in lines]
+
+
+def fits(card: str, foundation: str | None, game: str) -> bool:
+    wrap, dead_king = RULES[game]
+    if foundation is None:
+        return True
+    if dead_king and foundation[0] == "K":
+        return False
+    step = abs(RANKS.index(card[0]) - RANKS.index(foundation[0]))
+    return step == 1 or (wrap and step == 12)
+
+
+def replay(board_text: str, moves: list[int | None], game: str, piles_count: int) -> list[str]:
+    """Play the moves on the board by FAMILY.md's rules; asserts each is legal and that the piles
+    end empty. Returns the cards moved, in order."""
+    talon, foundation, piles = parse_board(board_text)
+    piles += [[] for _ in range(piles_count - len(piles))]
+    moved = []
+    for step, pile in enumerate(moves, 1):
+        if pile is None:
+            assert talon, f"move {step}: the talon is empty"
+            foundation = talon.pop(0)  # a talon card goes on whatever the foundation shows
+        else:
+            assert piles[pile], f"move {step}: stack {pile} is empty"
+            card = piles[pile][-1]
+            assert fits(card, foundation, game), f"move {step}: {card} does not go on {foundation}"
+            foundation = piles[pile].pop()
+        moved.append(foundation)
+    assert not any(piles), "the line leaves cards in the piles"
+    return moved
+
+
+PILES = {"black_hole": 17, "all_in_a_row": 13, "golf": 7, "dead_king_golf": 7, "relaxed_golf": 7}
+
+
+def reference_boards(game: str) -> dict[int, str]:
+    """Deals 1..1000 as pysol-cards deals them (FAMILY.md's files; Black Hole's from pysolfc_boards.txt)."""
+    if game == "black_hole":
+        path, header = require_reference("pysolfc_boards.txt"), re.compile(r"# deal=(\d+) gen=\S+ oracle=pysol_cards")
+    else:
+        shape = "all_in_a_row" if game == "all_in_a_row" else "golf"
+        path, header = require_reference(f"family/{shape}_boards.txt"), re.compile(r"# deal=(\d+) game=")
+    boards, current = {}, None
+    for line in path.read_text().splitlines(keepends=True):
+        if line.startswith("#"):
+            found = header.match(line)
+            current = int(found.group(1)) if found else None
+            if current is not None:
+                boards[current] = ""
+        elif current is not None:
+            boards[current] += line
+    return {deal: text for deal, text in boards.items() if deal <= 1000}
+
+
+def peer_verdicts(game: str) -> dict[int, str]:
+    path = require_reference("peer_1_1000.csv" if game == "black_hole" else f"family/peer_{game}_1_1000.csv")
+    with path.open(newline="") as handle:
+        return {int(row["deal"]): row["outcome"] for row in csv.DictReader(handle)}
+
+
+@pytest.mark.parametrize("game", PEER_FLAGS)
+def test_verdicts_and_moves_as_pysolfc_reads_them(game):
+    """A sample of deals 1..1000: the verdict the peer gave, the exit code that goes with it, totals
+    PySolFC can read, and for every solved deal a move list that plays legally to a win."""
+    boards, verdicts = reference_boards(game), peer_verdicts(game)
+    sample = sorted(deal for deal in boards if deal in verdicts)[::9][:14]
+    solved = 0
+    for deal in sample:
+        result = solve(*PEER_FLAGS[game], "--rank-reach-prune", "--max-iters", "100000000", "-",
+                       stdin=boards[deal].encode())
+        verdict, moves, checked, generated = parse_like_pysolfc(result.stdout)
+        assert verdict == {"solved": "Solved", "unsolved": "Unsolved"}[verdicts[deal]], (game, deal)
+        assert result.returncode == EXIT[verdict] and result.stderr == b""
+        assert checked is not None and checked >= 1 and generated is not None
+        if verdict == "Solved":
+            solved += 1
+            cards = replay(boards[deal], moves, game, PILES[game])
+            named = re.findall(r"^Info: Card moved is (\S\S)$", result.stdout.decode(), re.M)
+            assert named == cards
+        else:
+            assert moves == []
+    assert 0 < solved < len(sample) or game == "relaxed_golf"  # the sample holds both verdicts
+
+
+def pysolfc_board(talon: list[str], foundation: str | None, piles: list[list[str]]) -> str:
+    """Board text exactly as PySolFC's calcBoardString writes it."""
+    text = " ".join(["Talon:", *talon]) + "\n" if talon else ""
+    text += "Foundations: " + (foundation or "-") + "\n"
+    return text + "".join(" ".join(pile).strip() + "\n" for pile in piles)
+
+
+def brute_force(game: str, talon: tuple, foundation: str | None, piles: tuple) -> bool:
+    """Can the piles be emptied? Every line of play, remembered (small positions only)."""
+
+    @functools.lru_cache(maxsize=None)
+    def search(turned: int, top: str | None, heights: tuple) -> bool:
+        if not any(heights):
+            return True
+        for index, height in enumerate(heights):
+            if height and fits(piles[index][height - 1], top, game):
+                if search(turned, piles[index][height - 1], heights[:index] + (height - 1,) + heights[index + 1:]):
+                    return True
+        return turned < len(talon) and search(turned + 1, talon[turned], heights)
+
+    return search(0, foundation, tuple(len(pile) for pile in piles))
+
+
+@pytest.mark.parametrize("game", PEER_FLAGS)
+def test_mid_game_boards_as_pysolfc_writes_them(game):
+    """Positions part-way through a game, in PySolFC's text (the Talon line gone once the talon is
+    empty, empty piles as empty lines): the verdict of a brute-force search, and a legal win."""
+    rng = random.Random(f"dropin-{game}")
+    deck = [rank + suit for suit in SUITS for rank in RANKS]
+    has_talon = PILES[game] == 7
+    verdicts = set()
+    heights = [0] * (PILES[game] // 4) + [1, 2]  # about 8 cards left in the piles
+    for trial in range(16):
+        cards = rng.sample(deck, 50)
+        foundation = cards.pop()
+        talon = [cards.pop() for _ in range(rng.choice([0, 0, 1, 3]))] if has_talon else []
+        if trial % 2:
+            piles = [[cards.pop() for _ in range(rng.choice(heights))] for _ in range(PILES[game])]
+        else:  # a chain of fitting cards, buried so that it can be played: winnable (the search agrees)
+            piles = [[] for _ in range(PILES[game])]
+            top = foundation
+            for card in sorted(cards, key=lambda _: rng.random())[:8]:
+                if fits(card, top, game):
+                    rng.choice([pile for pile in piles if len(pile) < 2]).insert(0, card)
+                    top = card
+        text = pysolfc_board(talon, foundation, piles)
+        if has_talon and not talon:
+            assert text.startswith("Foundations: ")
+        expected = brute_force(game, tuple(talon), foundation, tuple(tuple(pile) for pile in piles))
+        result = solve(*PEER_FLAGS[game], stdin=text.encode())
+        verdict, moves, _, _ = parse_like_pysolfc(result.stdout)
+        assert (verdict, result.returncode) == (("Solved", 0) if expected else ("Unsolved", 255)), text
+        if expected:
+            replay(text, moves, game, PILES[game])
+        verdicts.add(verdict)
+    assert verdicts == {"Solved", "Unsolved"}
+
+
+def test_all_in_a_row_starts_on_an_empty_foundation():
+    board = reference_boards("all_in_a_row")[1]
+    assert "Foundations: -\n" in board
+    result = solve("--game", "all_in_a_row", stdin=board.encode())
+    verdict, moves, _, _ = parse_like_pysolfc(result.stdout)
+    assert verdict == {"solved": "Solved", "unsolved": "Unsolved"}[peer_verdicts("all_in_a_row")[1]]
+    if verdict == "Solved":
+        replay(board, moves, "all_in_a_row", 13)
+
+
+def test_file_and_stdin_give_the_same_output(tmp_path):
+    board = reference_boards("golf")[2]
+    path = tmp_path / "board.txt"
+    path.write_text(board)
+    from_file = solve("--game", "golf", "--queens-on-kings", str(path))
+    assert from_file.returncode == 0
+    assert solve("--game", "golf", "--queens-on-kings", "-", stdin=board.encode()).stdout == from_file.stdout
+    assert solve("--game", "golf", "--queens-on-kings", stdin=board.encode()).stdout == from_file.stdout
+    out = tmp_path / "out.txt"
+    written = solve("--game", "golf", "--queens-on-kings", "--output", str(out), str(path))
+    assert (written.returncode, written.stdout) == (0, b"") and out.read_bytes() == from_file.stdout
+
+
+def test_the_output_format_line_by_line():
+    """The peer's layout: verdict, per move a line, a blank line, Info, two blank lines, 20 '=', a
+    blank line; then a blank line, 20 '-' and the two totals."""
+    board = reference_boards("golf")[2]
+    out = solve("--game", "golf", "--queens-on-kings", stdin=board.encode()).stdout.decode()
+    assert out.startswith("Solved!\n")
+    block = (r"(Move a card from stack \d to the foundations|Deal talon)\n\nInfo: Card moved is \S\S\n\n\n"
+             "={20}\n\n")
+    assert re.fullmatch(rf"Solved!\n({block})+\n\n-{{20}}\nTotal number of states checked is \d+\.\n"
+                        r"This scan generated \d+ states\.\n", out)
+    assert "Deal talon" in out  # Golf deal 2 turns talon cards
+    quiet = solve("--game", "golf", "--queens-on-kings", "--quiet", stdin=board.encode())
+    assert quiet.returncode == 0
+    assert re.fullmatch(r"Solved!\n\n\n-{20}\nTotal number of states checked is \d+\.\nThis scan generated \d+ "
+                        r"states\.\n", quiet.stdout.decode())
+
+
+def test_display_boards_shows_each_position():
+    board = reference_boards("black_hole")[2]
+    result = solve("--game", "black_hole", "--display-boards", stdin=board.encode())
+    out = result.stdout.decode()
+    _, moves, _, _ = parse_like_pysolfc(result.stdout)
+    blocks = re.findall(r"\n\[START BOARD\]\n(.*?)\[END BOARD\]\n\n\n", out, re.S)
+    assert len(blocks) == len(moves) + 1 and blocks[0] == board
+    _, _, piles = parse_board(board)
+    for step, (pile, shown) in enumerate(zip(moves, blocks[1:]), 1):
+        card = piles[pile].pop()
+        assert parse_board(shown) == ([], card, piles), step
+    assert parse_like_pysolfc(result.stdout)[0] == "Solved"
+
+
+def test_max_iters_gives_intractable():
+    board = reference_boards("golf")[1]  # unsolved, after thousands of positions
+    result = solve("--game", "golf", "--queens-on-kings", "--max-iters", "10", stdin=board.encode())
+    verdict, moves, checked, _ = parse_like_pysolfc(result.stdout)
+    assert (verdict, result.returncode, moves) == ("Intractable", 254, [])
+    assert checked <= 10
+    assert parse_like_pysolfc(solve("--game", "golf", "--queens-on-kings", stdin=board.encode()).stdout)[0] == "Unsolved"
+
+
+def test_flag_order_follows_the_peer():
+    """`--game golf` switches wrapping off: `--wrap-ranks` before it is undone (Dead King Golf),
+    after it makes Relaxed Golf; the last of a pair wins."""
+    boards = reference_boards("golf")
+    verdicts = {game: peer_verdicts(game) for game in ("dead_king_golf", "relaxed_golf")}
+    deal = next(deal for deal in sorted(boards)
+                if (verdicts["dead_king_golf"][deal], verdicts["relaxed_golf"][deal]) == ("unsolved", "solved"))
+    text = boards[deal].encode()
+    assert solve("--wrap-ranks", "--game", "golf", stdin=text).returncode == 255
+    assert solve("--game", "golf", "--wrap-ranks", stdin=text).returncode == 0
+    assert solve("--game", "golf", "--wrap-ranks", "--no-wrap-ranks", stdin=text).returncode == 255
+    assert solve("--game", "golf", "--queens-on-kings", "--wrap-ranks", stdin=text).returncode == 0
+
+
+@pytest.mark.parametrize("args, stdin, code, message", [
+    ([], b"", 2, "Must specify game type using --game"),
+    (["--game"], b"", 2, "--game requires an argument"),
+    (["--game", "freecell"], b"", 2, "Unknown game 'freecell'"),
+    (["--game", "golf", "--max-iters", "lots"], b"", 2, "whole number"),
+    (["--game", "golf", "--max-iters", "0"], b"", 2, "whole number"),
+    (["--game", "golf", "--frobnicate"], b"", 2, "Unknown option '--frobnicate'"),
+    (["--game", "black_hole", "--no-wrap-ranks"], b"", 2, "plays none of the games"),
+    (["--game", "all_in_a_row", "--no-wrap-ranks"], b"", 2, "plays none of the games"),
+    (["--game", "golf", "/no/such/board"], b"", 1, "Cannot open '/no/such/board' for reading!"),
+    (["--game", "black_hole"], b"Talon: 8H\nFoundations: AS\n", 1, "Black Hole has no talon"),
+    (["--game", "golf"], b"Foundations: -\n", 1, "never empty"),
+    (["--game", "golf"], b"Talon: 8H\r\nFoundations: TH\n", 1, "stray '\\r'"),
+    (["--game", "black_hole"], b"Foundations: AS\nAS 2C\n", 1, "card AS is also"),
+    (["--game", "black_hole"], b"\xff\xfe", 1, "not UTF-8"),
+    (["--game", "golf", "a", "b"], b"", 2, "One board file only"),
+])
+def test_bad_usage_and_input_are_one_line(args, stdin, code, message):
+    err = assert_one_line_failure(solve(*args, stdin=stdin), code)
+    assert message in err
+
+
+def test_help_and_version():
+    shown = solve("--help")
+    assert shown.returncode == 0 and shown.stderr == b""
+    text = shown.stdout.decode()
+    for flag in ("--rank-reach-prune", "--iters-display-step", "--show-max-reached-depth"):
+        assert flag in text.split("Accepted and ignored")[1]
+    assert "differ from the peer's" in text
+    version = solve("--version")
+    assert version.returncode == 0 and re.match(r"blackhole-solve version \S+", version.stdout.decode())
+
+
+def test_ignored_flags_are_accepted():
+    board = reference_boards("black_hole")[2].encode()
+    plain = solve("--game", "black_hole", stdin=board)
+    tuned = solve("--game", "black_hole", "--rank-reach-prune", "--iters-display-step", "1000",
+                  "--show-max-reached-depth", stdin=board)
+    assert tuned.returncode == plain.returncode == 0 and tuned.stdout == plain.stdout
+
+
+def test_a_solving_process_imports_no_heavy_library():
+    """What a caller starts per position loads neither click nor numpy, pandas or pyarrow
+    (the interpreter's own import log, not a timing)."""
+    heavy = {"click", "numpy", "pandas", "pyarrow", "blackhole_stats.cli", "blackhole_stats.dealing"}
+    board = reference_boards("golf")[2].encode()
+    for args in (["--version"], ["--game", "golf", "--queens-on-kings"]):
+        result = solve(*args, stdin=board, env={"PYTHONPROFILEIMPORTTIME": "1"})
+        assert result.returncode == 0
+        loaded = {line.split("|")[-1].strip() for line in result.stderr.decode().splitlines()
+                  if line.startswith("import time:")}
+        assert "blackhole_stats.dropin" in loaded
+        assert not {name for name in loaded if name.split(".")[0] in heavy or name in heavy}, args
+    assert "blackhole_stats.solver" in loaded  # the solve's log is the whole log
+
+
+def test_ctrl_c_during_the_search_is_one_line(tmp_path):
+    board = tmp_path / "board.txt"
+    board.write_text(reference_boards("golf")[1])
+    process = subprocess.Popen([str(SOLVE), "--game", "golf", str(board)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, **pause_env(tmp_path, **{"solve-search": 60})})
+    wait_for_pause(tmp_path, "solve-search", process)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert (process.returncode, out, err) == (130, b"", b"interrupted\n")
