@@ -254,6 +254,7 @@ prefix for the iteration counts; then this file and `study.json`.
 | `classic_deals.parquet` | the same compact rows for the `classic` run (its iteration counts are the peer's "states checked") |
 | `study.json` | every figure this file quotes, and the timings of the runs |
 | `SCALE.md`, `scale.json` | how a run grows to 10^9 deals: `scripts/simulate_scale.py`, not this study |
+| `bench/solver.json` | `scripts/bench_solver.py --summary`: the solver speed figures README quotes, not this study |
 
 ## The machine and the time
 
