@@ -522,7 +522,7 @@ def read_part(fs: pafs.FileSystem, path: str) -> pa.Table:
     try:
         table = pq.ParquetFile(path, filesystem=fs, page_checksum_verification=True).read()
         table.validate(full=True)
-    except (pa.ArrowException, OSError) as error:
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DamagedPart(first_line(error)) from None
     return table
 

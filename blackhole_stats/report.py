@@ -65,7 +65,7 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
         _check_columns(file, names, required)
         table = pq.read_table(file, columns=[name for name in (*COLUMNS, "deal_exact") if name in names],
                               filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
-    except (pa.ArrowException, OSError) as error:
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
     deals = _game_numbers(file, table["deal"], table["deal_exact"] if "deal_exact" in names else None)
     frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas()

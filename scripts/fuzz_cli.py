@@ -597,7 +597,10 @@ def _row_problem(row: dict, max_iters, boards: dict) -> str | None:
 
 
 def _documented_schema(schema) -> bool:
-    return [(f.name, str(f.type)) for f in schema] in (SCHEMA_TEXT, SCHEMA_V1_TEXT)
+    try:
+        return [(f.name, str(f.type)) for f in schema] in (SCHEMA_TEXT, SCHEMA_V1_TEXT)
+    except UnicodeDecodeError:  # damage inside a column name
+        return False
 
 
 def _deal_key(row: dict) -> tuple[bool, int]:

@@ -189,3 +189,18 @@ def test_a_damaged_chunk_file_is_named_by_run_and_verify_and_never_trusted(tmp_p
     assert resumed.returncode == 0 and resumed.stdout.startswith(b"10 deals solved now"), resumed
     assert deals_in(out) == list(range(1, 31))
     assert cli("verify", out).returncode == 0
+
+
+def test_a_chunk_file_whose_column_name_is_damaged_is_named_not_a_traceback(tmp_path):
+    """A flipped byte in a column name of the footer (not UTF-8 any more): one line, never a traceback."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10").returncode == 0
+    part = out / "part-11-20-10.parquet"
+    data = part.read_bytes()
+    footer = len(data) - 8 - int.from_bytes(data[-8:-4], "little")  # Parquet: footer, its length, PAR1
+    part.write_bytes(data[:footer] + data[footer:].replace(b"iterations", b"iter\xe5tions"))
+    checked = cli("verify", out)
+    assert checked.returncode == 1 and b"Traceback" not in checked.stderr
+    assert checked.stdout.decode().startswith("part-11-20-10.parquet: ")
+    assert_one_line_failure(cli("run", "--out", out), 1)
+    assert_one_line_failure(cli("report", out), 1)
