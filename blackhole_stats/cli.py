@@ -538,7 +538,8 @@ def verify_command(directory: str) -> None:
     outcome, cards_played and solution against each other, and that DIR
     holds nothing else that pandas, pyarrow, DuckDB or polars would read
     (a backup copy would count its deals twice). Prints the problems and
-    exits 1 if there are any.
+    exits 1 if there are any. An unfinished file that an interrupted run
+    left beside DIR (in DIR.run/) is only a note: no reader sees it.
 
     Example: blackhole-stats verify runs/million
     """
@@ -551,6 +552,8 @@ def verify_command(directory: str) -> None:
         raise click.ClickException(str(error)) from None
     for problem in checked.problems:
         click.echo(problem)
+    for note in checked.notes:
+        click.echo(f"note: {note}")
     if checked.problems:
         raise click.ClickException(
             f"verification failed: {len(checked.problems)} problem(s) in {directory}")

@@ -89,7 +89,17 @@ class GameNumber:
         return "ms-lcg" if self.uses_lcg else "mt19937"
 
     def __str__(self) -> str:
-        return f"ms{self.number}" if self.ms else str(self.number)
+        return game_name(self.number, self.ms)
+
+
+def game_name(number: object, ms: object = False) -> str:
+    """A game number as PySolFC writes it, `123` or `ms123`: the one spelling, for `GameNumber` and reports.
+
+    Lenient on purpose: a report names whatever a dataset row holds (a numpy
+    integer, a Python int past int64, even a 0 or a negative from a CSV that
+    `GameNumber` would refuse), so the number is only spelled, never checked.
+    """
+    return f"ms{number}" if ms else str(number)
 
 
 def _whole_number(value: object) -> int:

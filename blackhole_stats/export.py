@@ -16,7 +16,7 @@ import math
 
 import pandas as pd
 
-from .report import deal_name
+from .dealing import game_name
 
 FORMATS = ("text", "json", "csv")
 COLUMNS = ("deal", "outcome", "iterations", "cards_played", "difficulty", "tag")
@@ -37,7 +37,7 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
     repeated = data.duplicated(["ms", "deal"])
     if repeated.any():
         row = data[repeated].iloc[0]
-        raise ExportError(f"{source}: deal {deal_name(row.deal, row.ms)} is listed more than once "
+        raise ExportError(f"{source}: deal {game_name(row.deal, row.ms)} is listed more than once "
                           "(blackhole-stats verify names every repeat)")
     if tags and "tag" not in data:
         raise ExportError(f"{source} has no difficulty tags: make it with blackhole-stats run --difficulty")
@@ -51,7 +51,7 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
 
 def render(rows: pd.DataFrame, fmt: str) -> str:
     """The rows as text (numbers only), JSON (a list of objects) or CSV (with a header)."""
-    names = [deal_name(number, ms) for number, ms in zip(rows["deal"].tolist(), rows["ms"].tolist())]
+    names = [game_name(number, ms) for number, ms in zip(rows["deal"].tolist(), rows["ms"].tolist())]
     if fmt == "text":
         return "".join(name + "\n" for name in names)
     columns = [column for column in COLUMNS[1:] if column in rows]

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .dataset import DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers
+from .dealing import game_name
 from .difficulty import TAGS
 from .solver import OUTCOMES
 
@@ -128,11 +129,6 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         data["difficulty"] = pd.to_numeric(frame["difficulty"], errors="coerce").astype("float64").to_numpy()
         data["tag"] = pd.Categorical(frame["tag"].astype(object).to_numpy(), categories=TAGS)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
-
-
-def deal_name(number: int, ms: bool) -> str:
-    """A deal's display name, as PySolFC writes it: `123` or `ms123`."""
-    return f"ms{number}" if ms else str(number)
 
 
 def wilson_interval(successes, trials, z: float = Z95):
@@ -252,7 +248,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
         cards_played = {int(cards): int(n) for cards, n in unsolved.value_counts().sort_index().items()}
         cards_played_unknown = int(unsolved.isna().sum())
         no_first_move = cards_played.get(0, 0)
-    names = [deal_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
+    names = [game_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
     return Report(
         source=source,
         deals=len(data),
@@ -289,7 +285,7 @@ def _difficulty_table(data: pd.DataFrame) -> dict[str, dict]:
 
 
 def _deal_row(row) -> dict:
-    return {"deal": deal_name(row.deal, row.ms), "outcome": row.outcome,
+    return {"deal": game_name(row.deal, row.ms), "outcome": row.outcome,
             "iterations": int(row.iterations),
             "cards_played": _optional_int(row, "cards_played"),
             "seconds": float(row.seconds) if hasattr(row, "seconds") else None}
@@ -320,7 +316,7 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
     both = merged[merged["_merge"] == "both"]
     outcome_a, outcome_b = both["outcome_a"].astype(object), both["outcome_b"].astype(object)
     differ = both[outcome_a != outcome_b]
-    verdicts = [{"deal": deal_name(row.deal, row.ms), "a": row.outcome_a, "b": row.outcome_b,
+    verdicts = [{"deal": game_name(row.deal, row.ms), "a": row.outcome_a, "b": row.outcome_b,
                  "a_iterations": _optional_int(row, "iterations_a"),
                  "b_iterations": _optional_int(row, "iterations_b")}
                 for row in differ.itertuples()]
@@ -329,7 +325,7 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
         played_a, played_b = both["cards_played_a"], both["cards_played_b"]
         unsolved = both[(outcome_a == "unsolved") & (outcome_b == "unsolved") & played_a.notna()
                         & played_b.notna() & played_a.ne(played_b).fillna(False)]
-        cards = [{"deal": deal_name(row.deal, row.ms), "a": int(row.cards_played_a),
+        cards = [{"deal": game_name(row.deal, row.ms), "a": int(row.cards_played_a),
                   "b": int(row.cards_played_b)} for row in unsolved.itertuples()]
     side = merged["_merge"].value_counts()
     return Comparison(

@@ -27,10 +27,12 @@ SCORE_TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Verification:
-    """How many rows were read, and what is wrong (nothing, if `problems` is empty)."""
+    """How many rows were read, what is wrong (nothing, if `problems` is empty), and what is worth knowing."""
 
     rows: int
     problems: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    """Not problems: our unfinished files beside DIR (in DIR.run/), which no reader of DIR sees."""
 
 
 def verify(out: str) -> Verification:
@@ -55,8 +57,12 @@ def verify(out: str) -> Verification:
                 for name, readers in files.strays]
     problems += [f"{name}: left inside the run directory by {dataset.TOOL} 0.1.0, where polars refuses the "
                  "directory: the next run on it moves it beside the directory" for name in files.old_layout]
-    problems += [f"{_shown(path, paths)}: unfinished file of an interrupted run (the next run on this directory "
-                 "removes it)" for path in files.temporary]
+    # An unfinished file inside DIR (where 0.1.0 wrote them) is read by polars, so it is a problem; one beside
+    # DIR is read by no reader, and what its writer lost shows up as missing deals, so it is only a note.
+    unfinished = {path: f"{_shown(path, paths)}: unfinished file of an interrupted run (the next run on this "
+                        "directory removes it)" for path in files.temporary}
+    problems += [line for path, line in unfinished.items() if posixpath.dirname(path) == paths.root]
+    notes = tuple(line for path, line in unfinished.items() if posixpath.dirname(path) != paths.root)
     run_format = dataset.manifest_format(manifest)
     scale_name = manifest.get("difficulty_scale")
     scale = difficulty.SCALES.get(scale_name)
@@ -118,7 +124,7 @@ def verify(out: str) -> Verification:
                         (present - expected, "not asked for by the manifest")):
         if deals:
             problems.append(f"deals {what}: {deals}")
-    return Verification(len(keys), tuple(problems))
+    return Verification(len(keys), tuple(problems), notes)
 
 
 def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.Scale,

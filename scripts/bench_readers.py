@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """pandas on the committed million-deal study: `deal` as results format 1 (decimal) against format 2 (int64).
 
-Reads results/deals.parquet as committed (format 1: pandas gets Python Decimal
-objects) and a format-2 copy of it that dataset.py's own upgrade
-(`dataset.upgrade_table`, what `run` does to a 0.1.0 directory) writes into a
-temporary directory; results/ is only read. Then, in one process, times the
+Reads results/deals.parquet as committed (format 2: `deal` is int64) and a
+format-1 copy of it written into a temporary directory, with `deal` cast to
+decimal128(38, 0) as 0.1.0 stored it (pandas gets Python Decimal objects);
+results/ is only read. Then, in one process, times the
 operations a notebook does with the deal numbers, each repeated and
 interleaved (format 1, format 2, format 1, ...) so that both see the same
 machine load, and prints the medians (wall-clock seconds) with the spread.
@@ -22,9 +22,11 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
-from blackhole_stats import dataset
+OLD_DEAL = pa.decimal128(38, 0)
+"""`deal` in results format 1 (0.1.0)."""
 
 OPERATIONS = {
     "read_parquet(FILE)": lambda data: pd.read_parquet(data.path),
@@ -87,9 +89,12 @@ def main() -> None:
         parser.error("--repeat must be at least 5: the table shows medians")
     source = args.results / "deals.parquet"
     with tempfile.TemporaryDirectory() as folder:
-        upgraded = Path(folder) / "deals.parquet"
-        pq.write_table(dataset.upgrade_table(pq.read_table(source)), upgraded, compression="zstd")
-        formats = {"format 1 (decimal128)": Data(source), "format 2 (int64)": Data(upgraded)}
+        old = Path(folder) / "deals.parquet"
+        table = pq.read_table(source)
+        index = table.schema.get_field_index("deal")
+        pq.write_table(table.set_column(index, pa.field("deal", OLD_DEAL), table["deal"].cast(OLD_DEAL)), old,
+                       compression="zstd")
+        formats = {"format 1 (decimal128)": Data(old), "format 2 (int64)": Data(source)}
         times = {(name, label): [] for name in OPERATIONS for label in formats}
         for _ in range(args.repeat):
             for name, operation in OPERATIONS.items():

@@ -25,11 +25,13 @@ over the deals timed (measured on a busy machine: an upper bound).
     python scripts/bench_solver.py --classic        # and classic (about 25 minutes)
     python scripts/bench_solver.py --deals 1-200 --repeats 7
     python scripts/bench_solver.py --game golf      # any game of the family (key, PySolFC id or name)
+    python scripts/bench_solver.py --summary results/bench/solver.json   # what README's Speed quotes
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import statistics
 import time
@@ -108,20 +110,35 @@ def bench(numbers: range, search: str, repeats: int, game: Game) -> tuple[dict[s
     return totals, verdicts
 
 
-def report(numbers: range, search: str, totals: dict[str, list[float]], verdicts: list, game: Game) -> None:
+def summary(numbers: range, totals: dict[str, list[float]], verdicts: list, game: Game) -> dict:
+    """One search's figures: per measure the median, min and max CPU seconds, deals/s and the peer's ratio."""
     count = len(numbers)
     peer = peer_seconds(game, numbers)
-    print(f"\nsearch {search}: CPU seconds for {count} deals, median of {len(next(iter(totals.values())))} "
-          f"repeats [min..max]" + (f"; the peer's: {peer:.1f}" if peer else ""))
-    for name, values in totals.items():
-        median = statistics.median(values)
-        versus = f"   peer/this {peer / median:{'6.0f' if peer / median >= 10 else '6.1f'}}x" if peer else ""
-        print(f"  {name:<38} {median:8.3f} [{min(values):.3f}..{max(values):.3f}]  "
-              f"{median / count * 1e3:7.3f} ms/deal  {count / median:8.0f} deals/s{versus}")
     iterations = [its for _, its in verdicts]
-    solved = sum(outcome == OUTCOMES.index("solved") for outcome, _ in verdicts)
-    print(f"  iterations/deal mean {statistics.mean(iterations):,.0f}, median {statistics.median(iterations):,.0f}, "
-          f"max {max(iterations):,}; solved {solved}/{count}")
+    return {
+        "peer_seconds": peer,
+        "measures": [{"name": name, "median": statistics.median(values), "min": min(values), "max": max(values),
+                      "deals_per_second": count / statistics.median(values),
+                      "peer_ratio": peer / statistics.median(values) if peer else None}
+                     for name, values in totals.items()],
+        "iterations": {"mean": statistics.mean(iterations), "median": statistics.median(iterations),
+                       "max": max(iterations)},
+        "solved": sum(outcome == OUTCOMES.index("solved") for outcome, _ in verdicts),
+    }
+
+
+def report(numbers: range, search: str, figures: dict, repeats: int) -> None:
+    count, peer = len(numbers), figures["peer_seconds"]
+    print(f"\nsearch {search}: CPU seconds for {count} deals, median of {repeats} repeats [min..max]"
+          + (f"; the peer's: {peer:.1f}" if peer else ""))
+    for measure in figures["measures"]:
+        ratio = measure["peer_ratio"]
+        versus = f"   peer/this {ratio:{'6.0f' if ratio >= 10 else '6.1f'}}x" if ratio else ""
+        print(f"  {measure['name']:<38} {measure['median']:8.3f} [{measure['min']:.3f}..{measure['max']:.3f}]  "
+              f"{measure['median'] / count * 1e3:7.3f} ms/deal  {measure['deals_per_second']:8.0f} deals/s{versus}")
+    iterations = figures["iterations"]
+    print(f"  iterations/deal mean {iterations['mean']:,.0f}, median {iterations['median']:,.0f}, "
+          f"max {iterations['max']:,}; solved {figures['solved']}/{count}")
 
 
 def main() -> None:
@@ -130,6 +147,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
     parser.add_argument("--classic", action="store_true", help="also time the classic search (slow; Black Hole only)")
     parser.add_argument("--game", default=BLACK_HOLE.key, help="the game: key, PySolFC id or name (default black_hole)")
+    parser.add_argument("--summary", type=Path, help="also write the figures printed to this JSON file")
     args = parser.parse_args()
     if args.repeats < MIN_REPEATS:
         parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
@@ -143,21 +161,30 @@ def main() -> None:
     numbers = range(first, last + 1)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    shown = f"; load average {load:.1f} at the start" if load is not None else ""
     print(f"PySolFC {game.name} deals {first}..{last}, one core, {args.repeats} repeats interleaved in blocks of "
-          f"{BLOCK}{load}")
-    results = {}
+          f"{BLOCK}{shown}")
+    results, outcomes = {}, {}
     for search in ("fast", "classic") if args.classic else ("fast",):
         totals, verdicts = bench(numbers, search, args.repeats, game)
-        report(numbers, search, totals, verdicts, game)
-        results[search] = (totals, verdicts)
+        results[search] = summary(numbers, totals, verdicts, game)
+        report(numbers, search, results[search], args.repeats)
+        outcomes[search] = [outcome for outcome, _ in verdicts]
     if args.classic:
-        if [outcome for outcome, _ in results["fast"][1]] != [outcome for outcome, _ in results["classic"][1]]:
+        if outcomes["fast"] != outcomes["classic"]:
             raise SystemExit("verdicts differ between fast and classic!")
-        ratio = (statistics.median(next(iter(results["classic"][0].values())))
-                 / statistics.median(next(iter(results["fast"][0].values()))))
+        ratio = results["classic"]["measures"][0]["median"] / results["fast"]["measures"][0]["median"]
         print(f"\nraw C search: fast is {ratio:.0f}x faster than classic (same verdicts on every deal)")
-
+    if args.summary:
+        command = ["python", "scripts/bench_solver.py", "--deals", args.deals, "--repeats", str(args.repeats),
+                   "--game", game.key] + (["--classic"] if args.classic else [])
+        args.summary.parent.mkdir(parents=True, exist_ok=True)
+        args.summary.write_text(json.dumps({
+            "command": " ".join(command), "game": game.key, "deals": args.deals, "repeats": args.repeats,
+            "load_average": load, "cpu_seconds_of": "this process, on one core", "searches": results},
+            indent=2) + "\n", encoding="utf-8")
+        print(f"summary written to {args.summary}")
 
 if __name__ == "__main__":
     main()

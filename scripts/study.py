@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
-"""Reproduce the million-deal study in one command.
+"""Reproduce the million-deal study in one command; every figure in results/ comes from here.
 
 1. `blackhole-stats run` over PySolFC deals 1..1,000,000 with the default
-   (fast) search, into RUNS/million (resumable: rerun to finish it);
+   (fast) search, into RUNS/million (resumable: rerun to finish it), timed;
 2. `blackhole-stats verify` on it (every solution replayed);
-3. `blackhole-stats run --search classic` over a prefix (default 1..20000;
-   the committed results used 1..60000) into RUNS/classic, to read the 2010
-   study's iteration figures, and a comparison of the two runs;
-4. the reports (markdown), the plots, and compact per-deal Parquet files
-   without solutions, written to RESULTS (default: results/).
+3. `blackhole-stats run --search classic` over a prefix (default 1..10,000:
+   classic is far slower, results/README.md says what it cost) into
+   RUNS/classic, timed, to read the 2010 study's iteration figures, and a
+   comparison of the two runs;
+4. the reports (markdown), the plots, the comparison with the peer's CSV
+   (deals 1..1000), compact per-deal Parquet files without solutions, the
+   classic prefix table, `study.json` (every figure results/README.md quotes)
+   and results/README.md itself, written to RESULTS (default: results/).
+
+Timings are those of the session that solved the deals: wall seconds, CPU
+seconds of the run and its workers, the largest process's peak memory and the
+load average (the machine may be shared). A rerun that finds the runs
+complete keeps the timings recorded in RESULTS/study.json.
 
     python scripts/study.py                       # the whole study
     python scripts/study.py --deals 1-10000 --classic 1-1000 --results /tmp/small
@@ -16,15 +24,27 @@
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
+import resource
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 COMPACT_COLUMNS = ["deal", "ms", "outcome", "iterations", "cards_played"]
+Z95 = 1.959963984540054
+"""Two-sided 95% normal quantile (as in blackhole_stats.report)."""
+PEER_CPU_SECONDS_1_1000 = 357.0
+"""black-hole-solver 1.14, default mode, deals 1..1000 on this machine kind (../shared/reference/README.md)."""
+STUDY_2010 = {"solved": 869_413, "unsolved": 130_587, "mean_a": 292_400, "mean_b": 553_884, "median": 79_000}
+"""The 2010 study's published figures: its counts, and the two means and the median its summary quotes."""
 
 
 def cli(*args: str, stdout=None) -> None:
@@ -34,6 +54,30 @@ def cli(*args: str, stdout=None) -> None:
     subprocess.run(command, check=True, stdout=stdout)
 
 
+def manifest(run: Path) -> dict:
+    return json.loads(Path(f"{run}.run", "manifest.json").read_text(encoding="utf-8"))
+
+
+def timed_run(run: Path, *args: str) -> dict | None:
+    """`blackhole-stats run ... --out RUN`, timed; None if it found every deal already solved."""
+    sessions = len(manifest(run)["sessions"]) if Path(f"{run}.run", "manifest.json").exists() else 0
+    before, load = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()
+    started = time.perf_counter()
+    cli("run", *args, "--out", str(run))
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    session = manifest(run)["sessions"][-1]
+    if len(manifest(run)["sessions"]) == sessions or not session["deals_solved"]:  # a run with nothing to do
+        return None
+    solved = session["deals_solved"]
+    return {"command": f"blackhole-stats run {' '.join(args)} --out {run}", "deals_solved": solved,
+            "wall_seconds": round(wall, 1),
+            "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
+            "max_rss_mb": round(after.ru_maxrss / 1024),  # Linux: KiB, the largest process's peak
+            "load_average_start": round(load[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
+            "machine": manifest(run)["machine"]}
+
+
 def write_compact(run: Path, target: Path) -> None:
     """The run's rows without solutions and solve times: small enough to commit."""
     table = pads.dataset(str(run), format="parquet").to_table(columns=COMPACT_COLUMNS)
@@ -41,36 +85,304 @@ def write_compact(run: Path, target: Path) -> None:
                    compression="zstd", compression_level=19)
 
 
-def report(run: Path, markdown: Path, *extra: str) -> None:
+def report(source: Path | str, markdown: Path, *extra: str) -> None:
     with markdown.open("w", encoding="utf-8") as handle:
-        cli("report", str(run), "--format", "markdown", *extra, stdout=handle)
+        cli("report", str(source), "--format", "markdown", *extra, stdout=handle)
+
+
+def load(source: Path | str):
+    """A dataset as `blackhole-stats report` reads it (deal, ms, outcome, iterations, cards_played[, seconds])."""
+    from blackhole_stats.report import load as load_dataset
+    return load_dataset(source)
+
+
+def outcome_facts(data) -> dict:
+    """Counts, the solvable fraction with its 95% Wilson interval, how the unsolvable deals ended."""
+    from blackhole_stats.report import Proportion
+    counts = data["outcome"].value_counts()
+    solved, unsolved = int(counts.get("solved", 0)), int(counts.get("unsolved", 0))
+    played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+    iterations = {outcome: data.loc[data["outcome"] == outcome, "iterations"] for outcome in ("solved", "unsolved")}
+    hardest = data.loc[data["iterations"].idxmax()]
+    facts = {
+        "deals": len(data), "first": int(data["deal"].min()), "last": int(data["deal"].max()),
+        "solved": solved, "unsolved": unsolved, "intractable": int(counts.get("intractable", 0)),
+        "solvable": vars(Proportion.of(solved, solved + unsolved)),
+        "no_first_move": int((played == 0).sum()),
+        "played_50": int((played == 50).sum()), "played_49": int((played == 49).sum()),
+        "unsolved_median_iterations": float(iterations["unsolved"].median()),
+        "hardest": {"deal": int(hardest["deal"]), "outcome": str(hardest["outcome"]),
+                    "iterations": int(hardest["iterations"])},
+        "hardest_solved_iterations": int(iterations["solved"].max()),
+    }
+    if "seconds" in data:
+        facts["hardest"]["seconds"] = round(float(hardest["seconds"]), 3)
+        facts["solve_seconds"] = round(float(data["seconds"].sum()), 1)
+    return facts
+
+
+def mean_interval(values) -> dict:
+    """Count, mean, median, sample std and the 95% half-width of the mean (normal, from the std)."""
+    values = np.asarray(values, dtype=np.float64)
+    std = float(values.std(ddof=1))
+    return {"deals": len(values), "mean": float(values.mean()), "median": float(np.median(values)), "std": std,
+            "half_width": Z95 * std / math.sqrt(len(values))}
+
+
+def prefix_sizes(count: int) -> list[int]:
+    """1,000, 2,000, 5,000, 10,000, ... below `count`, then `count` itself."""
+    steps = (10**power * factor for power in range(3, 10) for factor in (1, 2, 5))
+    return [size for size in steps if size < count] + [count]
+
+
+def classic_prefixes(data) -> list[dict]:
+    """The peer's iteration statistics per outcome over growing prefixes of the classic run."""
+    data = data.sort_values("deal", ignore_index=True)
+    rows = []
+    for size in prefix_sizes(len(data)):
+        head = data.iloc[:size]
+        rows.append({"first": int(head["deal"].iloc[0]), "last": int(head["deal"].iloc[-1]),
+                     **{outcome: mean_interval(head.loc[head["outcome"] == outcome, "iterations"])
+                        for outcome in ("solved", "unsolved")}})
+    return rows
+
+
+def agreement(classic, fast) -> dict:
+    """How the classic and fast runs differ on their common deals (they must not)."""
+    both = classic.merge(fast, on=["ms", "deal"], suffixes=("_classic", "_fast"))
+    return {"common": len(both),
+            "verdicts_differ": int((both["outcome_classic"].astype(str) != both["outcome_fast"].astype(str)).sum()),
+            "cards_played_differ": int((both["cards_played_classic"] != both["cards_played_fast"]).sum())}
+
+
+def peer_agreement(classic, peer_csv: Path) -> dict:
+    """The classic run against the peer's own CSV: verdicts, iterations (its states checked), cards played."""
+    peer = load(peer_csv)
+    both = classic.merge(peer, on=["ms", "deal"], suffixes=("", "_peer"))
+    return {"deals": len(both),
+            "verdicts_differ": int((both["outcome"].astype(str) != both["outcome_peer"].astype(str)).sum()),
+            "iterations_differ": int((both["iterations"] != both["iterations_peer"]).sum()),
+            "cards_played_differ": int((both["cards_played"] != both["cards_played_peer"]).sum())}
+
+
+def number(value: float) -> str:
+    return f"{round(value):,}"
+
+
+def duration(seconds: float) -> str:
+    minutes, seconds = divmod(round(seconds), 60)
+    return f"{minutes} min {seconds} s" if minutes else f"{seconds} s"
+
+
+def render_prefixes(rows: list[dict]) -> str:
+    """The prefix table in markdown: per outcome, deals, mean ± its 95% half-width, median, std."""
+    lines = ["| deals | solved: deals | mean ± 95% | median | std | unsolved: deals | mean ± 95% | median | std |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        cells = [f"{row['first']:,}..{row['last']:,}"]
+        for outcome in ("solved", "unsolved"):
+            stats = row[outcome]
+            cells += [f"{stats['deals']:,}", f"{number(stats['mean'])} ± {number(stats['half_width'])}",
+                      number(stats["median"]), number(stats["std"])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def standard_errors(stats: dict, value: float) -> float:
+    """How many standard errors of the mean `value` lies from the mean."""
+    return abs(stats["mean"] - value) / (stats["half_width"] / Z95)
+
+
+def judged(stats: dict, value: float) -> str:
+    distance = standard_errors(stats, value)
+    return (f"consistent with {value:,} ({distance:.1f} standard errors away)" if distance < Z95
+            else f"{distance:.1f} standard errors away from {value:,}")
+
+
+def render_readme(facts: dict) -> str:
+    """results/README.md: what is here and what it shows, every figure from `facts` (study.json)."""
+    fast, classic, timing = facts["fast"], facts["classic"], facts["timings"]
+    fast_time, classic_time = timing["fast"], timing["classic"]
+    machine = fast_time["machine"]
+    solvable = fast["solvable"]
+    full = facts["classic_prefixes"][-1]
+    solved, unsolved = full["solved"], full["unsolved"]
+    peer_hours = PEER_CPU_SECONDS_1_1000 * fast["deals"] / 1000 / 3600
+    classic_hours = classic_time["cpu_seconds"] / classic["deals"] * fast["deals"] / 3600
+    agree = facts["classic_vs_fast"]
+    peer = facts.get("classic_vs_peer")
+    reversed_ = standard_errors(solved, STUDY_2010["mean_b"]) < Z95 <= standard_errors(solved, STUDY_2010["mean_a"])
+    matches_2010 = (fast["solved"], fast["unsolved"]) == (STUDY_2010["solved"], STUDY_2010["unsolved"])
+    peer_line = ("" if peer is None else
+                 f" Against the peer's own CSV (deals 1..1000), on the {peer['deals']:,} deals both hold: "
+                 f"{peer['verdicts_differ']} verdicts, {peer['iterations_differ']} iteration counts and "
+                 f"{peer['cards_played_differ']} cards-played figures differ.")
+    return f"""# The million-deal study, reproduced
+
+Generated by `scripts/study.py` from the runs it made; do not edit by hand
+(the test suite recomputes every figure here from `*.parquet` and `study.json`).
+
+PySolFC's Black Hole deals {fast['first']:,}..{fast['last']:,}, every one decided exactly, in
+**{duration(fast_time['wall_seconds'])}** of wall time on a {machine['cpu_count']}-core machine, load average
+{fast_time['load_average_start']:.1f} at the start and {fast_time['load_average_end']:.1f} at the end
+(other work shared the machine) — the 2010 study that first did this took days of machine time.
+
+```bash
+python scripts/study.py --runs runs --results results --classic {classic['first']}-{classic['last']}
+```
+
+runs the whole study (resumable: rerun it to finish an interrupted one):
+`blackhole-stats run` over the deals with the default `fast` search,
+`blackhole-stats verify` (every stored solution replayed from its deal),
+the reports and plots, compact per-deal files, and a `classic` run over a
+prefix for the iteration counts; then this file and `study.json`.
+
+## What is here
+
+| file | what |
+|---|---|
+| `REPORT.md` | `blackhole-stats report --format markdown` of the million-deal run |
+| `plots/iterations.png` | iterations per outcome, log scale |
+| `plots/cards_played.png` | how many cards the unsolvable deals get out |
+| `plots/solvable_fraction.png` | the running solvable fraction over the deal numbers, with its 95% interval |
+| `deals.parquet` | one row per deal: `deal`, `ms`, `outcome`, `iterations`, `cards_played` (results format 2), the run's dataset without the solutions and solve times; `blackhole-stats report results/deals.parquet` reads it |
+| `study.ipynb` | the analysis in a notebook, from `deals.parquet` (pandas, DuckDB and polars) |
+| `REPORT_classic.md` | the report of the `classic` run over deals {classic['first']:,}..{classic['last']:,} |
+| `CLASSIC_PREFIXES.md` | the `classic` run's iteration statistics on growing prefixes (the table below) |
+| `COMPARE_peer_1_1000.md` | `blackhole-stats report results/deals.parquet --compare` the peer's CSV of deals 1..1000 |
+| `COMPARE_classic_fast.md` | the two runs compared: verdicts and cards played on their common deals, statistics side by side |
+| `classic_deals.parquet` | the same compact rows for the `classic` run (its iteration counts are the peer's "states checked") |
+| `study.json` | every figure this file quotes, and the timings of the runs |
+| `SCALE.md`, `scale.json` | how a run grows to 10^9 deals: `scripts/simulate_scale.py`, not this study |
+| `bench/solver.json` | `scripts/bench_solver.py --summary`: the solver speed figures README quotes, not this study |
+| `winnable/` | which of deals 1..1,000,000 can be won, as a bitmap, with a guide for PySolFC maintainers (`winnable/README.md`) |
+| `difficulty/` | how the difficulty score was chosen and validated (`scripts/difficulty_research.py`, `validate_difficulty.py`) |
+
+## The machine and the time
+
+* {machine['cpu_count']} cores ({machine['cpu']}), {machine['platform']}, Python {machine['python']};
+  a shared machine, so other work ran beside the study (load averages below).
+* `{fast_time['command']}` ({fast_time['deals_solved']:,} deals):
+  {fast_time['wall_seconds']:,} s of wall time ({duration(fast_time['wall_seconds'])}), {fast_time['cpu_seconds']:,} CPU-seconds
+  (the run and its workers), {fast['deals'] / fast_time['wall_seconds']:,.0f} deals per second, at most
+  {fast_time['max_rss_mb']:,} MB resident for the largest process; load average
+  {fast_time['load_average_start']:.2f} at the start, {fast_time['load_average_end']:.2f} at the end. `verify` then replayed all
+  {fast['solved']:,} solutions and found every deal exactly once.
+* `{classic_time['command']}` ({classic_time['deals_solved']:,} deals):
+  {classic_time['wall_seconds']:,} s of wall time ({duration(classic_time['wall_seconds'])}), {classic_time['cpu_seconds']:,} CPU-seconds;
+  load average {classic_time['load_average_start']:.2f} at the start, {classic_time['load_average_end']:.2f} at the end.
+* For scale: the peer solver (black-hole-solver 1.14, default mode) needs
+  {PEER_CPU_SECONDS_1_1000:.0f} CPU-seconds for deals 1..1000 alone on this machine kind; at that
+  rate the million would take about {peer_hours:.0f} CPU-hours. Our `classic` search, at this
+  run's {classic_time['cpu_seconds'] / classic['deals'] * 1000:,.0f} CPU-seconds per 1000 deals, would need about
+  {classic_hours:.0f} CPU-hours for the million.
+
+## Results
+
+| | this run | the 2010 study |
+|---|---|---|
+| solvable | **{fast['solved']:,}** ({100 * solvable['fraction']:.2f}%, 95% Wilson interval {100 * solvable['low']:.2f}%..{100 * solvable['high']:.2f}%) | {STUDY_2010['solved']:,} |
+| not solvable | **{fast['unsolved']:,}** ({100 * fast['unsolved'] / fast['deals']:.2f}%) | {STUDY_2010['unsolved']:,} |
+| intractable | {fast['intractable']:,} | – |
+
+{"The counts agree exactly." if matches_2010 else "The counts differ from the 2010 study's."} One deal is dealt differently: today's PySolFC
+deals game 32000 with the Mersenne Twister, while the 2010 generator (like
+pysol-cards) used the Microsoft LCG for it, which PySolFC now calls
+`ms32000`. We use today's PySolFC; both boards are solvable
+(`blackhole-stats solve 32000`, `blackhole-stats solve ms32000`), so the
+totals cannot differ because of it.
+
+Beyond the 2010 figures (see `REPORT.md`):
+
+* {fast['no_first_move']:,} deals ({100 * fast['no_first_move'] / fast['deals']:.2f}%) have no legal first move at all.
+* Unsolvable deals mostly die at once (median {fast['unsolved_median_iterations']:,.0f} positions expanded), but
+  {fast['played_50']:,} of them let you play 50 of the 51 cards, and {fast['played_49']:,} more get to 49.
+* The hardest deal for our search is {fast['hardest']['deal']} ({fast['hardest']['outcome']}, {fast['hardest']['iterations']:,}
+  positions, {fast['hardest']['seconds']:.1f} s); the hardest solvable one needed {fast['hardest_solved_iterations']:,} positions.
+
+## What the 2010 iteration figures mean
+
+The 2010 summary quotes mean iteration counts of "about {STUDY_2010['mean_a']:,}" for solved
+deals and "{STUDY_2010['mean_b']:,}" for unsolved ones, with a solved median of about
+{STUDY_2010['median']:,}. Those counts are the peer solver's, so only our `classic` search
+(which reproduces its state-for-state count) can be compared; `fast` expands
+far fewer positions. A full `classic` million would take about {classic_hours:.0f}
+CPU-hours here, so we ran it on a prefix: PySolFC deals {classic['first']:,}..{classic['last']:,}
+({duration(classic_time['wall_seconds'])} of wall time, {classic_time['cpu_seconds']:,} CPU-seconds; verdicts differ from
+`fast` on {agree['verdicts_differ']} and cards played on {agree['cards_played_differ']} of the {agree['common']:,} common deals).{peer_line}
+The peer's statistics per outcome on growing prefixes (mean ± the half-width of
+its 95% interval, from the sample standard deviation; `CLASSIC_PREFIXES.md`):
+
+{render_prefixes(facts['classic_prefixes'])}
+
+{"**The attribution in the 2010 summary is reversed.** " if reversed_ else ""}Over {classic['deals']:,} deals
+the solved deals' mean is {number(solved['mean'])} ± {number(solved['half_width'])}: {judged(solved, STUDY_2010['mean_b'])}
+and {judged(solved, STUDY_2010['mean_a'])}. The unsolved deals' mean is
+{number(unsolved['mean'])} ± {number(unsolved['half_width'])}: {judged(unsolved, STUDY_2010['mean_a'])} and
+{judged(unsolved, STUDY_2010['mean_b'])}. The solved median is {number(solved['median'])}
+(the unsolved median is {number(unsolved['median'])}: most unsolvable deals die within a few moves).
+The counts are heavy-tailed (the standard deviation is several times the mean),
+so prefix means wander more than a normal interval suggests. The run is
+resumable: `python scripts/study.py --classic 1-60000` (or any longer prefix)
+extends it.
+"""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", default="1-1000000", help="the fast run's range (default 1-1000000)")
-    parser.add_argument("--classic", default="1-20000", help="the classic run's range (default 1-20000)")
+    parser.add_argument("--classic", default="1-10000", help="the classic run's range (default 1-10000)")
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the full datasets go")
     parser.add_argument("--results", type=Path, default=Path("results"), help="where the results go")
+    parser.add_argument("--peer", type=Path, default=None,
+                        help="the peer's CSV (default: peer_1_1000.csv under $BLACKHOLE_SHARED/reference "
+                             "or ../shared/reference); skipped if absent")
     args = parser.parse_args()
     fast, classic = args.runs / "million", args.runs / "classic"
     args.results.mkdir(parents=True, exist_ok=True)
+    facts_path = args.results / "study.json"
+    previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
+    timings = previous.get("timings", {})
 
-    cli("run", "--range", args.deals, "--out", str(fast))
+    timings["fast"] = timed_run(fast, "--range", args.deals) or timings.get("fast")
+    timings["classic"] = timed_run(classic, "--range", args.classic, "--search", "classic") \
+        or timings.get("classic")
+    facts_path.write_text(json.dumps({**previous, "timings": timings}, indent=2) + "\n", encoding="utf-8")
     cli("verify", str(fast))
     plots = args.results / "plots"
     if plots.exists():
         shutil.rmtree(plots)
     report(fast, args.results / "REPORT.md", "--plots", str(plots))
     write_compact(fast, args.results / "deals.parquet")
-
-    cli("run", "--range", args.classic, "--search", "classic", "--out", str(classic))
     report(classic, args.results / "REPORT_classic.md")
     report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
     write_compact(classic, args.results / "classic_deals.parquet")
-    print(f"results in {args.results}/: REPORT.md, REPORT_classic.md, COMPARE_classic_fast.md, plots/, "
-          "deals.parquet, classic_deals.parquet")
+    peer = args.peer or peer_csv()
+    if peer is not None:
+        report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer))
 
+    fast_data, classic_data = load(fast), load(classic)
+    facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
+             "classic_prefixes": classic_prefixes(classic_data),
+             "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings}
+    if peer is not None:
+        facts["classic_vs_peer"] = peer_agreement(classic_data, peer)
+    facts_path.write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
+    (args.results / "CLASSIC_PREFIXES.md").write_text(
+        "# The classic run's iteration statistics on growing prefixes\n\n"
+        "Generated by `scripts/study.py` from `classic_deals.parquet`: per outcome, the deals, the mean "
+        "iterations ± the half-width of its 95% interval (normal, from the sample standard deviation), "
+        "the median and the sample standard deviation.\n\n" + render_prefixes(facts["classic_prefixes"]) + "\n",
+        encoding="utf-8")
+    (args.results / "README.md").write_text(render_readme(facts), encoding="utf-8")
+    print(f"results in {args.results}/")
+
+
+def peer_csv() -> Path | None:
+    """peer_1_1000.csv under $BLACKHOLE_SHARED (shared/ or shared/reference) or ../shared beside the checkout."""
+    base = Path(os.environ.get("BLACKHOLE_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+    found = [path for path in (base / "reference" / "peer_1_1000.csv", base / "peer_1_1000.csv") if path.is_file()]
+    return found[0] if found else None
 
 if __name__ == "__main__":
     main()

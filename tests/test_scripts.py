@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import re
 import subprocess
 import sys
@@ -18,17 +19,21 @@ def script(name: str, *args: str) -> subprocess.CompletedProcess:
                           text=True, timeout=600)
 
 
-def test_bench_solver_times_three_ways_and_agrees_with_the_peer():
+def test_bench_solver_times_three_ways_and_agrees_with_the_peer(tmp_path):
     with require_reference("peer_1_1000.csv").open(newline="") as handle:
         solved = sum(row["outcome"] == "solved" for row in csv.DictReader(handle) if int(row["deal"]) <= 60)
-    result = script("bench_solver.py", "--deals", "1-60")
+    result = script("bench_solver.py", "--deals", "1-60", "--summary", str(tmp_path / "bench" / "solver.json"))
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    for name in ("raw C search (_core.Solver.solve)", "Solver.solve(board) (the API)",
-                 "Solver.solve_deal(n) (what runs do)"):
+    written = json.loads((tmp_path / "bench" / "solver.json").read_text())["searches"]["fast"]
+    for name, measure in zip(("raw C search (_core.Solver.solve)", "Solver.solve(board) (the API)",
+                              "Solver.solve_deal(n) (what runs do)"), written["measures"], strict=True):
         [line] = [line for line in lines if name in line]
         median, low, high = map(float, re.search(r"([\d.]+) \[([\d.]+)\.\.([\d.]+)\]", line).groups())
         assert 0 < low <= median <= high
+        assert measure["name"] == name and (median, low, high) == tuple(
+            round(measure[key], 3) for key in ("median", "min", "max"))  # the summary is what was printed
+    assert written["solved"] == solved
     assert f"solved {solved}/60" in result.stdout and "median of 5 repeats" in result.stdout
 
 

@@ -138,10 +138,12 @@ def test_unfinished_files_are_named_and_only_ours_are_removed(copy):
     (copy / ".mine.tmp").write_text("someone's")
     (side / ".mine.tmp").write_text("someone's")
     unfinished = "unfinished file of an interrupted run (the next run on this directory removes it)"
-    assert verify(str(copy)).problems == (
+    checked = verify(str(copy))
+    assert checked.problems == (  # in DIR, polars would read them
         ".mine.tmp: not a file of this run, yet read by polars: move it out of the run directory",
-        f"._manifest.json.tmp: {unfinished}", f"copy.run/.manifest.json.tmp: {unfinished}",
-        f"copy.run/.part-61-80-20.parquet.tmp: {unfinished}")
+        f"._manifest.json.tmp: {unfinished}")
+    assert checked.notes == (f"copy.run/.manifest.json.tmp: {unfinished}",  # beside DIR: no reader sees them
+                             f"copy.run/.part-61-80-20.parquet.tmp: {unfinished}")
     with pytest.raises(DatasetError, match=r"holds \.mine\.tmp, which is not a file of this run"):
         run(str(copy), None, workers=1)  # someone's file in DIR: readers would read it, so no rows beside it
     assert sorted(path.name for path in copy.glob(".*")) == ["._manifest.json.tmp", ".mine.tmp"]
@@ -176,3 +178,19 @@ def test_rows_must_fit_the_runs_budget(tmp_path, outcome, iterations, words):
     (part,) = out.glob("part-*.parquet")
     rewrite(part, 0, iterations=iterations, outcome=outcome, solution=None, cards_played=0)
     assert any(words in problem for problem in verify(str(out)).problems), verify(str(out)).problems
+
+
+def test_an_unfinished_file_beside_the_directory_is_a_note_not_a_failure(copy):
+    """A chunk killed before its rename leaves a temporary file in DIR.run/: no reader of DIR sees it, and
+    the deals it would have held are reported missing if the run never finished them, so the data passes."""
+    (Path(f"{copy}.run") / ".part-ms1-ms20-20.parquet.tmp").write_bytes(b"half a file")
+    result = cli_verify(copy)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "note: copy.run/.part-ms1-ms20-20.parquet.tmp: unfinished file of an interrupted run (the next run on this "
+        "directory removes it)",
+        "ok: 80 rows, every deal of the manifest exactly once, every solution replays legally, no other files "
+        "for readers to pick up"]
+    (copy / "part-ms1-ms20-20.parquet").unlink()  # what such a kill really loses: that chunk's deals
+    result = cli_verify(copy)
+    assert result.returncode == 1 and "deals missing: ms1-ms20" in result.stdout

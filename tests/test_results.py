@@ -1,0 +1,328 @@
+"""The committed study cannot drift from its data: every figure is recomputed here.
+
+* `results/REPORT*.md` and `COMPARE*.md`: their tables (outcomes, the solvable
+  interval, iterations per outcome, cards played, hardest deals, side by side)
+  recomputed with pandas from `results/*.parquet` (and the peer's CSV);
+* `results/study.json`: its figures recomputed from the Parquet files, and
+  `results/README.md` / `CLASSIC_PREFIXES.md` exactly what `scripts/study.py`
+  renders from it (so nobody edited them by hand), with the prefix table
+  recomputed independently;
+* README's study section: every number in it is one of those figures;
+* README's speed figures: those `scripts/bench_solver.py --summary` wrote to
+  `results/bench/solver.json` (skipped until that file is committed);
+* `results/study.ipynb`: executed by a real Jupyter kernel, it runs without
+  error, prints the solvable fraction the data gives, and its committed outputs
+  are what it prints now.
+
+The recomputations here use pandas and numpy directly, not `blackhole_stats.report`.
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import REPO, require_reference
+
+RESULTS = REPO / "results"
+pytestmark = pytest.mark.skipif(not (RESULTS / "deals.parquet").is_file() or not (REPO / "scripts").is_dir(),
+                                reason="results/ and scripts/ are in the repository, not the sdist")
+Z95 = 1.959963984540054
+OUTCOMES = ("solved", "unsolved", "intractable")
+
+
+# ------------------------------------------------------------------ independent recomputation
+def wilson(successes: int, trials: int) -> tuple[float, float]:
+    p, z2 = successes / trials, Z95 * Z95
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = Z95 / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return centre - half, centre + half
+
+
+def percent(n: int, total: int) -> str:
+    return f"{100 * n / total:.2f}%"
+
+
+def interval(data: pd.DataFrame) -> str:
+    solved, unsolved = (int((data["outcome"] == outcome).sum()) for outcome in ("solved", "unsolved"))
+    low, high = wilson(solved, solved + unsolved)
+    return f"{percent(solved, solved + unsolved)} [{100 * low:.2f}%, {100 * high:.2f}%]"
+
+
+def iteration_stats(values: pd.Series) -> dict[str, float | int]:
+    return {"count": len(values), "min": int(values.min()), "q1": values.quantile(0.25),
+            "median": values.quantile(0.5), "mean": values.mean(), "q3": values.quantile(0.75),
+            "p99": values.quantile(0.99), "max": int(values.max()), "std": values.std(ddof=1)}
+
+
+def shown(value: float | int, digits: int) -> str:
+    return f"{value:,}" if isinstance(value, (int, np.integer)) else f"{value:,.{digits}f}"
+
+
+@pytest.fixture(scope="module")
+def fast() -> pd.DataFrame:
+    return pd.read_parquet(RESULTS / "deals.parquet")
+
+
+@pytest.fixture(scope="module")
+def classic() -> pd.DataFrame:
+    return pd.read_parquet(RESULTS / "classic_deals.parquet")
+
+
+@pytest.fixture(scope="module")
+def facts() -> dict:
+    return json.loads((RESULTS / "study.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def study():
+    """scripts/study.py as a module (its renderers)."""
+    spec = importlib.util.spec_from_file_location("study", REPO / "scripts" / "study.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ------------------------------------------------------------------ markdown as the reports write it
+def sections(path) -> dict[str, list[str]]:
+    """Lines under each `#`/`##` title (the title without its number of deals, e.g. 'Deals whose verdicts differ')."""
+    found: dict[str, list[str]] = {}
+    title = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            title = line.lstrip("# ")
+            found[title] = []
+        elif title is not None:
+            found[title].append(line)
+    return found
+
+
+def section(found: dict[str, list[str]], start: str) -> list[str]:
+    [lines] = [lines for title, lines in found.items() if title.startswith(start)]
+    return lines
+
+
+def table(lines: list[str]) -> dict[str, list[str]]:
+    """A markdown table's body rows by their first cell."""
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")] for line in lines if line.startswith("|")]
+    return {row[0]: row[1:] for row in rows[2:]}
+
+
+def check_report(path, data: pd.DataFrame) -> None:
+    """A `report --format markdown` of `data`'s run: every table recomputed from `data`."""
+    found = sections(path)
+    total = len(data)
+    summary = next(iter(found.values()))
+    assert f"- {total:,} deals ({data['deal'].min()} .. {data['deal'].max()}), {int(data['ms'].sum()):,} of them " \
+           "ms deals" in summary
+
+    outcomes = section(found, "Outcomes")
+    counts = {outcome: int((data["outcome"] == outcome).sum()) for outcome in OUTCOMES}
+    assert table(outcomes) == {outcome: [f"{n:,}", percent(n, total)] for outcome, n in counts.items()}
+    assert any(line.startswith(f"- solvable fraction of decided deals: {interval(data)} ") for line in outcomes)
+    played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+    assert f"- no legal first move (unsolved with 0 cards played): {int((played == 0).sum()):,} deals" in outcomes
+
+    present = [outcome for outcome in OUTCOMES if counts[outcome]]
+    stats = {outcome: iteration_stats(data.loc[data["outcome"] == outcome, "iterations"]) for outcome in present}
+    assert table(section(found, "Iterations")) == {
+        name: [shown(stats[outcome][name], 0) for outcome in present] for name in stats[present[0]]}
+
+    rows = table(section(found, "Cards played by unsolvable deals"))
+    assert sum(int(cells[0].replace(",", "")) for cells in rows.values()) == len(played)
+    for label, cells in rows.items():
+        low, _, high = label.partition("-")
+        n = int(played.between(int(low), int(high or low)).sum())
+        assert cells == [f"{n:,}", percent(n, len(played)), percent(int((played >= int(low)).sum()), len(played))]
+
+    hardest = table(section(found, "Hardest deals"))
+    expected = data.sort_values("iterations", ascending=False, kind="stable").head(len(hardest))
+    assert [[deal, *cells[:3]] for deal, cells in hardest.items()] == [
+        [str(row.deal), row.outcome, f"{row.iterations:,}", str(row.cards_played)] for row in expected.itertuples()]
+
+
+def side_by_side(data: pd.DataFrame) -> dict[str, str]:
+    """What the 'Side by side' table of a comparison shows for one dataset (solve time apart)."""
+    total, counts = len(data), {outcome: int((data["outcome"] == outcome).sum()) for outcome in OUTCOMES}
+    played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+    column = {"deals": f"{total:,}", **{outcome: f"{n:,} ({percent(n, total)})" for outcome, n in counts.items()},
+              "solvable (95% Wilson)": interval(data), "no legal first move": f"{int((played == 0).sum()):,}"}
+    for outcome in OUTCOMES:
+        if counts[outcome]:
+            stats = iteration_stats(data.loc[data["outcome"] == outcome, "iterations"])
+            column.update({f"{outcome} iterations {name}": shown(stats[name], 1)
+                           for name in ("median", "mean", "std", "p99", "max")})
+    return column
+
+
+def check_comparison(path, a: pd.DataFrame, b: pd.DataFrame) -> None:
+    found = sections(path)
+    keys = ["ms", "deal"]
+    both = a.merge(b, on=keys, suffixes=("_a", "_b"))
+    summary = next(iter(found.values()))
+    assert f"- deals in both: {len(both):,}; only in A: {len(a) - len(both):,}; only in B: {len(b) - len(both):,}" \
+        in summary
+    differ = int((both["outcome_a"].astype(str) != both["outcome_b"].astype(str)).sum())
+    assert f"Deals whose verdicts differ: {differ:,}" in found
+    rows = table(section(found, "Side by side"))
+    expected_a, expected_b = side_by_side(a), side_by_side(b)
+    assert {label: cells for label, cells in rows.items() if label != "solve time (s)"} == {
+        label: [expected_a.get(label, "-"), expected_b.get(label, "-")] for label in expected_a | expected_b}
+
+
+# ------------------------------------------------------------------ the reports
+def test_the_million_deal_report_is_its_data(fast):
+    check_report(RESULTS / "REPORT.md", fast)
+
+
+def test_the_classic_report_is_its_data(classic):
+    check_report(RESULTS / "REPORT_classic.md", classic)
+
+
+def test_the_classic_and_fast_comparison_is_their_data(classic, fast):
+    check_comparison(RESULTS / "COMPARE_classic_fast.md", classic, fast)
+
+
+def test_the_peer_comparison_is_the_data_and_the_peers_csv(fast):
+    peer = pd.read_csv(require_reference("peer_1_1000.csv")).rename(columns={"max_played": "cards_played"})
+    check_comparison(RESULTS / "COMPARE_peer_1_1000.md", fast, peer.assign(ms=False))
+
+
+# ------------------------------------------------------------------ study.json, results/README.md
+def prefix_stats(classic: pd.DataFrame) -> list[dict]:
+    """Per prefix 1,000, 2,000, 5,000, 10,000, ... and the whole run: per outcome count, mean, median, std, half-width."""
+    data = classic.sort_values("deal", ignore_index=True)
+    sizes = [size for size in (1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000)
+             if size < len(data)] + [len(data)]
+    rows = []
+    for size in sizes:
+        head = data.iloc[:size]
+        row = {"first": int(head["deal"].iloc[0]), "last": int(head["deal"].iloc[-1])}
+        for outcome in ("solved", "unsolved"):
+            values = head.loc[head["outcome"] == outcome, "iterations"].astype(float)
+            row[outcome] = {"deals": len(values), "mean": values.mean(), "median": values.median(),
+                            "std": values.std(ddof=1), "half_width": Z95 * values.std(ddof=1) / math.sqrt(len(values))}
+        rows.append(row)
+    return rows
+
+
+def test_study_json_figures_are_the_data(facts, fast, classic):
+    for name, data in (("fast", fast), ("classic", classic)):
+        figures = facts[name]
+        unsolved = data.loc[data["outcome"] == "unsolved"]
+        solved, decided = int((data["outcome"] == "solved").sum()), int(data["outcome"].isin(["solved", "unsolved"]).sum())
+        low, high = wilson(solved, decided)
+        hardest = data.loc[data["iterations"].idxmax()]
+        assert (figures["deals"], figures["first"], figures["last"]) == (len(data), data["deal"].min(), data["deal"].max())
+        assert (figures["solved"], figures["unsolved"], figures["intractable"]) == (
+            solved, len(unsolved), int((data["outcome"] == "intractable").sum()))
+        assert figures["solvable"]["fraction"] == pytest.approx(solved / decided, abs=1e-12)
+        assert (figures["solvable"]["low"], figures["solvable"]["high"]) == pytest.approx((low, high), abs=1e-12)
+        assert (figures["no_first_move"], figures["played_50"], figures["played_49"]) == tuple(
+            int((unsolved["cards_played"] == cards).sum()) for cards in (0, 50, 49))
+        assert figures["unsolved_median_iterations"] == unsolved["iterations"].median()
+        assert (figures["hardest"]["deal"], figures["hardest"]["iterations"]) == (hardest["deal"], hardest["iterations"])
+        assert figures["hardest_solved_iterations"] == data.loc[data["outcome"] == "solved", "iterations"].max()
+    for ours, theirs in zip(facts["classic_prefixes"], prefix_stats(classic), strict=True):
+        assert (ours["first"], ours["last"]) == (theirs["first"], theirs["last"])
+        for outcome in ("solved", "unsolved"):
+            assert ours[outcome] == pytest.approx(theirs[outcome], rel=1e-9)
+    both = classic.merge(fast, on=["ms", "deal"])
+    assert facts["classic_vs_fast"] == {
+        "common": len(both), "verdicts_differ": int((both["outcome_x"].astype(str) != both["outcome_y"].astype(str)).sum()),
+        "cards_played_differ": int((both["cards_played_x"] != both["cards_played_y"]).sum())}
+    for timing in facts["timings"].values():
+        assert timing["wall_seconds"] > 0 and timing["cpu_seconds"] > 0 and timing["load_average_start"] >= 0
+    assert facts["timings"]["fast"]["deals_solved"] == len(fast)
+    assert facts["timings"]["classic"]["deals_solved"] == len(classic)
+
+
+def test_results_readme_is_what_study_renders_from_its_figures(facts, study, classic):
+    readme = (RESULTS / "README.md").read_text(encoding="utf-8")
+    assert readme == study.render_readme(facts)
+    table_text = study.render_prefixes(facts["classic_prefixes"])
+    assert table_text in readme and table_text in (RESULTS / "CLASSIC_PREFIXES.md").read_text(encoding="utf-8")
+    rows = table([line for line in table_text.splitlines()])
+    for stats in prefix_stats(classic):  # the table itself, recomputed independently
+        cells = []
+        for outcome in ("solved", "unsolved"):
+            s = stats[outcome]
+            cells += [f"{s['deals']:,}", f"{round(s['mean']):,} ± {round(s['half_width']):,}",
+                      f"{round(s['median']):,}", f"{round(s['std']):,}"]
+        assert rows[f"{stats['first']:,}..{stats['last']:,}"] == cells
+
+
+def test_readme_study_section_quotes_only_the_studys_figures(facts, fast, classic):
+    """Every number in README's 'The million-deal study' section is one of the study's figures."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    body = text.split("## The million-deal study", 1)[1].split("\n## ", 1)[0]
+    solved, unsolved = (int((fast["outcome"] == outcome).sum()) for outcome in ("solved", "unsolved"))
+    low, high = wilson(solved, solved + unsolved)
+    played = fast.loc[fast["outcome"] == "unsolved", "cards_played"]
+    timing, prefix = facts["timings"]["fast"], prefix_stats(classic)[-1]
+    minutes, seconds = divmod(round(timing["wall_seconds"]), 60)
+    figures = {
+        f"{solved:,}", f"{unsolved:,}", percent(solved, len(fast)), f"{100 * low:.2f}%", f"{100 * high:.2f}%",
+        f"{int((played == 0).sum()):,}", f"{int((played == 50).sum()):,}", f"{len(fast):,}",
+        f"{classic['deal'].min():,}", f"{classic['deal'].max():,}", f"{classic['deal'].min()}-{classic['deal'].max()}",
+        f"{round(prefix['solved']['mean']):,}", f"{round(prefix['solved']['median']):,}",
+        f"{round(prefix['unsolved']['mean']):,}", f"{round(prefix['solved']['half_width']):,}",
+        f"{round(prefix['unsolved']['half_width']):,}",
+        str(minutes), str(seconds), f"{timing['cpu_seconds']:,.0f}", f"{timing['load_average_start']:.1f}",
+        f"{timing['load_average_end']:.1f}", f"{357 * len(fast) / 1000 / 3600:.0f}",
+        f"{facts['timings']['classic']['cpu_seconds'] / len(classic) * len(fast) / 3600:.0f}",
+    }
+    words = {"2010", "869,413", "130,587", "553,884", "292,400", "79,000", "32000", "51", "50", "2", "95%", "1", "1-60000"}
+    numbers = re.findall(r"(?<!\w)\d(?:[\d,]*\d)?(?:\.\d+)?%?(?:-\d+)?", body)
+    assert numbers and set(numbers) <= figures | words, sorted(set(numbers) - figures - words)
+
+
+# ------------------------------------------------------------------ README's speed figures
+def test_readme_speed_figures_are_the_committed_bench_output():
+    path = RESULTS / "bench" / "solver.json"
+    if not path.is_file():
+        pytest.skip("results/bench/solver.json is not committed yet: on a quiet machine, "
+                    "python scripts/bench_solver.py --summary results/bench/solver.json, then quote it in README")
+    summary = json.loads(path.read_text(encoding="utf-8"))
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    speed = text.split("### Speed", 1)[1].split("\n## ", 1)[0]
+    assert f"load average at {summary['load_average']:.1f}" in speed
+    fast = summary["searches"]["fast"]
+    rows = [line for line in speed.splitlines() if line.startswith("| ") and "median" not in line]
+    assert len(rows) == len(fast["measures"])
+    for row, measure in zip(rows, fast["measures"]):  # the table lists the measures in the script's order
+        assert row.endswith(f"| {measure['median']:.3f} [{measure['min']:.3f}..{measure['max']:.3f}] "
+                            f"| {measure['deals_per_second']:,.0f} | {measure['peer_ratio']:.0f}x |"), row
+    iterations = fast["iterations"]
+    assert (f"Iterations per deal: mean {iterations['mean']:,.0f}, median {iterations['median']:,.0f}, "
+            f"max {iterations['max']:,}.") in " ".join(speed.split())
+
+
+# ------------------------------------------------------------------ the notebook
+def printed(notebook) -> list[str]:
+    return [output["text"] for cell in notebook.cells if cell.cell_type == "code"
+            for output in cell.get("outputs", []) if output.get("output_type") == "stream"]
+
+
+def test_the_study_notebook_runs_and_prints_what_the_data_says(fast):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    notebook = nbformat.read(RESULTS / "study.ipynb", as_version=4)
+    committed = printed(notebook)
+    nbclient.NotebookClient(notebook, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(RESULTS)}}).execute()
+    fresh = printed(notebook)
+    solved, unsolved = (int((fast["outcome"] == outcome).sum()) for outcome in ("solved", "unsolved"))
+    low, high = wilson(solved, solved + unsolved)
+    assert (f"solvable: {solved:,} of {solved + unsolved:,} = {percent(solved, solved + unsolved)} "
+            f"(95% Wilson interval {100 * low:.2f}%..{100 * high:.2f}%)\n") in fresh
+    assert f"pandas, DuckDB and polars agree on {solved:,} solved, {unsolved:,} unsolved\n" in fresh
+    assert fresh == committed, "results/study.ipynb's outputs are stale: jupyter execute --inplace results/study.ipynb"
+    kinds = {key for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs
+             for key in output.get("data", {})}
+    assert {"image/png", "image/svg+xml"} <= kinds  # the plots, and the board and its solution drawn inline
