@@ -404,7 +404,7 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         fitting = None
     if fitting is not None and fitting.null_count == 0:
-        return fitting.to_numpy()
+        return _positive(fitting.to_numpy())
     numbers = fitting.to_pylist() if fitting is not None else [_whole(value) for value in deal.to_pylist()]
     exact = _one_chunk(deal_exact).to_pylist() if deal_exact is not None else [None] * len(numbers)
     for row, (number, spelt) in enumerate(zip(numbers, exact)):
@@ -414,8 +414,16 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
                                    + (f", deal_exact is {spelt!r})" if spelt is not None else ")"))
             numbers[row] = int(spelt)
     if all(number < INT64_END for number in numbers):
-        return np.array(numbers, dtype=np.int64)
-    return np.array(numbers, dtype=object)
+        return _positive(np.array(numbers, dtype=np.int64))
+    return _positive(np.array(numbers, dtype=object))
+
+
+def _positive(numbers: np.ndarray) -> np.ndarray:
+    """`numbers`, if every one is a game number (PySolFC's start at 1): a 0 or -5 in a CSV is no deal."""
+    below = np.flatnonzero(numbers < 1)
+    if len(below):
+        raise DatasetError(f"row {below[0] + 1} has game number {numbers[below[0]]}: game numbers start at 1")
+    return numbers
 
 
 def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:

@@ -117,3 +117,12 @@ def test_report_shows_how_many_solvable_deals_each_tag_holds(tagged):
     assert report["manifest"]["difficulty_scale"] == scale().name
     text = cli("report", tagged).stdout.decode()
     assert "Difficulty of the solvable deals" in text and f"tags on scale {scale().name}" in text
+
+
+@pytest.mark.parametrize("number", ["0", "-5"])
+def test_a_list_with_a_number_that_is_no_game_is_refused(tmp_path, number):
+    """PySolFC's game numbers start at 1: exporting 0 or -5 as winnable would be silently wrong."""
+    listing = tmp_path / "verdicts.csv"
+    listing.write_text(f"deal,outcome\n3,solved\n{number},solved\n")
+    line = assert_one_line_failure(cli("export", listing), 1)
+    assert f"row 2 has game number {number}: game numbers start at 1" in line
