@@ -27,6 +27,8 @@ afterwards; a new scale gets a new name, and a run records the scale it used.
 """
 from __future__ import annotations
 
+import re
+
 import math
 from dataclasses import dataclass
 
@@ -93,7 +95,7 @@ def scale(name: str = CURRENT_SCALE) -> Scale:
 
 def parse_tag(text: str) -> str:
     """A tag as a user may type it (`hard`, `very-hard`, `Very_Hard`); DifficultyError otherwise."""
-    tag = " ".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+    tag = " ".join(re.split(r"[-_]|\s+", text.strip().lower()))  # one '-' or '_' per gap: '-hard' is no tag
     if tag not in TAGS:
         raise DifficultyError(f"unknown tag {text!r}; choose from {', '.join(TAGS)}")
     return tag

@@ -86,7 +86,12 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
         frame = frame.rename(columns={"max_played": "cards_played"})
     _check_columns(file, frame.columns, required)
     frame = frame[[name for name in COLUMNS if name in frame]]
-    return frame.assign(deal=_game_numbers(file, pa.array(frame["deal"].astype(object), pa.string())))
+    text = frame["deal"].astype(object).where(frame["deal"].notna(), None)
+    spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)  # 'ms5', as export writes
+    if spelt_ms.any():
+        text = text.str.strip().str.slice(2).where(spelt_ms, text)
+        frame = frame.assign(ms=spelt_ms | frame["ms"].astype(bool) if "ms" in frame else spelt_ms)
+    return frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
 
 
 def _game_numbers(file: str, deal, deal_exact=None) -> np.ndarray:

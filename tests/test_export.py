@@ -126,3 +126,23 @@ def test_a_list_with_a_number_that_is_no_game_is_refused(tmp_path, number):
     listing.write_text(f"deal,outcome\n3,solved\n{number},solved\n")
     line = assert_one_line_failure(cli("export", listing), 1)
     assert f"row 2 has game number {number}: game numbers start at 1" in line
+
+
+def test_an_exported_csv_reads_back_with_its_ms_deals(tmp_path):
+    """export's CSV spells ms deals 'ms5' as PySolFC shows them; export and report read that back."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "ms1-ms3,31999-32001", "--out", out, "--workers", "1").returncode == 0
+    listing = tmp_path / "verdicts.csv"
+    listing.write_bytes(cli("export", out, "--format", "csv").stdout)
+    assert b"\nms2," in listing.read_bytes()
+    for flags in ([], ["--solvable"], ["--unsolvable"]):
+        again = cli("export", listing, *flags)
+        assert again.returncode == 0 and again.stdout == cli("export", out, *flags).stdout, flags
+
+
+@pytest.mark.parametrize("typed", ["-hard", "medium-", "very--hard", "_easy"])
+def test_a_tag_with_stray_separators_is_refused(typed):
+    from blackhole_stats.difficulty import DifficultyError, parse_tag
+    with pytest.raises(DifficultyError):
+        parse_tag(typed)
+    assert parse_tag("Very_Hard") == parse_tag("very-hard") == parse_tag(" very hard ") == "very hard"
