@@ -132,6 +132,25 @@ def release_pause(tmp_path: Path, name: str) -> None:
     (tmp_path / "pauses" / f"{name}.release").touch()
 
 
+def ctrl_c_at_pause(tmp_path: Path, args: list, pause: str) -> tuple[int, str]:
+    """`blackhole-stats ARGS` sent Ctrl-C (SIGINT to its process group) once it reaches `pause(name)`.
+
+    Returns its exit status and stderr; it is killed if it outlives the test's waits.
+    """
+    process = subprocess.Popen([str(SCRIPT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{pause: 120})})
+    try:
+        wait_for_pause(tmp_path, pause, process)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    return process.returncode, err
+
+
 def manifest_of_0_1_0(manifest: dict, finished: str | None, version: str = "0.1.0") -> dict:
     """The manifest 0.1.0 wrote (dataset.open_run and runner.run of commit a947ca0): its keys, in its order."""
     return {"tool": "blackhole-stats", "version": version, "search": manifest["search"],

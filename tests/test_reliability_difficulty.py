@@ -16,16 +16,13 @@ What it proves:
 from __future__ import annotations
 
 import json
-import os
 import shlex
-import signal
-import subprocess
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import REPO, SCRIPT, assert_one_line_failure, cli, pause_env, wait_for_pause
+from conftest import REPO, SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -84,18 +81,8 @@ def test_verify_finds_a_score_that_is_not_the_deals_and_a_tag_that_is_not_its_sc
 def test_ctrl_c_while_scoring_exits_130_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "run"
     arguments = ["run", "--range", "1-20", "--difficulty", "--out", str(out), "--workers", "1", "--chunk-size", "5"]
-    process = subprocess.Popen([str(SCRIPT), *arguments], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True,
-                               env={**os.environ, **pause_env(tmp_path, **{"trap-walks": 120})})
-    try:
-        wait_for_pause(tmp_path, "trap-walks", process)
-        os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-    assert process.returncode == 130 and "Traceback" not in err, err
+    code, err = ctrl_c_at_pause(tmp_path, arguments, "trap-walks")
+    assert code == 130 and "Traceback" not in err, err
     resume = shlex.split(err.splitlines()[-1].split("resume with: ")[1])
     assert resume[1:] == arguments
     assert cli(*resume[1:]).returncode == 0

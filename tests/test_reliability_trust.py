@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SCRIPT, assert_one_line_failure, cli, pause_env, release_pause, wait_for_pause
+from conftest import SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, pause_env, release_pause, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -42,18 +42,9 @@ def deals_in(out: Path) -> list[int]:
 
 def interrupted_run(tmp_path: Path, out: Path, deals: str, pause_at: str) -> None:
     """`run --range DEALS` stopped by Ctrl-C while a worker is paused at `pause_at`, as a user's would be."""
-    process = subprocess.Popen([str(SCRIPT), "run", "--range", deals, "--out", str(out), "--workers", "1",
-                                "--chunk-size", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True, env={**os.environ, **pause_env(tmp_path, **{pause_at: 120})})
-    try:
-        wait_for_pause(tmp_path, pause_at, process)
-        os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-    assert process.returncode == 130, err
+    code, err = ctrl_c_at_pause(tmp_path, ["run", "--range", deals, "--out", out, "--workers", "1",
+                                           "--chunk-size", "10"], pause_at)
+    assert code == 130, err
 
 
 # ------------------------------------------------------------------ signals while the command starts
