@@ -90,7 +90,7 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)  # 'ms5', as export writes
     if spelt_ms.any():
         text = text.str.strip().str.slice(2).where(spelt_ms, text)
-        frame = frame.assign(ms=spelt_ms | frame["ms"].astype(bool) if "ms" in frame else spelt_ms)
+        frame = frame.assign(ms=frame["ms"].where(~spelt_ms, True) if "ms" in frame else spelt_ms)
     return frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
 
 
