@@ -47,8 +47,8 @@
  * compiler (MSVC). Building with -DBLACKHOLE_PORTABLE_BITS selects the plain
  * versions anywhere, which is how scripts/check_compilers.py tests them. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(BLACKHOLE_PORTABLE_BITS)
+#define GNU_BITS 1
 static inline int lowest_bit(uint32_t x) { return __builtin_ctz(x); }
-static inline int bit_count(uint32_t x) { return __builtin_popcount(x); }
 #else
 static inline int lowest_bit(uint32_t x)
 {
@@ -58,12 +58,24 @@ static inline int lowest_bit(uint32_t x)
                                      31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9};
     return position[((x & (~x + 1u)) * 0x077CB531u) >> 27];
 }
+#endif
+/* The popcount instruction where the target has it; elsewhere the plain
+ * version (gcc's builtin would call a table-driven library routine). */
+#if defined(GNU_BITS) && defined(__POPCNT__)
+static inline int bit_count(uint32_t x) { return __builtin_popcount(x); }
+#else
 static inline int bit_count(uint32_t x)
 {
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
     return (int)((((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
 }
+#endif
+/* A hint to fetch a table bucket into cache before it is read. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
 #endif
 
 enum { OUTCOME_SOLVED = 0, OUTCOME_UNSOLVED = 1, OUTCOME_INTRACTABLE = 2 };
@@ -361,6 +373,14 @@ typedef struct {
     uint64_t f_weight;
     uint64_t t_weight;
     uint64_t piles_key;
+    /* Pile order, kept up to date by play and unplay for the dead-end test:
+     * pairs[u][w] counts the cards of rank w lying (anywhere) under a card of
+     * rank u in its pile; below[u] has bit w where that count is not 0;
+     * deep has bit p for the piles of 3 cards or more. */
+    uint8_t pairs[NRANKS][NRANKS];
+    uint16_t below[NRANKS];
+    uint32_t deep;
+    uint8_t end_hint;    /* the end rank that last passed the walk test: tried first */
 } Position;
 
 static uint16_t BLACK_HOLE_FITS[NRANKS + 1];
@@ -389,6 +409,15 @@ static inline uint64_t position_key(const Position *s)
     return piles_f_key(s) + (uint64_t)s->t * s->t_weight;
 }
 
+/* piles_f_key after a move, without making it. */
+static inline uint64_t child_key(const Position *s, int move)
+{
+    if (move == TALON_MOVE)
+        return s->piles_key + (uint64_t)s->talon[s->t] * s->f_weight;
+    int h = s->h[move];
+    return s->piles_key - s->weight[move][h] + s->weight[move][h - 1] + (uint64_t)s->rank[move][h - 1] * s->f_weight;
+}
+
 /* Piles whose playable card may go on foundation rank f: two table reads
  * (the hot path of every search), all piles on an empty foundation. */
 static inline uint32_t playable_on(const Position *s, int f)
@@ -402,10 +431,37 @@ static inline uint32_t playable_on(const Position *s, int f)
     return s->tops[s->fit_ranks[f][0]] | s->tops[s->fit_ranks[f][1]];
 }
 
+/* The pile-order pairs of the card at height h of pile p with the cards under it: delta -1
+ * when it leaves the pile, +1 when it comes back. */
+static inline void lift_pairs(Position *s, int p, int h)
+{
+    int r = s->rank[p][h - 1];
+    for (int i = 0; i < h - 1; i++) {
+        int w = s->rank[p][i];
+        if (--s->pairs[r][w] == 0)
+            s->below[r] &= (uint16_t)~(1u << w);
+    }
+    if (h == 3)
+        s->deep &= ~(1u << p);
+}
+
+static inline void drop_pairs(Position *s, int p, int h)
+{
+    int r = s->rank[p][h - 1];
+    for (int i = 0; i < h - 1; i++) {
+        int w = s->rank[p][i];
+        s->pairs[r][w]++;
+        s->below[r] |= (uint16_t)(1u << w);
+    }
+    if (h == 3)
+        s->deep |= 1u << p;
+}
+
 static inline void play(Position *s, int p)
 {
     int h = s->h[p];
     int r = s->rank[p][h - 1];
+    lift_pairs(s, p, h);
     s->piles_key = s->piles_key - s->weight[p][h] + s->weight[p][h - 1];
     s->h[p] = (uint8_t)(h - 1);
     s->tops[r] &= ~(1u << p);
@@ -423,6 +479,7 @@ static inline void unplay(Position *s, int p, int old_f)
 {
     int h = s->h[p] + 1;
     int r = s->rank[p][h - 1];
+    drop_pairs(s, p, h);
     s->piles_key = s->piles_key - s->weight[p][h - 1] + s->weight[p][h];
     s->h[p] = (uint8_t)h;
     if (h > 1)
@@ -499,6 +556,8 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
             s->present |= (uint16_t)(1u << s->rank[p][i]);
             s->left++;
         }
+        for (int k = 1; k <= heights[p]; k++)
+            drop_pairs(s, p, k);
         if (heights[p]) {
             s->tops[s->rank[p][heights[p] - 1]] |= 1u << p;
             s->bottoms[s->rank[p][0]]++;
@@ -614,29 +673,27 @@ typedef struct {
     uint16_t outer[MAX_TRIPLES], middle[MAX_TRIPLES]; /* top | bottom, and middle rank bits */
 } PileOrder;
 
+/* The 3-card subsequences (lo, mid, hi) of a pile, by height: those of a
+ * pile of height h are the first TRIPLES_OF_HEIGHT[h]. */
+static const uint8_t TRIPLE_AT[10][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}, {0, 1, 4},
+                                         {0, 2, 4}, {0, 3, 4}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}};
+static const int TRIPLES_OF_HEIGHT[PILE_DEPTH + 1] = {0, 0, 0, 1, 4, 10};
+
 static void pile_order_init(const Position *s, PileOrder *po)
 {
-    memset(po->below, 0, sizeof po->below);
+    memcpy(po->below, s->below, sizeof po->below);
     po->triples = 0;
-    for (int p = 0; p < s->npiles; p++) {
-        int h = s->h[p];
-        if (h == 0)
-            continue;
-        uint16_t under = 0;
-        for (int i = 0; i < h; i++) {
-            if (i)
-                po->below[s->rank[p][i]] |= under;
-            under |= (uint16_t)(1u << s->rank[p][i]);
+    /* Deeper piles: every 3-card subsequence obeys the k = 2 rule, since
+     * play order within a pile is top to bottom whatever lies between. */
+    for (uint32_t deep = s->deep; deep; deep &= deep - 1) {
+        int p = lowest_bit(deep);
+        const uint8_t *rank = s->rank[p];
+        for (int i = 0; i < TRIPLES_OF_HEIGHT[s->h[p]]; i++) {
+            const uint8_t *at = TRIPLE_AT[i];
+            po->outer[po->triples] = (uint16_t)((1u << rank[at[2]]) | (1u << rank[at[0]]));
+            po->middle[po->triples] = (uint16_t)(1u << rank[at[1]]);
+            po->triples++;
         }
-        /* Deeper piles: every 3-card subsequence obeys the k = 2 rule, since
-         * play order within a pile is top to bottom whatever lies between. */
-        for (int lo = 0; lo < h; lo++)
-            for (int mid = lo + 1; mid < h; mid++)
-                for (int hi = mid + 1; hi < h; hi++) {
-                    po->outer[po->triples] = (uint16_t)((1u << s->rank[p][hi]) | (1u << s->rank[p][lo]));
-                    po->middle[po->triples] = (uint16_t)(1u << s->rank[p][mid]);
-                    po->triples++;
-                }
     }
 }
 
@@ -795,7 +852,7 @@ static int chains_feasible(const Position *s)
  * the 13-cycle, nothing else) once no talon card can change the foundation
  * and the foundation has a card: then the remaining play is a Black Hole
  * game from f, whatever the pile depth (the arguments above never use it). */
-static int can_finish(const Position *s)
+static int can_finish(Position *s)
 {
     if (s->left == 0)
         return 1;
@@ -836,8 +893,12 @@ static int can_finish(const Position *s)
     }
     PileOrder po;
     int have_order = 0;
-    for (uint16_t rest = s->ends; rest; rest &= (uint16_t)(rest - 1)) {
-        int t = lowest_bit(rest);
+    /* Any end rank that passes will do, so the one that passed last (in
+     * this position's parent, most often) is tried first. */
+    uint16_t rest = s->ends;
+    while (rest) {
+        int t = rest >> s->end_hint & 1 ? s->end_hint : lowest_bit(rest);
+        rest &= (uint16_t)~(1u << t);
         uint16_t plus = EVEN_SIGN[t], minus = (uint16_t)(~plus & ALL_RANKS);
         if (((ok_plus & plus) | (ok_minus & minus)) != ALL_RANKS)
             continue; /* some x_v < 0 */
@@ -860,6 +921,7 @@ static int can_finish(const Position *s)
         uint16_t one_rest = (uint16_t)(one & (one - 1));
         if (!zero && (one_rest & (one_rest - 1)) && !region_order_passes(s->f, one, &po))
             continue;
+        s->end_hint = (uint8_t)t;
         return 1;
     }
     return 0;
@@ -1045,6 +1107,8 @@ static int fast_dfs(FastSearch *fs, int depth)
         return 0;
     Move moves[MAX_MOVES];
     int n = legal_moves(s, moves);
+    for (int i = 0; i < n; i++) /* the children's buckets load while the dead-end test runs */
+        PREFETCH(fact_table_bucket(fs->refuted, child_key(s, moves[i].pile)));
     if (n == 0 || !can_finish(s)) {
         fact_table_put(fs->refuted, key, s->t);
         return 0;
