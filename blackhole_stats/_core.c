@@ -927,6 +927,90 @@ static int can_finish(Position *s)
     return 0;
 }
 
+/* Take away the bottom card of pile p (not empty), as if it had never been
+ * dealt, and put it back: the position the leave-one test asks about. Only
+ * what can_finish reads is kept up to date (not the key, not D1's trie). */
+static int take_bottom(Position *s, int p)
+{
+    int h = s->h[p], b = s->rank[p][0];
+    for (int i = 1; i < h; i++) {
+        int u = s->rank[p][i];
+        if (--s->pairs[u][b] == 0)
+            s->below[u] &= (uint16_t)~(1u << b);
+    }
+    if (h == 3)
+        s->deep &= ~(1u << p);
+    if (h == 1)
+        s->tops[b] &= ~(1u << p);
+    memmove(s->rank[p], s->rank[p] + 1, (size_t)(h - 1));
+    s->h[p] = (uint8_t)(h - 1);
+    if (--s->count[b] == 0)
+        s->present &= (uint16_t)~(1u << b);
+    if (--s->bottoms[b] == 0)
+        s->ends &= (uint16_t)~(1u << b);
+    if (h > 1) {
+        s->bottoms[s->rank[p][0]]++;
+        s->ends |= (uint16_t)(1u << s->rank[p][0]);
+    }
+    s->left--;
+    return b;
+}
+
+static void put_bottom(Position *s, int p, int b)
+{
+    int h = s->h[p] + 1;
+    if (h > 1 && --s->bottoms[s->rank[p][0]] == 0)
+        s->ends &= (uint16_t)~(1u << s->rank[p][0]);
+    s->bottoms[b]++;
+    s->ends |= (uint16_t)(1u << b);
+    s->count[b]++;
+    s->present |= (uint16_t)(1u << b);
+    memmove(s->rank[p] + 1, s->rank[p], (size_t)(h - 1));
+    s->rank[p][0] = (uint8_t)b;
+    s->h[p] = (uint8_t)h;
+    if (h == 1)
+        s->tops[b] |= 1u << p;
+    if (h == 3)
+        s->deep |= 1u << p;
+    for (int i = 1; i < h; i++) {
+        int u = s->rank[p][i];
+        s->pairs[u][b]++;
+        s->below[u] |= (uint16_t)(1u << b);
+    }
+    s->left++;
+}
+
+/* Leave-one test: can a line play every pile card but one? The card left
+ * behind keeps every card under it, so it is a pile's bottom card c. A line
+ * that plays every card but c is, move for move, a legal line of the
+ * position without c (the same tops, the same foundation, the same talon),
+ * and it empties that position's piles. So if can_finish refutes the
+ * position without c for every bottom card c, no line leaves exactly one
+ * pile card. Sound wherever can_finish is, i.e. in every game. Piles with
+ * the same contents give the same position: tried once. `hint`: the pile
+ * that passed last, tried first. */
+static int can_leave_one(Position *s, int *hint)
+{
+    uint32_t seen_nodes[2] = {0, 0};
+    for (int i = -1; i < s->npiles; i++) {
+        int p = i < 0 ? *hint : i;
+        if (!s->h[p] || (i >= 0 && p == *hint))
+            continue;
+        int id = s->node[p][s->h[p]];
+        if (seen_nodes[id >> 5] >> (id & 31) & 1)
+            continue;
+        seen_nodes[id >> 5] |= 1u << (id & 31);
+        int b = take_bottom(s, p);
+        int passes = can_finish(s);
+        put_bottom(s, p, b);
+        if (passes) {
+            *hint = p;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* ======================================================================
  * Move generation with dominance
  *
@@ -1066,7 +1150,9 @@ typedef struct {
     int noise;
     uint32_t rng;
     int fewest_left;    /* fewest pile cards any explored line left */
-    int won_len;        /* moves of the winning line */
+    int spare;          /* the goal: at most this many pile cards left (0: a win; 1: see can_leave_one) */
+    int spare_hint;     /* for can_leave_one */
+    int won_len;        /* moves of the line that reached the goal */
     uint8_t path[MAX_LINE];
 } FastSearch;
 
@@ -1097,7 +1183,7 @@ static int fast_dfs(FastSearch *fs, int depth)
     count_node(&fs->nodes, &fs->grow_at, fs->refuted);
     if (s->left < fs->fewest_left)
         fs->fewest_left = s->left;
-    if (s->left == 0) {
+    if (s->left <= fs->spare) {
         fs->won_len = depth;
         return 1;
     }
@@ -1109,7 +1195,7 @@ static int fast_dfs(FastSearch *fs, int depth)
     int n = legal_moves(s, moves);
     for (int i = 0; i < n; i++) /* the children's buckets load while the dead-end test runs */
         PREFETCH(fact_table_bucket(fs->refuted, child_key(s, moves[i].pile)));
-    if (n == 0 || !can_finish(s)) {
+    if (n == 0 || !(fs->spare ? can_leave_one(s, &fs->spare_hint) : can_finish(s))) {
         fact_table_put(fs->refuted, key, s->t);
         return 0;
     }
@@ -1132,16 +1218,22 @@ static int fast_dfs(FastSearch *fs, int depth)
 /* ======================================================================
  * Most cards played (exact), for positions that cannot be finished.
  *
- * Branch and bound. `best` is the longest line found so far (seeded with
- * the deepest line the verdict search saw). A table keeps, per canonical
- * position, an upper bound on how many more cards it can play. The search
- * returns an upper bound for every position it leaves: exact when nothing
- * below was cut, otherwise still a bound, because a subtree is cut only
- * when depth + bound <= best. So every line longer than `best` is explored
- * and the final `best` is the true maximum. It runs only from a start
- * that the verdict search refuted, so every position bounds at most
- * (cards left - 1); that alone stops the search as soon as a line leaving
- * one card is found.
+ * Two steps after the verdict search refuted the start (so every line
+ * leaves a pile card):
+ *   1. Can a line leave just one pile card? The fast search again, with
+ *      that goal and the leave-one test (can_leave_one) as its dead-end
+ *      test. If so, that is the most; if not, every line leaves two.
+ *   2. Otherwise branch and bound. `best` is the longest line found so far
+ *      (seeded with the deepest line the two searches saw). A table keeps,
+ *      per canonical position, an upper bound on how many more cards it
+ *      can play. The search returns an upper bound for every position it
+ *      leaves: exact when nothing below was cut, otherwise still a bound,
+ *      because a subtree is cut only when depth + bound <= best. So every
+ *      line longer than `best` is explored and the final `best` is the true
+ *      maximum. Every position bounds at most (cards left - 2), since every
+ *      line from the start leaves two cards, so do the lines from any
+ *      position reached; that alone stops the search as soon as a line
+ *      leaving two cards is found.
  *
  * Per-position bound: playable_bound (see the dead-end tests), the fixed
  * point that over-approximates the cards any line can play.
@@ -1150,8 +1242,8 @@ static int fast_dfs(FastSearch *fs, int depth)
  * extended by turning the rest of the talon, so the most cards a line puts
  * on the foundation is the most pile cards plus every talon card left.
  *
- * It gets the node budget the verdict search left over; if that runs out,
- * `best` is only a lower bound and the caller reports the figure as unknown.
+ * The two steps get the node budget the verdict search left over; if that
+ * runs out, the figure is reported as unknown (never a smaller number).
  * ====================================================================== */
 
 typedef struct {
@@ -1163,6 +1255,7 @@ typedef struct {
     uint64_t grow_at;
     int aborted;        /* out of budget, or a signal handler raised */
     int best;
+    int cap;            /* every line from the start leaves at least this many pile cards */
 } MaxSearch;
 
 /* depth: pile cards played so far. */
@@ -1179,11 +1272,11 @@ static int max_dfs(MaxSearch *ms, int depth)
     if (s->left == 0)
         return 0;
     uint64_t key = position_key(s);
-    /* The start position cannot be finished, so no position reached from
-     * it can: one card at least always stays behind. */
+    /* Every line from the start leaves `cap` cards, so every line from here
+     * does too. */
     int bound = playable_bound(s);
-    if (bound > s->left - 1)
-        bound = s->left - 1;
+    if (bound > s->left - ms->cap)
+        bound = s->left - ms->cap;
     long slot = fact_table_find(ms->bounds, key);
     if (slot >= 0 && ms->bounds->values[slot] < bound)
         bound = ms->bounds->values[slot];
@@ -1513,6 +1606,46 @@ static int Solver_init(SolverObject *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
+enum { GOAL_REACHED = 1, GOAL_REFUTED = 0, GOAL_UNDECIDED = -1 };
+
+static void fast_search_start(FastSearch *fs, const Position *start, FactTable *table, Watch *watch, int spare)
+{
+    fs->pos = *start;
+    fs->refuted = table;
+    fs->watch = watch;
+    fs->nodes = 0;
+    fs->fewest_left = start->left;
+    fs->spare = spare;
+    fs->spare_hint = 0;
+    fs->won_len = 0;
+    fs->noise = 0;
+    fs->rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
+    fact_table_new_generation(table);
+    table->use_values = start->talon_len > 0; /* without a talon, t is always 0 */
+    fs->grow_at = fact_table_window_slots(table);
+}
+
+/* Restarts: a small node budget, doubled each time, with random tie-breaks
+ * after the first run. Refutations are facts, so they are kept across runs;
+ * only the last, unbounded-enough run decides. GOAL_UNDECIDED when `end`
+ * nodes were spent first (or a signal handler raised). */
+static int restarted_search(FastSearch *fs, uint64_t end)
+{
+    uint64_t budget = FIRST_RUN_BUDGET;
+    for (;;) {
+        fs->stop_at = end - fs->nodes > budget ? fs->nodes + budget : end;
+        fs->aborted = 0;
+        if (fast_dfs(fs, 0))
+            return GOAL_REACHED;
+        if (!fs->aborted)
+            return GOAL_REFUTED;
+        if (fs->watch->raised || fs->nodes >= end)
+            return GOAL_UNDECIDED;
+        budget *= 2;
+        fs->noise = 1;
+    }
+}
+
 /* cards_played when the most-played search did not finish within the budget. */
 #define PLAYED_UNKNOWN (-1)
 
@@ -1526,74 +1659,68 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
 {
     FastSearch fs;
     int talon_left = start->talon_len - start->t;
+    uint64_t end = max_iters ? max_iters : UINT64_MAX;
     self->max_search_nodes = 0;
-    fs.pos = *start;
-    fs.refuted = &self->refuted;
-    fs.watch = watch;
-    fs.nodes = 0;
-    fs.fewest_left = start->left;
-    fs.won_len = 0;
-    fs.noise = 0;
-    fs.rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
-    fact_table_new_generation(&self->refuted);
-    self->refuted.use_values = start->talon_len > 0; /* without a talon, t is always 0 */
-    fs.grow_at = fact_table_window_slots(&self->refuted);
-    /* Restarts: a small node budget, doubled each time, with random
-     * tie-breaks after the first run. Refutations are facts, so they are
-     * kept across runs; only the last, unbounded-enough run decides. */
-    uint64_t budget = FIRST_RUN_BUDGET;
-    for (;;) {
-        uint64_t limit = fs.nodes + budget;
-        if (max_iters && limit > max_iters)
-            limit = max_iters;
-        fs.stop_at = limit;
-        fs.aborted = 0;
-        int won = fast_dfs(&fs, 0);
-        if (watch->raised)
-            return SEARCH_INTERRUPTED;
-        if (won) {
-            out->outcome = OUTCOME_SOLVED;
-            out->solution_len = fs.won_len;
-            memcpy(out->solution, fs.path, (size_t)fs.won_len);
-            out->cards_played = fs.won_len;
-            break;
-        }
-        if (!fs.aborted) {
-            out->outcome = OUTCOME_UNSOLVED;
-            break;
-        }
-        if (max_iters && fs.nodes >= max_iters) {
-            out->outcome = OUTCOME_INTRACTABLE;
-            out->cards_played = start->left - fs.fewest_left + talon_left; /* the best line found */
-            break;
-        }
-        budget *= 2;
-        fs.noise = 1;
-    }
+    fast_search_start(&fs, start, &self->refuted, watch, 0);
+    int found = restarted_search(&fs, end);
+    if (watch->raised)
+        return SEARCH_INTERRUPTED;
     out->iterations = fs.nodes;
-    if (out->outcome != OUTCOME_UNSOLVED)
+    if (found == GOAL_REACHED) {
+        out->outcome = OUTCOME_SOLVED;
+        out->solution_len = fs.won_len;
+        memcpy(out->solution, fs.path, (size_t)fs.won_len);
+        out->cards_played = fs.won_len;
         return SEARCH_DONE;
+    }
+    if (found == GOAL_UNDECIDED) {
+        out->outcome = OUTCOME_INTRACTABLE;
+        out->cards_played = start->left - fs.fewest_left + talon_left; /* the best line found */
+        return SEARCH_DONE;
+    }
+    out->outcome = OUTCOME_UNSOLVED;
     /* Refuted, so every line leaves a card: a line leaving one is the best. */
     int deepest = start->left - fs.fewest_left;
-    if (deepest >= start->left - 1) {
+    out->cards_played = deepest >= start->left - 1 ? deepest + talon_left : PLAYED_UNKNOWN;
+    if (!want_most || out->cards_played != PLAYED_UNKNOWN)
+        return SEARCH_DONE;
+    /* Can a line leave just one card? The same search, with the leave-one
+     * test, in the other table (its refutations mean something else). */
+    uint64_t spent = fs.nodes;
+    FastSearch one;
+    fast_search_start(&one, start, &self->bounds, watch, 1);
+    found = restarted_search(&one, end - spent);
+    self->max_search_nodes = one.nodes;
+    if (watch->raised)
+        return SEARCH_INTERRUPTED;
+    if (found == GOAL_UNDECIDED)
+        return SEARCH_DONE;
+    if (found == GOAL_REACHED) {
+        out->cards_played = start->left - 1 + talon_left;
+        return SEARCH_DONE;
+    }
+    /* No line leaves fewer than two cards. */
+    if (start->left - one.fewest_left > deepest)
+        deepest = start->left - one.fewest_left;
+    if (deepest >= start->left - 2) {
         out->cards_played = deepest + talon_left;
         return SEARCH_DONE;
     }
-    out->cards_played = PLAYED_UNKNOWN;
-    if (!want_most)
-        return SEARCH_DONE;
+    spent += one.nodes;
     MaxSearch ms;
     ms.pos = *start;
     ms.bounds = &self->bounds;
     ms.watch = watch;
     ms.nodes = 0;
-    ms.stop_at = max_iters ? max_iters - fs.nodes : UINT64_MAX;
+    ms.stop_at = end - spent;
     ms.aborted = 0;
     ms.best = deepest;
+    ms.cap = 2;
+    self->bounds.use_values = 1;
     fact_table_new_generation(&self->bounds);
     ms.grow_at = fact_table_window_slots(&self->bounds);
     max_dfs(&ms, 0);
-    self->max_search_nodes = ms.nodes;
+    self->max_search_nodes += ms.nodes;
     if (watch->raised)
         return SEARCH_INTERRUPTED;
     if (!ms.aborted)
