@@ -306,17 +306,15 @@ class Board:
         ids = bytes(ids)
         if len(ids) != len(DECK) or len(set(ids)) != len(DECK) or max(ids) >= len(DECK):
             raise ValueError(f"a fresh deal is all {len(DECK)} card ids 0..{len(DECK) - 1}, each once")
-        size, in_piles = game.pile_size, game.layout_cards
-        rest = ids[in_piles:]
-        foundation = EMPTY_FOUNDATION_ID if game.foundation_start == "empty" else rest[0]
-        talon = rest[foundation != EMPTY_FOUNDATION_ID:]
-        cards = [DECK[card_id] for card_id in ids[:in_piles]]
+        layout = dealt_layout(ids, game)
+        size = game.pile_size
+        cards = [DECK[card_id] for card_id in layout[0]]
         piles = tuple(tuple(cards[size * p:size * p + size]) for p in range(game.piles))
+        foundation = layout[2]
         board = object.__new__(cls)  # what __init__ does, without checking the cards again
         for attribute, value in (("foundation", DECK[foundation] if foundation < len(DECK) else None),
-                                 ("piles", piles), ("name", name), ("talon", tuple(DECK[i] for i in talon)),
-                                 ("game", game),
-                                 ("layout", (ids[:in_piles], bytes([size] * game.piles), foundation, talon))):
+                                 ("piles", piles), ("name", name), ("talon", tuple(DECK[i] for i in layout[3])),
+                                 ("game", game), ("layout", layout)):
             object.__setattr__(board, attribute, value)
         return board
 
@@ -370,13 +368,31 @@ class Board:
     def solver_input(self) -> tuple[bytes, bytes, int]:
         """Ranks (pile_size bytes a pile), heights (a byte a pile), foundation rank (13 when
         empty): the position as `Solver.solve_raw` reads it, with `solver_rules()`."""
-        ids, heights, foundation, _ = self.layout
-        return ids.translate(RANK_OF_ID), heights, (foundation % NUM_RANKS if foundation < len(DECK)
-                                                     else EMPTY_FOUNDATION)
+        return solver_input(self.layout)
 
     def solver_rules(self) -> dict:
         """The rest of the solver's input: the talon's ranks and the game's rules."""
-        return {"talon": self.layout[3].translate(RANK_OF_ID), "rules": self.game.rules_bytes}
+        return solver_rules(self.layout, self.game)
+
+
+def dealt_layout(ids: bytes, game: Game) -> tuple[bytes, bytes, int, bytes]:
+    """`Board.layout` of a fresh deal from the 52 card ids as `dealing` hands them over, unchecked:
+    what a run solves, without the Card objects a Board is made of."""
+    size, in_piles = game.pile_size, game.layout_cards
+    if game.foundation_start == "empty":
+        return ids[:in_piles], game.fresh_heights, EMPTY_FOUNDATION_ID, ids[in_piles:]
+    return ids[:in_piles], game.fresh_heights, ids[in_piles], ids[in_piles + 1:]
+
+
+def solver_input(layout: tuple[bytes, bytes, int, bytes]) -> tuple[bytes, bytes, int]:
+    """What `Board.solver_input` returns, from a `Board.layout`."""
+    ids, heights, foundation, _ = layout
+    return ids.translate(RANK_OF_ID), heights, foundation % NUM_RANKS if foundation < len(DECK) else EMPTY_FOUNDATION
+
+
+def solver_rules(layout: tuple[bytes, bytes, int, bytes], game: Game) -> dict:
+    """What `Board.solver_rules` returns, from a `Board.layout`."""
+    return {"talon": layout[3].translate(RANK_OF_ID), "rules": game.rules_bytes}
 
 
 def _svg_card(card: Card, x: int, y: int, order: int | None) -> str:

@@ -66,6 +66,11 @@ class Game:
     def layout_cards(self) -> int:
         return self.piles * self.pile_size
 
+    @cached_property
+    def fresh_heights(self) -> bytes:
+        """The pile heights of a fresh deal, a byte a pile (as the compiled core reads them)."""
+        return bytes([self.pile_size] * self.piles)
+
     @property
     def has_talon(self) -> bool:
         return self.talon_size > 0

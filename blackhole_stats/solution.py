@@ -21,7 +21,7 @@ from functools import cached_property
 from . import _core
 from .board import TALON_MOVE, Board, IllegalMove, Move
 from .cards import DECK, Card
-from .games import get_game
+from .games import Game, get_game
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `typing` would cost `blackhole-solve`'s start-up
@@ -38,6 +38,8 @@ _TALON_CARD = 64
 """play_line's by-card code for a talon turn: 64 + card id."""
 _TOKEN_CODES = {**{card.text: card.id for card in DECK},
                 **{TALON_TEXT + card.text: _TALON_CARD + card.id for card in DECK}}
+_CARD_TEXT = tuple(card.text for card in DECK)
+"""The text form's token of each card id (a pile move)."""
 
 
 class SolutionError(IllegalMove):
@@ -91,9 +93,7 @@ class Solution:
     @property
     def text(self) -> str:
         """The text form: the cards in play order, `"2H 3S 2D ..."`, a talon turn `talon:8H`."""
-        if TALON_MOVE not in self.piles:
-            return " ".join([DECK[card_id].text for card_id in self._card_ids])
-        return " ".join([move.text for move in self.moves])
+        return _text(self.piles, self._card_ids)
 
     def to_json(self) -> list[dict]:
         """`[{"pile": 16, "card": "2D"}, {"talon": true, "card": "8H"}, ...]`, piles 0-based in
@@ -132,6 +132,22 @@ class Solution:
         preview = " ".join(card.text for card in self.cards[:PREVIEW_MOVES])
         more = " ..." if len(self) > PREVIEW_MOVES else ""
         return f"<Solution{start}: {len(self)} moves, {preview}{more}>"
+
+
+def line_text(layout: tuple[bytes, bytes, int, bytes], game: Game, piles: bytes) -> str | None:
+    """The text form of a winning line (its piles) from a fresh deal's `Board.layout`, replayed
+    against the rules in C as every Solution is; None if it is not a legal win (then
+    `Solution(board, piles)` says why). What a run stores, without a Board or a Solution."""
+    ids, heights, foundation, talon = layout
+    problem, _, _, cards = _core.play_line(ids, heights, foundation, piles, False, talon, game.rules_bytes)
+    return None if problem else _text(piles, cards)
+
+
+def _text(piles: bytes, cards: bytes) -> str:
+    if TALON_MOVE not in piles:
+        return " ".join([_CARD_TEXT[card_id] for card_id in cards])
+    return " ".join([TALON_TEXT + _CARD_TEXT[card_id] if pile == TALON_MOVE else _CARD_TEXT[card_id]
+                     for pile, card_id in zip(piles, cards)])
 
 
 def board_of(row: Any) -> Board:

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from blackhole_stats import Board, GameNumber, Solver, board_of, deal, solution_of, solve
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
-from blackhole_stats.solution import Solution, SolutionError
+from blackhole_stats.games import GAMES
+from blackhole_stats.solution import Solution, SolutionError, line_text
 from conftest import RANKS, assert_plays_out, reference_board
 
 POSITION = "Foundations: 5H\n6C\n7D 4S\n5S\n"
@@ -226,6 +227,29 @@ def test_solve_deal_is_the_row_a_run_stores(small_run):
         same = set(fresh) - {"deal", "seconds"}
         assert same <= set(row) and {key: fresh[key] for key in same} == {key: row[key] for key in same}
     check_rows([solver.solve_deal(name) for name in NAMES])
+
+
+@pytest.mark.parametrize("game", GAMES, ids=lambda game: game.key)
+def test_solve_deal_is_solve_on_the_dealt_board(game):
+    """A run's rows skip the Board and Solution objects: the same verdicts, counts and solution
+    text (talon turns included) as Solver.solve on the board `deal` gives, deal for deal."""
+    solver = Solver()
+    for number in [*range(1, 41), 32000, 10**19 + 7, "ms7"]:
+        row = solver.solve_deal(number, game=game)
+        result = solver.solve(deal(number, game))
+        assert (row["outcome"], row["iterations"], row["cards_played"]) == \
+            (result.outcome, result.iterations, result.cards_played)
+        assert row["solution"] == (None if result.solution is None else result.solution.text)
+
+
+def test_a_line_that_is_not_a_win_has_no_text_and_solve_deal_would_say_why():
+    board = deal(2)
+    piles = solve(board).solution.piles
+    assert line_text(board.layout, board.game, piles) == solve(board).solution.text
+    for broken in (piles[:-1], piles[1:], bytes([piles[1]]) + piles[1:]):
+        assert line_text(board.layout, board.game, broken) is None
+        with pytest.raises(SolutionError):
+            Solution(board, broken)
 
 
 def test_solve_deal_rows_make_a_data_frame():
