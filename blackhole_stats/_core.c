@@ -712,10 +712,10 @@ static inline int cut_violated(int f, int e1, int e2, int k, const PileOrder *po
             under_right |= po->below[lowest_bit(r)];
         return (under_right & left) != 0;
     }
+    uint16_t hit = 0; /* without branches, so that compilers vectorize it */
     for (int i = 0; i < po->triples; i++) /* top and bottom in R: neither in L */
-        if ((po->middle[i] & left) && !(po->outer[i] & left))
-            return 1;
-    return 0;
+        hit |= (uint16_t)(po->middle[i] & left & (uint16_t)-(uint16_t)((po->outer[i] & left) == 0));
+    return hit != 0;
 }
 
 /* The cut test, (b) above: every pair of edges with x_e1 + x_e2 in {1, 2}.
