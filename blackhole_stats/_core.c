@@ -852,12 +852,100 @@ static int chains_feasible(const Position *s)
  * the 13-cycle, nothing else) once no talon card can change the foundation
  * and the foundation has a card: then the remaining play is a Black Hole
  * game from f, whatever the pile depth (the arguments above never use it). */
-static int can_finish(Position *s)
+/* What a passing walk test found, for the children to reuse: the end rank
+ * t that passed (-1: nothing to reuse), and for t each edge's crossing
+ * count x, with the edges crossed 0, 1 and 2 times.
+ *
+ * Inheritance. Let a position pass with t and x, and play a card of rank r
+ * onto f, crossing edge e = {f, r}. The child's equations are the parent's
+ * with d_f and d_r one lower (f is no longer the start, one r card fewer),
+ * so its unique solution for the same t is x with x_e one lower: the walk
+ * without its first step. Every cut of the cut test that does not use e has
+ * the same k in the child, and f and r lie on the same side of it; the
+ * child's pile-order facts are the parent's minus the played card's. So
+ * such a cut, passed by the parent, is passed by the child. Likewise the
+ * region test, unless e became an edge crossed once (its blocks change), and
+ * connectivity, unless e is no longer used (the ranks to connect are fewer).
+ * So the child passes with t (provided t is still a pile's bottom rank) once
+ * x_e - 1 >= 0 and the cuts that use e, the region test if e is now crossed
+ * once, and connectivity if e is now unused all pass: tested alone, they
+ * give the same verdict as testing the child afresh. */
+typedef struct {
+    int t;
+    uint16_t zero, one, two;
+    uint8_t x[NRANKS];
+} WalkCertificate;
+
+static void certify(WalkCertificate *out, int t, const int alt[NRANKS])
 {
+    out->t = t;
+    out->zero = out->one = out->two = 0;
+    for (int v = 0; v < NRANKS; v++) { /* 2x = alt - 1 where EVEN_SIGN[t] has v, else alt + 1 */
+        int x = (alt[v] + (EVEN_SIGN[t] >> v & 1 ? -1 : 1)) / 2;
+        out->x[v] = (uint8_t)x;
+        out->zero |= (uint16_t)((x == 0) << v);
+        out->one |= (uint16_t)((x == 1) << v);
+        out->two |= (uint16_t)((x == 2) << v);
+    }
+}
+
+/* The child's walk test by inheritance (see above): 1 if it passes with
+ * the parent's t (its certificate in `out`), 0 if that is not shown. */
+static int inherited_pass(Position *s, const WalkCertificate *parent, int parent_f, WalkCertificate *out)
+{
+    int t = parent->t;
+    if (t < 0 || !(s->ends >> t & 1))
+        return 0;
+    int e = s->f == (parent_f + 1) % NRANKS ? parent_f : s->f; /* edge v joins v and v + 1 */
+    int x = parent->x[e] - 1;
+    if (x < 0)
+        return 0;
+    uint16_t bit = (uint16_t)(1u << e);
+    WalkCertificate child = *parent;
+    child.x[e] = (uint8_t)x;
+    child.zero = (uint16_t)((child.zero & ~bit) | (x == 0 ? bit : 0));
+    child.one = (uint16_t)((child.one & ~bit) | (x == 1 ? bit : 0));
+    child.two = (uint16_t)((child.two & ~bit) | (x == 2 ? bit : 0));
+    if (x == 0) {
+        uint16_t must = (uint16_t)(s->present | (1u << s->f) | (1u << t));
+        if ((component((uint16_t)(~child.zero & ALL_RANKS), s->f) & must) != must)
+            return 0;
+    }
+    if (x <= 2 && (child.zero || x == 1)) {
+        PileOrder po;
+        pile_order_init(s, &po);
+        /* The cuts that use e: e with an edge whose x makes k = 1 or 2. */
+        uint16_t with_one = x == 0 ? child.one : x == 1 ? child.zero : 0;
+        uint16_t with_two = x == 0 ? child.two : x == 1 ? (uint16_t)(child.one & ~bit) : child.zero;
+        for (uint16_t b = with_one; b; b &= (uint16_t)(b - 1))
+            if (cut_violated(s->f, e, lowest_bit(b), 1, &po))
+                return 0;
+        if (po.triples)
+            for (uint16_t b = with_two; b; b &= (uint16_t)(b - 1))
+                if (cut_violated(s->f, e, lowest_bit(b), 2, &po))
+                    return 0;
+        uint16_t one_rest = (uint16_t)(child.one & (child.one - 1));
+        if (x == 1 && !child.zero && (one_rest & (one_rest - 1)) && !region_order_passes(s->f, child.one, &po))
+            return 0;
+    }
+    if (out)
+        *out = child;
+    return 1;
+}
+
+/* can_finish, reusing the parent's certificate (if not NULL; parent_f: the
+ * foundation the move was played onto) and leaving this position's in
+ * `out` (if not NULL; its t is -1 when there is none). */
+static int can_finish_from(Position *s, const WalkCertificate *parent, int parent_f, WalkCertificate *out)
+{
+    if (out)
+        out->t = -1;
     if (s->left == 0)
         return 1;
     if (!s->walk_rules || s->t < s->talon_len || s->f == EMPTY_F)
         return playable_bound(s) == s->left && (!s->path_rules || s->f == EMPTY_F || chains_feasible(s));
+    if (parent && inherited_pass(s, parent, parent_f, out))
+        return 1;
     int base[NRANKS], alt[NRANKS];
     for (int v = 0; v < NRANKS; v++)
         base[v] = 2 * s->count[v];
@@ -874,8 +962,11 @@ static int can_finish(Position *s)
             min_alt = alt[v];
     }
     /* Every x_v >= 2 whatever t is: connected, and no cut with k <= 2. */
-    if (min_alt >= 5)
+    if (min_alt >= 5) {
+        if (out)
+            certify(out, lowest_bit(s->ends), alt);
         return 1;
+    }
 
     /* Threshold masks: with sign +1 (EVEN_SIGN), 2x = alt - 1; else alt + 1. */
     uint16_t ok_plus = 0, ok_minus = 0, pos_plus = 0, pos_minus = 0;
@@ -910,8 +1001,11 @@ static int can_finish(Position *s)
         uint16_t zero = (uint16_t)(~used & ALL_RANKS);
         uint16_t one = (uint16_t)((one_plus & plus) | (one_minus & minus));
         uint16_t two = (uint16_t)((two_plus & plus) | (two_minus & minus));
-        if (!zero && !(one & (one - 1)))
-            return 1; /* no pair sums to 1 or 2 */
+        if (!zero && !(one & (one - 1))) { /* no pair sums to 1 or 2 */
+            if (out)
+                certify(out, t, alt);
+            return 1;
+        }
         if (!have_order) {
             pile_order_init(s, &po);
             have_order = 1;
@@ -922,9 +1016,16 @@ static int can_finish(Position *s)
         if (!zero && (one_rest & (one_rest - 1)) && !region_order_passes(s->f, one, &po))
             continue;
         s->end_hint = (uint8_t)t;
+        if (out)
+            certify(out, t, alt);
         return 1;
     }
     return 0;
+}
+
+static int can_finish(Position *s)
+{
+    return can_finish_from(s, NULL, 0, NULL);
 }
 
 /* Take away the bottom card of pile p (not empty), as if it had never been
@@ -1173,7 +1274,7 @@ static inline void count_node(uint64_t *nodes, uint64_t *grow_at, FactTable *tab
  * line turns one; every position it reaches is then reached with the same
  * piles, foundation and talon. So "refuted at t" refutes every t' >= t.
  * Without a talon t is always 0 and the table is a plain set. */
-static int fast_dfs(FastSearch *fs, int depth)
+static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, int parent_f)
 {
     Position *s = &fs->pos;
     if (fs->nodes >= fs->stop_at || !watch_tick(fs->watch)) {
@@ -1195,16 +1296,19 @@ static int fast_dfs(FastSearch *fs, int depth)
     int n = legal_moves(s, moves);
     for (int i = 0; i < n; i++) /* the children's buckets load while the dead-end test runs */
         PREFETCH(fact_table_bucket(fs->refuted, child_key(s, moves[i].pile)));
-    if (n == 0 || !(fs->spare ? can_leave_one(s, &fs->spare_hint) : can_finish(s))) {
+    WalkCertificate certificate;
+    if (n == 0 || !(fs->spare ? can_leave_one(s, &fs->spare_hint)
+                              : can_finish_from(s, parent, parent_f, &certificate))) {
         fact_table_put(fs->refuted, key, s->t);
         return 0;
     }
+    const WalkCertificate *passed = fs->spare ? NULL : &certificate;
     order_moves(s, moves, n, &fs->rng, fs->noise);
     for (int i = 0; i < n; i++) {
         int p = moves[i].pile, old_f = s->f;
         make_move(s, p);
         fs->path[depth] = (uint8_t)p;
-        int won = fast_dfs(fs, depth + 1);
+        int won = fast_dfs(fs, depth + 1, passed, old_f);
         unmake_move(s, p, old_f);
         if (won)
             return 1;
@@ -1635,7 +1739,7 @@ static int restarted_search(FastSearch *fs, uint64_t end)
     for (;;) {
         fs->stop_at = end - fs->nodes > budget ? fs->nodes + budget : end;
         fs->aborted = 0;
-        if (fast_dfs(fs, 0))
+        if (fast_dfs(fs, 0, NULL, 0))
             return GOAL_REACHED;
         if (!fs->aborted)
             return GOAL_REFUTED;
@@ -2186,7 +2290,7 @@ static double trap_verdict(TrapWalks *tw, const Position *s)
     for (;;) {
         fs.stop_at = fs.nodes + budget < end ? fs.nodes + budget : end;
         fs.aborted = 0;
-        won = fast_dfs(&fs, 0);
+        won = fast_dfs(&fs, 0, NULL, 0);
         if (won || !fs.aborted || fs.watch->raised || fs.nodes >= end)
             break;
         budget *= 2;
