@@ -777,35 +777,53 @@ static int region_order_passes(int f, uint16_t one, const PileOrder *po)
 }
 
 /* Playable reach, for the rules the walk test does not cover (a talon, an
- * empty foundation, no wrap, a dead King). A pile card is played onto a
- * foundation whose rank g has the card's rank in fits[g], where g is the
- * foundation's rank now, a talon card's (each can be turned at any time) or
- * an earlier pile card's, and only after every card above it in its pile.
- * The fixed point that takes pile cards from the top while their rank fits
- * on a rank reached so far, adding their ranks to the reach, therefore
- * takes every card of any line of play (by induction along the line): if
- * it leaves a card, no line empties the piles. */
+ * empty foundation, no wrap, a dead King), in talon order. Split any line
+ * into segments at its talon turns: segment 0 starts from the foundation's
+ * card now, segment j from the j-th talon card turned. In a segment each
+ * pile card is played onto the source or onto the segment's previous card,
+ * on a rank whose fits[] has the card's rank, and only after every card
+ * above it in its pile. The bound takes segment by segment the fixed point
+ * that (1) reaches the segment's source, (2) reaches the rank of any card
+ * taken in an earlier segment that fits on a rank reached (the line may
+ * play that card only now), and (3) takes pile cards from the top while
+ * their rank fits on a rank reached, reaching their ranks. By induction
+ * along the line, after each segment the cards taken include every card the
+ * line has played, and in each segment the ranks reached include every
+ * foundation rank the line passes: the count taken is at least the cards
+ * any line plays (it only ever refutes too little). Without a talon it is
+ * one segment from the foundation's card; an empty foundation bounds
+ * nothing (any card may start it). */
 static int playable_bound(const Position *s)
 {
     if (s->f == EMPTY_F)
         return s->left;
-    uint16_t reach = (uint16_t)(s->talon_ranks[s->t] | (1u << s->f));
-    int taken[NPILES] = {0}, total = 0, grew = 1;
-    while (grew) {
-        grew = 0;
-        uint16_t near = 0;
-        for (uint32_t r = reach; r; r &= r - 1)
-            near |= s->fits[lowest_bit(r)];
-        for (int p = 0; p < s->npiles; p++) {
-            while (taken[p] < s->h[p]) {
-                int r = s->rank[p][s->h[p] - 1 - taken[p]];
-                if (!(near >> r & 1))
-                    break;
-                taken[p]++;
-                total++;
-                if (!(reach >> r & 1)) {
-                    reach |= (uint16_t)(1u << r);
-                    grew = 1;
+    int taken[NPILES] = {0}, total = 0;
+    uint16_t taken_ranks = 0;
+    for (int j = s->t - 1; j < s->talon_len && total < s->left; j++) {
+        uint16_t reach = (uint16_t)(1u << (j < s->t ? s->f : s->talon[j]));
+        int grew = 1;
+        while (grew) {
+            grew = 0;
+            uint16_t near = 0;
+            for (uint32_t r = reach; r; r &= r - 1)
+                near |= s->fits[lowest_bit(r)];
+            if (taken_ranks & near & ~reach) {
+                reach |= taken_ranks & near;
+                grew = 1;
+                continue;
+            }
+            for (int p = 0; p < s->npiles; p++) {
+                while (taken[p] < s->h[p]) {
+                    int r = s->rank[p][s->h[p] - 1 - taken[p]];
+                    if (!(near >> r & 1))
+                        break;
+                    taken[p]++;
+                    total++;
+                    taken_ranks |= (uint16_t)(1u << r);
+                    if (!(reach >> r & 1)) {
+                        reach |= (uint16_t)(1u << r);
+                        grew = 1;
+                    }
                 }
             }
         }
