@@ -40,6 +40,7 @@
 #define BLACK_HOLE_CARDS 51 /* in its piles: 17 of 3 */
 #define BLACK_HOLE_DEPTH 3
 #define ALL_RANKS 0x1FFFu
+#define ALL_PILES 0x1FFFFu
 #define ACE_OF_SPADES 13 /* card id = suit * 13 + rank, suits C S H D */
 
 /* Index of the lowest set bit (x != 0) and number of set bits: the
@@ -351,6 +352,7 @@ typedef struct {
     uint16_t ends;       /* ranks with bottoms > 0: the possible last cards */
     uint32_t tops[NRANKS + 1]; /* piles (bit p) whose playable card has each rank; tops[NRANKS] = 0 */
     uint16_t fits[NRANKS + 1];
+    uint16_t fits_low[1 << 7], fits_high[1 << 6]; /* fits of any rank of a set, by its low 7 and high 6 bits */
     uint8_t fit_ranks[NRANKS][2]; /* the (at most two) ranks in fits[f], NRANKS for none */
     int walk_rules;      /* fits is Black Hole's (+-1 on the 13-cycle): the walk test applies */
     uint8_t talon[MAX_TALON]; /* talon ranks, the next one to turn first */
@@ -530,6 +532,13 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
         for (uint32_t r = fits[g]; r; r &= r - 1)
             s->fit_ranks[g][n++] = (uint8_t)lowest_bit(r);
     }
+    for (int set = 0; set < 1 << 7; set++)
+        for (int r = 0; r < 7; r++)
+            if (set >> r & 1) {
+                s->fits_low[set] |= fits[r];
+                if (set < 1 << 6)
+                    s->fits_high[set] |= fits[7 + r];
+            }
     s->walk_rules = memcmp(fits, BLACK_HOLE_FITS, sizeof BLACK_HOLE_FITS) == 0;
     s->talon_len = talon_len;
     if (talon_len)
@@ -793,42 +802,58 @@ static int region_order_passes(int f, uint16_t one, const PileOrder *po)
  * any line plays (it only ever refutes too little). Without a talon it is
  * one segment from the foundation's card; an empty foundation bounds
  * nothing (any card may start it). */
-static int playable_bound(const Position *s)
+/* The ranks fits[] allows onto any rank of `reach`: two table reads. */
+static inline uint16_t fits_any(const Position *s, uint16_t reach)
 {
+    return (uint16_t)(s->fits_low[reach & 0x7F] | s->fits_high[reach >> 7]);
+}
+
+/* Also leaves in taken[p] how many cards of pile p (from the top) it took. */
+static int reach_bound(const Position *s, int taken[NPILES])
+{
+    int total = 0;
+    uint16_t taken_ranks = 0, exposed = 0; /* exposed: ranks of the next card of each pile */
+    for (int p = 0; p < s->npiles; p++) {
+        taken[p] = s->f == EMPTY_F ? s->h[p] : 0;
+        if (s->h[p])
+            exposed |= (uint16_t)(1u << s->rank[p][s->h[p] - 1]);
+    }
     if (s->f == EMPTY_F)
         return s->left;
-    int taken[NPILES] = {0}, total = 0;
-    uint16_t taken_ranks = 0;
     for (int j = s->t - 1; j < s->talon_len && total < s->left; j++) {
         uint16_t reach = (uint16_t)(1u << (j < s->t ? s->f : s->talon[j]));
-        int grew = 1;
-        while (grew) {
-            grew = 0;
-            uint16_t near = 0;
-            for (uint32_t r = reach; r; r &= r - 1)
-                near |= s->fits[lowest_bit(r)];
-            if (taken_ranks & near & ~reach) {
-                reach |= taken_ranks & near;
-                grew = 1;
+        for (;;) {
+            uint16_t near = fits_any(s, reach);
+            if (!(near & exposed)) {
+                uint16_t stepped = (uint16_t)(near & taken_ranks & ~reach);
+                if (!stepped)
+                    break;
+                reach |= stepped;
                 continue;
             }
+            exposed = 0;
             for (int p = 0; p < s->npiles; p++) {
                 while (taken[p] < s->h[p]) {
                     int r = s->rank[p][s->h[p] - 1 - taken[p]];
-                    if (!(near >> r & 1))
+                    if (!(near >> r & 1)) {
+                        exposed |= (uint16_t)(1u << r);
                         break;
+                    }
                     taken[p]++;
                     total++;
                     taken_ranks |= (uint16_t)(1u << r);
-                    if (!(reach >> r & 1)) {
-                        reach |= (uint16_t)(1u << r);
-                        grew = 1;
-                    }
+                    reach |= (uint16_t)(1u << r);
                 }
             }
         }
     }
     return total;
+}
+
+static int playable_bound(const Position *s)
+{
+    int taken[NPILES];
+    return reach_bound(s, taken);
 }
 
 /* Chain test, for rules joining only ranks one apart without wrapping
@@ -864,6 +889,12 @@ static int chains_feasible(const Position *s)
         high = next_high;
     }
     return low == 0;
+}
+
+/* Whether can_finish judges s by the reach bound (and the chain test), not the walk test. */
+static inline int judged_by_reach(const Position *s)
+{
+    return !s->walk_rules || s->t < s->talon_len || s->f == EMPTY_F;
 }
 
 /* The walk test is exact for Black Hole's rules (every rank one apart on
@@ -960,8 +991,8 @@ static int can_finish_from(Position *s, const WalkCertificate *parent, int paren
         out->t = -1;
     if (s->left == 0)
         return 1;
-    if (!s->walk_rules || s->t < s->talon_len || s->f == EMPTY_F)
-        return playable_bound(s) == s->left && (!s->path_rules || s->f == EMPTY_F || chains_feasible(s));
+    if (judged_by_reach(s))
+        return (!s->path_rules || s->f == EMPTY_F || chains_feasible(s)) && playable_bound(s) == s->left;
     if (parent && inherited_pass(s, parent, parent_f, out))
         return 1;
     int base[NRANKS], alt[NRANKS];
@@ -1107,13 +1138,31 @@ static void put_bottom(Position *s, int p, int b)
  * position without c for every bottom card c, no line leaves exactly one
  * pile card. Sound wherever can_finish is, i.e. in every game. Piles with
  * the same contents give the same position: tried once. `hint`: the pile
- * that passed last, tried first. */
+ * that passed last, tried first.
+ * Where can_finish judges by the reach bound, the bound of the position is
+ * computed once: taking a bottom card away takes nothing away from what the
+ * rest of the position reaches, only from what it takes (by induction over
+ * the fixed point, what the smaller position takes, the larger one takes
+ * too). So if the bound leaves two cards, every position without a bottom
+ * card leaves one and fails; if it leaves one card, that card is a bottom
+ * card (a card left keeps the cards under it), and only the position
+ * without it can pass. */
 static int can_leave_one(Position *s, int *hint)
 {
-    uint32_t seen_nodes[2] = {0, 0};
+    uint32_t seen_nodes[2] = {0, 0}, candidates = ALL_PILES;
+    if (judged_by_reach(s)) {
+        int taken[NPILES], bound = reach_bound(s, taken);
+        if (bound < s->left - 1)
+            return 0;
+        if (bound == s->left - 1) {
+            for (int p = 0; p < s->npiles; p++)
+                if (taken[p] < s->h[p])
+                    candidates = 1u << p;
+        }
+    }
     for (int i = -1; i < s->npiles; i++) {
         int p = i < 0 ? *hint : i;
-        if (!s->h[p] || (i >= 0 && p == *hint))
+        if (!s->h[p] || (i >= 0 && p == *hint) || !(candidates >> p & 1))
             continue;
         int id = s->node[p][s->h[p]];
         if (seen_nodes[id >> 5] >> (id & 31) & 1)
@@ -1405,13 +1454,16 @@ static int max_dfs(MaxSearch *ms, int depth)
         return 0;
     uint64_t key = position_key(s);
     /* Every line from the start leaves `cap` cards, so every line from here
-     * does too. */
-    int bound = playable_bound(s);
-    if (bound > s->left - ms->cap)
-        bound = s->left - ms->cap;
+     * does too. The reach bound last: it costs the most. */
+    int bound = s->left - ms->cap;
     long slot = fact_table_find(ms->bounds, key);
     if (slot >= 0 && ms->bounds->values[slot] < bound)
         bound = ms->bounds->values[slot];
+    if (depth + bound <= ms->best)
+        return bound;
+    int reach = playable_bound(s);
+    if (reach < bound)
+        bound = reach;
     if (depth + bound <= ms->best)
         return bound;
     Move moves[MAX_MOVES];
