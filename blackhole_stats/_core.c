@@ -1404,6 +1404,8 @@ static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, in
  *   1. Can a line leave just one pile card? The fast search again, with
  *      that goal and the leave-one test (can_leave_one) as its dead-end
  *      test. If so, that is the most; if not, every line leaves two.
+ *      (Skipped with a talon when the verdict search's deepest line left
+ *      three cards or more: see fast_solve.)
  *   2. Otherwise branch and bound. `best` is the longest line found so far
  *      (seeded with the deepest line the two searches saw). A table keeps,
  *      per canonical position, an upper bound on how many more cards it
@@ -1411,10 +1413,10 @@ static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, in
  *      leaves: exact when nothing below was cut, otherwise still a bound,
  *      because a subtree is cut only when depth + bound <= best. So every
  *      line longer than `best` is explored and the final `best` is the true
- *      maximum. Every position bounds at most (cards left - 2), since every
- *      line from the start leaves two cards, so do the lines from any
- *      position reached; that alone stops the search as soon as a line
- *      leaving two cards is found.
+ *      maximum. Every position bounds at most (cards left - 2) after step 1
+ *      (cards left - 1 without it), since every line from the start leaves
+ *      two cards (one), so do the lines from any position reached; that
+ *      alone stops the search as soon as a line leaving two (one) is found.
  *
  * Per-position bound: playable_bound (see the dead-end tests), the fixed
  * point that over-approximates the cards any line can play.
@@ -1870,28 +1872,35 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     if (!want_most || out->cards_played != PLAYED_UNKNOWN)
         return SEARCH_DONE;
     /* Can a line leave just one card? The same search, with the leave-one
-     * test, in the other table (its refutations mean something else). */
+     * test, in the other table (its refutations mean something else). With
+     * a talon the verdict search goes deep (its dead-end tests are weaker):
+     * when its deepest line left three cards or more, a line leaving one is
+     * rare and the leave-one search would be a second full search, so
+     * branch and bound goes first (Golf deals 1..100: 28% less time). */
     uint64_t spent = fs.nodes;
-    FastSearch one;
-    fast_search_start(&one, start, &self->bounds, watch, 1);
-    found = restarted_search(&one, end - spent);
-    self->max_search_nodes = one.nodes;
-    if (watch->raised)
-        return SEARCH_INTERRUPTED;
-    if (found == GOAL_UNDECIDED)
-        return SEARCH_DONE;
-    if (found == GOAL_REACHED) {
-        out->cards_played = start->left - 1 + talon_left;
-        return SEARCH_DONE;
+    int cap = 1; /* every line from the start leaves this many cards */
+    if (start->t == start->talon_len || deepest >= start->left - 2) {
+        FastSearch one;
+        fast_search_start(&one, start, &self->bounds, watch, 1);
+        found = restarted_search(&one, end - spent);
+        self->max_search_nodes = one.nodes;
+        if (watch->raised)
+            return SEARCH_INTERRUPTED;
+        if (found == GOAL_UNDECIDED)
+            return SEARCH_DONE;
+        if (found == GOAL_REACHED) {
+            out->cards_played = start->left - 1 + talon_left;
+            return SEARCH_DONE;
+        }
+        cap = 2; /* no line leaves fewer than two cards */
+        if (start->left - one.fewest_left > deepest)
+            deepest = start->left - one.fewest_left;
+        if (deepest >= start->left - 2) {
+            out->cards_played = deepest + talon_left;
+            return SEARCH_DONE;
+        }
+        spent += one.nodes;
     }
-    /* No line leaves fewer than two cards. */
-    if (start->left - one.fewest_left > deepest)
-        deepest = start->left - one.fewest_left;
-    if (deepest >= start->left - 2) {
-        out->cards_played = deepest + talon_left;
-        return SEARCH_DONE;
-    }
-    spent += one.nodes;
     MaxSearch ms;
     ms.pos = *start;
     ms.bounds = &self->bounds;
@@ -1900,7 +1909,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     ms.stop_at = end - spent;
     ms.aborted = 0;
     ms.best = deepest;
-    ms.cap = 2;
+    ms.cap = cap;
     self->bounds.use_values = 1;
     fact_table_new_generation(&self->bounds);
     ms.grow_at = fact_table_window_slots(&self->bounds);
