@@ -1405,7 +1405,7 @@ static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, in
  *      that goal and the leave-one test (can_leave_one) as its dead-end
  *      test. If so, that is the most; if not, every line leaves two.
  *      (Skipped with a talon when the verdict search's deepest line left
- *      three cards or more: see fast_solve.)
+ *      four cards or more: see fast_solve.)
  *   2. Otherwise branch and bound. `best` is the longest line found so far
  *      (seeded with the deepest line the two searches saw). A table keeps,
  *      per canonical position, an upper bound on how many more cards it
@@ -1874,12 +1874,12 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     /* Can a line leave just one card? The same search, with the leave-one
      * test, in the other table (its refutations mean something else). With
      * a talon the verdict search goes deep (its dead-end tests are weaker):
-     * when its deepest line left three cards or more, a line leaving one is
+     * when its deepest line left four cards or more, a line leaving one is
      * rare and the leave-one search would be a second full search, so
      * branch and bound goes first (Golf deals 1..100: 28% less time). */
     uint64_t spent = fs.nodes;
     int cap = 1; /* every line from the start leaves this many cards */
-    if (start->t == start->talon_len || deepest >= start->left - 2) {
+    if (start->t == start->talon_len || deepest >= start->left - 3) {
         FastSearch one;
         fast_search_start(&one, start, &self->bounds, watch, 1);
         found = restarted_search(&one, end - spent);
