@@ -12,7 +12,11 @@
   `results/bench/solver.json` (skipped until that file is committed);
 * `results/study.ipynb`: executed by a real Jupyter kernel, it runs without
   error, prints the solvable fraction the data gives, and its committed outputs
-  are what it prints now.
+  are what it prints now;
+* `results/<game>/` for each other game of the family whose study is committed
+  (skipped, with the command that makes it, until then): its REPORT.md and the
+  comparison with the peer's CSV recomputed from its deals.parquet, study.json's
+  figures, the winnable bitmap, and `results/FAMILY.md` (every game side by side).
 
 The recomputations here use pandas and numpy directly, not `blackhole_stats.report`.
 """
@@ -34,6 +38,9 @@ pytestmark = pytest.mark.skipif(not (RESULTS / "deals.parquet").is_file() or not
                                 reason="results/ and scripts/ are in the repository, not the sdist")
 Z95 = 1.959963984540054
 OUTCOMES = ("solved", "unsolved", "intractable")
+FAMILY = {  # name, talon cards, cards there are to play (pile and talon): ../shared/reference/family/FAMILY.md
+    "black_hole": ("Black Hole", 0, 51), "all_in_a_row": ("All in a Row", 0, 52), "golf": ("Golf", 16, 51),
+    "dead_king_golf": ("Dead King Golf", 16, 51), "relaxed_golf": ("Relaxed Golf", 16, 51)}
 
 
 # ------------------------------------------------------------------ independent recomputation
@@ -113,10 +120,19 @@ def table(lines: list[str]) -> dict[str, list[str]]:
     return {row[0]: row[1:] for row in rows[2:]}
 
 
-def check_report(path, data: pd.DataFrame) -> None:
+def no_pile_card(game: str) -> tuple[str, int]:
+    """How a report words the unsolvable deals that play no pile card, and the cards they play (the talon)."""
+    _, talon, _ = FAMILY[game]
+    if not talon:
+        return "no legal first move (unsolved with 0 cards played)", 0
+    return f"no pile card playable (unsolved with only the {talon} talon cards played)", talon
+
+
+def check_report(path, data: pd.DataFrame, game: str = "black_hole") -> None:
     """A `report --format markdown` of `data`'s run: every table recomputed from `data`."""
     found = sections(path)
     total = len(data)
+    assert next(iter(found)).startswith(f"{FAMILY[game][0]} report: ")
     summary = next(iter(found.values()))
     assert f"- {total:,} deals ({data['deal'].min()} .. {data['deal'].max()}), {int(data['ms'].sum()):,} of them " \
            "ms deals" in summary
@@ -126,7 +142,8 @@ def check_report(path, data: pd.DataFrame) -> None:
     assert table(outcomes) == {outcome: [f"{n:,}", percent(n, total)] for outcome, n in counts.items()}
     assert any(line.startswith(f"- solvable fraction of decided deals: {interval(data)} ") for line in outcomes)
     played = data.loc[data["outcome"] == "unsolved", "cards_played"]
-    assert f"- no legal first move (unsolved with 0 cards played): {int((played == 0).sum()):,} deals" in outcomes
+    words, talon = no_pile_card(game)
+    assert f"- {words}: {int((played == talon).sum()):,} deals" in outcomes
 
     present = [outcome for outcome in OUTCOMES if counts[outcome]]
     stats = {outcome: iteration_stats(data.loc[data["outcome"] == outcome, "iterations"]) for outcome in present}
@@ -146,12 +163,13 @@ def check_report(path, data: pd.DataFrame) -> None:
         [str(row.deal), row.outcome, f"{row.iterations:,}", str(row.cards_played)] for row in expected.itertuples()]
 
 
-def side_by_side(data: pd.DataFrame) -> dict[str, str]:
+def side_by_side(data: pd.DataFrame, game: str = "black_hole") -> dict[str, str]:
     """What the 'Side by side' table of a comparison shows for one dataset (solve time apart)."""
     total, counts = len(data), {outcome: int((data["outcome"] == outcome).sum()) for outcome in OUTCOMES}
     played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+    words, talon = no_pile_card(game)
     column = {"deals": f"{total:,}", **{outcome: f"{n:,} ({percent(n, total)})" for outcome, n in counts.items()},
-              "solvable (95% Wilson)": interval(data), "no legal first move": f"{int((played == 0).sum()):,}"}
+              "solvable (95% Wilson)": interval(data), words.split(" (")[0]: f"{int((played == talon).sum()):,}"}
     for outcome in OUTCOMES:
         if counts[outcome]:
             stats = iteration_stats(data.loc[data["outcome"] == outcome, "iterations"])
@@ -160,7 +178,7 @@ def side_by_side(data: pd.DataFrame) -> dict[str, str]:
     return column
 
 
-def check_comparison(path, a: pd.DataFrame, b: pd.DataFrame) -> None:
+def check_comparison(path, a: pd.DataFrame, b: pd.DataFrame, game: str = "black_hole") -> None:
     found = sections(path)
     keys = ["ms", "deal"]
     both = a.merge(b, on=keys, suffixes=("_a", "_b"))
@@ -170,7 +188,7 @@ def check_comparison(path, a: pd.DataFrame, b: pd.DataFrame) -> None:
     differ = int((both["outcome_a"].astype(str) != both["outcome_b"].astype(str)).sum())
     assert f"Deals whose verdicts differ: {differ:,}" in found
     rows = table(section(found, "Side by side"))
-    expected_a, expected_b = side_by_side(a), side_by_side(b)
+    expected_a, expected_b = side_by_side(a, game), side_by_side(b, game)
     assert {label: cells for label, cells in rows.items() if label != "solve time (s)"} == {
         label: [expected_a.get(label, "-"), expected_b.get(label, "-")] for label in expected_a | expected_b}
 
@@ -326,3 +344,91 @@ def test_the_study_notebook_runs_and_prints_what_the_data_says(fast):
     kinds = {key for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs
              for key in output.get("data", {})}
     assert {"image/png", "image/svg+xml"} <= kinds  # the plots, and the board and its solution drawn inline
+
+
+# ------------------------------------------------------------------ the other games of the family
+def game_results(game: str):
+    """results/<game>/, or skip: the million-deal studies of the family are run after the code is merged."""
+    folder = RESULTS / game
+    if not (folder / "deals.parquet").is_file():
+        pytest.skip(f"results/{game}/ is not committed yet: python scripts/study.py --game {game} "
+                    "(deals 1..1,000,000), then commit results/{game}/ and results/FAMILY.md")
+    return folder, pd.read_parquet(folder / "deals.parquet")
+
+
+def peer_of(game: str) -> pd.DataFrame:
+    peer = pd.read_csv(require_reference(f"family/peer_{game}_1_1000.csv"))
+    return peer.rename(columns={"max_played": "cards_played"}).assign(ms=False)
+
+
+GAMES = [game for game in FAMILY if game != "black_hole"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_report_and_its_peer_comparison_are_its_data(game):
+    folder, data = game_results(game)
+    assert set(data["game"].astype(str)) == {game}
+    check_report(folder / "REPORT.md", data, game)
+    check_comparison(folder / "COMPARE_peer_1_1000.md", data, peer_of(game), game)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_study_json_figures_are_its_data_and_the_peers(game):
+    folder, data = game_results(game)
+    facts = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+    figures = facts["fast"]
+    _, talon, cards = FAMILY[game]
+    unsolved = data.loc[data["outcome"] == "unsolved"]
+    solved = int((data["outcome"] == "solved").sum())
+    low, high = wilson(solved, solved + len(unsolved))
+    assert (facts["game"], figures["deals"], figures["first"], figures["last"]) == (
+        game, len(data), data["deal"].min(), data["deal"].max())
+    assert (figures["solved"], figures["unsolved"]) == (solved, len(unsolved))
+    assert (figures["solvable"]["low"], figures["solvable"]["high"]) == pytest.approx((low, high), abs=1e-12)
+    assert (figures["no_pile_card"], figures["one_short"], figures["two_short"]) == tuple(
+        int((unsolved["cards_played"] == n).sum()) for n in (talon, cards - 1, cards - 2))
+    for outcome, stats in figures["iterations"].items():
+        values = data.loc[data["outcome"] == outcome, "iterations"]
+        assert (stats["median"], stats["max"]) == (values.median(), values.max())
+        assert stats["mean"] == pytest.approx(values.mean(), rel=1e-12)
+    assert facts["timing"]["deals_solved"] == len(data) and facts["timing"]["cpu_seconds"] > 0
+    peer = peer_of(game)
+    both = data.merge(peer, on=["ms", "deal"], suffixes=("", "_peer"))
+    unsolvable = both[(both["outcome"].astype(str) == "unsolved") & (both["outcome_peer"] == "unsolved")]
+    assert facts["vs_peer"] == {
+        "deals": len(both), "verdicts_differ": int((both["outcome"].astype(str) != both["outcome_peer"]).sum()),
+        "unsolved_cards_played_differ": int((unsolvable["cards_played"] != unsolvable["cards_played_peer"]).sum())}
+    assert facts["vs_peer"]["verdicts_differ"] == 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_winnable_bitmap_is_its_solved_deals(game):
+    folder, data = game_results(game)
+    facts = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+    bits = np.unpackbits(np.fromfile(folder / facts["bitmap"], dtype=np.uint8), bitorder="little")
+    ordered = data.sort_values("deal")
+    assert facts["bitmap"] == f"{game}_1_{len(data)}.bits"
+    assert ordered["deal"].tolist() == list(range(1, len(data) + 1))
+    assert bits[:len(data)].tolist() == (ordered["outcome"] == "solved").astype(int).tolist()
+    assert not bits[len(data):].any()
+
+
+def test_the_family_table_is_what_the_committed_studies_give(study):
+    """results/FAMILY.md is what study.py renders from the committed files, and its figures are the data's."""
+    text = (RESULTS / "FAMILY.md").read_text(encoding="utf-8")
+    assert text == study.render_family(study.family_facts(RESULTS))
+    rows = table(text.splitlines())
+    for game, (name, talon, cards) in FAMILY.items():
+        path = RESULTS / ("deals.parquet" if game == "black_hole" else f"{game}/deals.parquet")
+        label = f"{name} (`{game}`)"
+        if not path.is_file():
+            assert label not in rows and f"{name} (`python scripts/study.py" in text
+            continue
+        data = pd.read_parquet(path)
+        played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+        effort = [f"{round(values.median()):,} / {round(values.mean()):,}" for values in
+                  (data.loc[data["outcome"] == outcome, "iterations"] for outcome in ("solved", "unsolved"))]
+        assert rows[label] == [f"{data['deal'].min():,}..{data['deal'].max():,}", interval(data), *effort,
+                               f"{int((played == talon).sum()):,} ({percent(int((played == talon).sum()), len(data))})",
+                               f"{int((played == cards - 1).sum()):,} "
+                               f"({percent(int((played == cards - 1).sum()), len(data))})"]
