@@ -9,8 +9,8 @@ What it proves, each against data this package did not produce (the peer solver'
 * resuming a run with another `--game` is refused in one line and changes nothing, also after
   a Ctrl-C in the middle of the run; resuming without `--game` goes on with the run's own game;
   `--difficulty` and `--search classic` on a game without them are usage errors that write nothing;
-* a manifest or a column naming a game this version does not know, a run directory holding
-  a part of another game, and a dataset that mixes games: `run`, `verify`, `report` and `export`
+* a manifest or a column naming a game this version does not know, a manifest whose game is
+  not its rows', a run directory holding a part of another game, and a dataset that mixes games: `run`, `verify`, `report` and `export`
   each say so in one line (verify lists it) and never report or extend them as one game;
 * `verify` judges rows by the run's game: a solution that is legal only in Relaxed Golf,
   stored in a Golf run, is an illegal move; cards played outside what the game allows is named;
@@ -168,6 +168,20 @@ def test_a_manifest_naming_an_unknown_game_is_refused_by_every_command(tmp_path,
     assert "game must be a game's key, not 36" in assert_one_line_failure(cli("verify", out))
     write_manifest(out, json.loads(before[Path(f"{out}.run", "manifest.json")]))
     assert snapshot(out) == before
+
+
+def test_a_manifest_whose_game_is_not_its_rows_is_refused_by_every_command(tmp_path, runs):
+    out = tmp_path / "run"
+    shutil.copytree(runs["golf"], out)
+    shutil.copytree(f"{runs['golf']}.run", f"{out}.run")
+    write_manifest(out, {**manifest(out), "game": "relaxed_golf"})
+    problems = cli("verify", out).stdout.decode().splitlines()
+    assert problems == [f"{part.name}: holds deals of 'golf', and the run plays relaxed_golf: its rows are not "
+                        "checked against the run's rules" for part in sorted(out.glob("part-*.parquet"))]
+    for command in (("report", out), ("export", out)):
+        assert "its rows are golf deals, but its run's manifest says relaxed_golf" in \
+            assert_one_line_failure(cli(*command))
+    assert "and the run plays relaxed_golf" in assert_one_line_failure(cli("run", "--out", out))
 
 
 def test_a_column_naming_an_unknown_game_is_named_and_never_reported(tmp_path, runs):
