@@ -472,7 +472,7 @@ def games_of_rows(table: pa.Table) -> list[str]:
     """The games a chunk's rows are of, as stored (format 1, which has no `game`, is Black Hole's)."""
     if "game" not in table.column_names:
         return [BLACK_HOLE.key]
-    return [key for key in pc.unique(table["game"].combine_chunks().dictionary_decode()).to_pylist()]
+    return pc.unique(table["game"].combine_chunks().dictionary_decode()).to_pylist()
 
 
 def shown_game(key: str | None) -> str:
@@ -877,10 +877,10 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
     if found > RESULTS_FORMAT:
         raise DatasetError(f"{out} holds results of format {found}; this version ({__version__}) writes "
                            f"format {RESULTS_FORMAT}: use another --out")
-    held = run_game(manifest)
-    if game is not None and game != held:
-        raise DatasetError(f"{out} holds a run of {held.key} ({held.name}), not {game.key}: resume it with "
-                           f"--game {held.key} (or without --game), or use another --out")
+    own = run_game(manifest)
+    if game is not None and game != own:
+        raise DatasetError(f"{out} holds a run of {own.key} ({own.name}), not {game.key}: resume it with "
+                           f"--game {own.key} (or without --game), or use another --out")
     if manifest.get("difficulty_scale") != difficulty_scale:
         asked = "without --difficulty" if difficulty_scale is None else f"with difficulty scale {difficulty_scale}"
         held = ("no difficulty columns" if manifest.get("difficulty_scale") is None

@@ -27,7 +27,7 @@ from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deal
                       run_game, shown_game)
 from .dealing import game_name
 from .difficulty import TAGS
-from .games import DEFAULT_GAME, Game, game_by_key
+from .games import BLACK_HOLE, DEFAULT_GAME, Game, game_by_key
 from .solver import OUTCOMES
 
 COLUMNS = ("game", "deal", "ms", "outcome", "iterations", "cards_played", "seconds", "difficulty", "tag")
@@ -37,8 +37,8 @@ REQUIRED = ("deal", "outcome", "iterations", "cards_played")
 """What a dataset must have to be reported on."""
 VERDICTS = ("deal", "outcome")
 """What the other side of `--compare` must have (e.g. another solver's CSV)."""
-MANIFEST_KEYS = ("game", "search", "max_iters", "difficulty_scale", "deals", "results_format", "version", "started", "finished",
-                 "elapsed_seconds", "machine", "sessions")
+MANIFEST_KEYS = ("game", "search", "max_iters", "difficulty_scale", "deals", "results_format", "version", "started",
+                 "finished", "elapsed_seconds", "machine", "sessions")
 """The manifest's settings a report shows (`version`: manifests of 0.1.0; later ones list `sessions`)."""
 HARDEST = 10
 LISTED = 50
@@ -69,6 +69,9 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     fs, files = data_files(source)
     frames = [_read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
               for file in files]
+    if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
+        frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
+                  for frame in frames]                                             # a run half upgraded)
     return _normalize(pd.concat(frames, ignore_index=True), source)
 
 
@@ -591,8 +594,9 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
 
 def _listed(rows: list) -> list[str]:
     """The note of a table cut short at LISTED rows."""
-    return [f"the first {LISTED} of {len(rows):,} in deal order (--format json lists every one)"] if len(rows) > LISTED \
-        else []
+    if len(rows) <= LISTED:
+        return []
+    return [f"the first {LISTED} of {len(rows):,} in deal order (--format json lists every one)"]
 
 
 def _cards_played_bins(least: int, most: int) -> list[tuple[int, int]]:

@@ -10,8 +10,9 @@ What it proves, each against data this package did not produce (the peer solver'
   a Ctrl-C in the middle of the run; resuming without `--game` goes on with the run's own game;
   `--difficulty` and `--search classic` on a game without them are usage errors that write nothing;
 * a manifest or a column naming a game this version does not know, a manifest whose game is
-  not its rows', a run directory holding a part of another game, and a dataset that mixes games: `run`, `verify`, `report` and `export`
-  each say so in one line (verify lists it) and never report or extend them as one game;
+  not its rows', a run directory holding a part of another game, and a dataset that mixes games:
+  `run`, `verify`, `report` and `export` each say so in one line (verify lists it) and never
+  report or extend them as one game;
 * `verify` judges rows by the run's game: a solution that is legal only in Relaxed Golf,
   stored in a Golf run, is an illegal move; cards played outside what the game allows is named;
 * datasets from before the family (format 1 of 0.1.0, format 2 without a manifest `game`, and
@@ -190,8 +191,9 @@ def test_a_column_naming_an_unknown_game_is_named_and_never_reported(tmp_path, r
     shutil.copytree(f"{runs['golf']}.run", f"{out}.run")
     part = next(out.glob("part-1-*.parquet"))
     table = pq.read_table(part)
-    keys = pa.array(["golf"] * (table.num_rows - 1) + ["pyramid"]).dictionary_encode().cast(table.schema.field("game").type)
-    pq.write_table(table.set_column(0, table.schema.field("game"), keys), part)
+    field = table.schema.field("game")
+    keys = pa.array(["golf"] * (table.num_rows - 1) + ["pyramid"]).dictionary_encode().cast(field.type)
+    pq.write_table(table.set_column(0, field, keys), part)
     result = cli("verify", out)
     assert result.returncode == 1 and f"{part.name}: game 'pyramid' is not one this version knows".encode() \
         in result.stdout, result.stdout
