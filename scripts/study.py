@@ -75,24 +75,32 @@ def manifest(run: Path) -> dict:
     return json.loads(Path(f"{run}.run", "manifest.json").read_text(encoding="utf-8"))
 
 
-def timed_run(run: Path, *args: str) -> dict | None:
-    """`blackhole-stats run ... --out RUN`, timed; None if it found every deal already solved."""
-    sessions = len(manifest(run)["sessions"]) if Path(f"{run}.run", "manifest.json").exists() else 0
+def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:
+    """`blackhole-stats run ... --out RUN`, timed; None if it found every deal already solved.
+
+    With `sessions`, the timing is appended to it too, also when the run stops with an error (Ctrl-C,
+    a full disk: the run records what it solved), so that a study resumed later sums every session.
+    """
+    known = len(manifest(run)["sessions"]) if Path(f"{run}.run", "manifest.json").exists() else 0
     before, load = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()
     started = time.perf_counter()
-    cli("run", *args, "--out", str(run))
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    session = manifest(run)["sessions"][-1]
-    if len(manifest(run)["sessions"]) == sessions or not session["deals_solved"]:  # a run with nothing to do
-        return None
-    solved = session["deals_solved"]
-    return {"command": f"blackhole-stats run {' '.join(args)} --out {run}", "deals_solved": solved,
-            "wall_seconds": round(wall, 1),
-            "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
-            "max_rss_mb": round(after.ru_maxrss / 1024),  # Linux: KiB, the largest process's peak
-            "load_average_start": round(load[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
-            "machine": manifest(run)["machine"]}
+    timing = None
+    try:
+        cli("run", *args, "--out", str(run))
+    finally:
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        recorded = manifest(run)["sessions"] if Path(f"{run}.run", "manifest.json").exists() else []
+        if len(recorded) > known and recorded[-1]["deals_solved"]:  # else: a run with nothing to do
+            timing = {"command": f"blackhole-stats run {' '.join(args)} --out {run}",
+                      "deals_solved": recorded[-1]["deals_solved"], "wall_seconds": round(wall, 1),
+                      "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
+                      "max_rss_mb": round(after.ru_maxrss / 1024),  # Linux: KiB, the largest process's peak
+                      "load_average_start": round(load[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
+                      "machine": manifest(run)["machine"]}
+            if sessions is not None:
+                sessions.append(timing)
+    return timing
 
 
 def write_compact(run: Path, target: Path, columns: list[str] = COMPACT_COLUMNS) -> None:
@@ -401,7 +409,14 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     facts_path = target / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
-    timing = timed_run(run, "--range", deals, "--game", game.key) or previous.get("timing")
+    started = manifest(run)["started"] if Path(f"{run}.run", "manifest.json").exists() else None
+    sessions = previous.get("sessions", []) if started and previous.get("run_started") == started else []
+    try:
+        timed_run(run, "--range", deals, "--game", game.key, sessions=sessions)
+    finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
+        if Path(f"{run}.run", "manifest.json").exists():
+            previous.update(run_started=manifest(run)["started"], sessions=sessions)
+            facts_path.write_text(json.dumps(previous, indent=2) + "\n", encoding="utf-8")
     cli("verify", str(run))
     plots = target / "plots"
     if plots.exists():
@@ -409,11 +424,14 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
     report(run, target / "REPORT.md", "--plots", str(plots))
     write_compact(run, target / "deals.parquet", FAMILY_COLUMNS)
     data = load(run)
-    facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": timing}
+    facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
+             "run_started": manifest(run)["started"], "sessions": sessions}
     peer = family_peer_csv(game)
     if peer is not None:
         report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer))
         facts["vs_peer"] = family_peer_agreement(data, peer)
+    for stale in target.glob(f"{game.key}_1_*.bits"):  # of a shorter study of the same game
+        stale.unlink()
     if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
             facts["fast"]["last"] and not data["ms"].any():
         bits = target / f"{game.key}_1_{facts['fast']['last']}.bits"
@@ -422,6 +440,19 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
     facts_path.write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
     write_family(results)
     print(f"results in {target}/")
+
+
+def summed(sessions: list[dict]) -> dict | None:
+    """The timings of a run's sessions (a study interrupted and resumed) as one: sums, the largest memory,
+    the load averages at the first start and the last end."""
+    if not sessions:
+        return None
+    return {"command": sessions[-1]["command"], "sessions": len(sessions),
+            **{key: round(sum(session[key] for session in sessions), 1)
+               for key in ("deals_solved", "wall_seconds", "cpu_seconds")},
+            "max_rss_mb": max(session["max_rss_mb"] for session in sessions),
+            "load_average_start": sessions[0]["load_average_start"],
+            "load_average_end": sessions[-1]["load_average_end"], "machine": sessions[-1]["machine"]}
 
 
 def family_facts(results: Path) -> dict:
