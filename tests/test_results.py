@@ -400,6 +400,22 @@ def test_readme_reader_timings_are_the_committed_bench_output():
     assert [line for line in readers.splitlines() if line.startswith("| ") and "operation" not in line] == expected
 
 
+def test_readme_classic_speed_is_quoted_only_from_a_committed_bench_output():
+    speed = readme_between("### Speed", "\nDealing: ")
+    if not (RESULTS / "bench" / "classic.json").is_file():
+        assert "the raw classic search took" not in speed and "none is committed yet" in speed
+        return
+    summary = bench_summary("classic.json")
+    classic, fast = summary["searches"]["classic"], summary["searches"]["fast"]
+    raw = classic["measures"][0]
+    iterations = classic["iterations"]
+    assert (f"Measured by `{summary['command']} --summary results/bench/classic.json` with the machine's load "
+            f"average at {summary['load_average']:.1f}: the raw classic search took {spread(raw, 1)} CPU-s for "
+            f"the 1000 deals, {raw['peer_ratio']:.1f}x the peer's speed on identical iteration counts (mean "
+            f"{iterations['mean']:,.0f}, median {iterations['median']:,.0f}, max {iterations['max']:,}), while "
+            f"fast took {fast['measures'][0]['median']:.3f} in the same run.") in speed
+
+
 # ------------------------------------------------------------------ the notebook
 def printed(notebook) -> list[str]:
     return [output["text"] for cell in notebook.cells if cell.cell_type == "code"
