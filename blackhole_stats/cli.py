@@ -59,6 +59,13 @@ class Command(click.Command):
 
     resumable = False
 
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:  # click's parser leaves an option without its value unplaced
+            error.ctx = error.ctx or ctx  # so the line names this command's --help, not the group's
+            raise
+
     def invoke(self, ctx):
         try:
             interrupts.ready()  # a signal that came while the program started raises here

@@ -279,7 +279,7 @@ prefix for the iteration counts; then this file and `study.json`.
 | `classic_deals.parquet` | the same compact rows for the `classic` run (its iteration counts are the peer's "states checked") |
 | `study.json` | every figure this file quotes, and the timings of the runs |
 | `SCALE.md`, `scale.json` | how a run grows to 10^9 deals: `scripts/simulate_scale.py`, not this study |
-| `bench/solver.json` | `scripts/bench_solver.py --summary`: the solver speed figures README quotes, not this study |
+| `bench/*.json` | what the measuring scripts' `--summary` wrote (`bench_solver.py`, `bench_run.py`, `bench_startup.py`, `bench_readers.py`, `check_deal_hash.py`): the speed figures README quotes, not this study |
 | `winnable/` | which of deals 1..1,000,000 can be won, as a bitmap, with a guide for PySolFC maintainers (`winnable/README.md`) |
 | `<game>/`, `FAMILY.md` | the other games of the family, each studied by `scripts/study.py --game <game>` (its report, plots, compact rows, peer comparison, winnable bitmap, `study.json`), and the games side by side |
 | `difficulty/` | how the difficulty score was chosen and validated (`scripts/difficulty_research.py`, `validate_difficulty.py`) |

@@ -9,7 +9,9 @@
   recomputed independently;
 * README's study section: every number in it is one of those figures;
 * README's speed figures: those `scripts/bench_solver.py --summary` wrote to
-  `results/bench/solver.json` (skipped until that file is committed);
+  `results/bench/solver.json` (skipped until that file is committed), and
+  likewise every other measured figure README quotes (runs, dealing, start-up,
+  readers, the classic search), each from its `results/bench/*.json`;
 * `results/study.ipynb`: executed by a real Jupyter kernel, it runs without
   error, prints the solvable fraction the data gives, and its committed outputs
   are what it prints now;
@@ -319,6 +321,117 @@ def test_readme_speed_figures_are_the_committed_bench_output():
     iterations = fast["iterations"]
     assert (f"Iterations per deal: mean {iterations['mean']:,.0f}, median {iterations['median']:,.0f}, "
             f"max {iterations['max']:,}.") in " ".join(speed.split())
+
+
+def bench_summary(name: str) -> dict:
+    """A measuring script's committed summary (results/bench/NAME), which README quotes."""
+    path = RESULTS / "bench" / name
+    if not path.is_file():
+        pytest.skip(f"results/bench/{name} is not committed")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def readme_between(start: str, end: str) -> str:
+    """README's text from `start` to `end`, whitespace runs as single spaces (prose wraps anywhere)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return " ".join(text.split(start, 1)[1].split(end, 1)[0].split())
+
+
+def spread(figures: dict, digits: int) -> str:
+    return f"{figures['median']:.{digits}f} [{figures['min']:.{digits}f}..{figures['max']:.{digits}f}]"
+
+
+def test_readme_run_figures_are_the_committed_bench_output():
+    summary = bench_summary("run.json")
+    runs = readme_between("## Runs: `blackhole-stats run`", "\n### ")
+    assert f"{summary['command']} --summary results/bench/run.json" in runs
+    assert f"load average at {summary['load_average']:.1f}" in runs
+    count = f"deals {summary['deals'].replace('-', '..')}"
+    assert f"| {count}, CPU s |" in runs and f"| {count}, wall s |" in runs
+    for workers, figures in summary["workers"].items():
+        assert (f"| {workers} | {spread(figures['fixed_cpu_s'], 2)} | {spread(figures['whole_cpu_s'], 2)} "
+                f"| {figures['cpu_ms_per_deal']:.3f} | {spread(figures['whole_wall_s'], 2)} "
+                f"| {figures['deals_per_second']:,.0f} |") in runs, workers
+    assert f"2 workers deal and solve {summary['speedup_2_workers']:.2f}x the deals per second of one" in runs
+    baseline = summary["baseline"]
+    if baseline is None:
+        assert "v0.1.0" not in runs
+        return
+    assert (f"took {spread(baseline['whole_cpu_s'], 2)} CPU-s and {spread(baseline['whole_wall_s'], 2)} "
+            f"wall seconds") in runs
+    assert (f"this version runs at {baseline['cpu_ratio']:.2f}x its speed in CPU and "
+            f"{baseline['wall_ratio']:.2f}x in wall time") in runs
+    assert ("this version is slower" in runs) == (baseline["cpu_ratio"] < 1)
+
+
+def test_readme_dealing_figures_are_the_committed_check_output():
+    summary = bench_summary("dealing.json")
+    dealing = readme_between("\nDealing: ", "\n## ")
+    assert f"{summary['command']} --summary results/bench/dealing.json" in dealing
+    assert summary["count"] == 1_000_000 and summary["matches_reference"] is True
+    assert "SHA-256 given in the reference notes (match)" in dealing
+    assert f"{summary['deals_per_second']:,.0f} deals per CPU second including formatting" in dealing
+    pysol = summary["pysol_cards"]
+    assert (f"`--pysol-cards {pysol['count']}` also deals 1..{pysol['count']} with pysol-cards") in dealing
+    ratio = pysol["our_deals_per_second"] / pysol["their_deals_per_second"]
+    assert (f"{pysol['their_deals_per_second']:,.0f} deals per CPU second against our "
+            f"{pysol['our_deals_per_second']:,.0f} ({ratio:.0f}x;") in dealing
+    assert f"with {pysol['boards_differing']} boards differing" in dealing
+    assert f"Medians of {summary['repeats']} repeats" in dealing
+    assert f"load average at {summary['load_average']:.1f}" in dealing
+
+
+def test_readme_start_up_figures_are_the_committed_bench_output():
+    summary = bench_summary("startup.json")
+    startup = readme_between("It starts without click", "The peer itself needs")
+    assert f"{summary['command']} --summary results/bench/startup.json" in startup
+    install = "an editable install" if summary["editable_install"] else "a regular `pip install` of the wheel"
+    assert (f"median of {summary['repeats']} interleaved runs, {install}, Python {summary['python']}, "
+            f"the machine's load average at {summary['load_average']:.1f}") in startup
+    cpu = {command["name"]: command["median"] for command in summary["commands"]}
+    solve = f"blackhole-solve {' '.join(['--game', summary['game']])} (deal {summary['deal']})"
+    assert (f"`python -c pass` {cpu['python -c pass']:.1f} ms, `blackhole-solve --version` "
+            f"{cpu['blackhole-solve --version']:.1f} ms, `blackhole-solve --game {summary['game']}` on deal "
+            f"{summary['deal']} (solved, 51 moves printed) {cpu[solve]:.1f} ms, i.e. "
+            f"{cpu[solve] - cpu['python -c pass']:.1f} ms more than the interpreter alone "
+            f"(`blackhole-stats --version` costs {cpu['blackhole-stats --version']:.1f} ms)") in startup
+
+
+def test_readme_reader_timings_are_the_committed_bench_output():
+    summary = bench_summary("readers.json")
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    readers = text.split("`scripts/bench_readers.py` times pandas", 1)[1].split("\nFormat 1 (0.1.0)", 1)[0]
+    assert f"{summary['command']} --summary results/bench/readers.json" in readers
+    prose = " ".join(readers.split())
+    assert f"median CPU seconds of {summary['repeats']} repeats" in prose and f"pandas {summary['pandas']}" in prose
+    assert f"load average at {summary['load_average']:.1f}" in prose
+    before, after = "format 1 (decimal128)", "format 2 (int64)"
+    size = summary["deal_megabytes"]
+    expected = [f"| deal column in memory (MB) | {size[before]:.1f} | {size[after]:.1f} "
+                f"| {size[before] / size[after]:.0f}x smaller |"]
+    for operation in summary["operations"]:
+        cells = [f"raises {operation[label]['raises']}" if "raises" in operation[label]
+                 else f"{operation[label]['median']:.4f}" for label in (before, after)]
+        faster = ("-" if any(cell.startswith("raises") for cell in cells)
+                  else f"{operation[before]['median'] / operation[after]['median']:.0f}x")
+        expected.append(f"| `{operation['name']}` | {cells[0]} | {cells[1]} | {faster} |")
+    assert [line for line in readers.splitlines() if line.startswith("| ") and "operation" not in line] == expected
+
+
+def test_readme_classic_speed_is_quoted_only_from_a_committed_bench_output():
+    speed = readme_between("### Speed", "\nDealing: ")
+    if not (RESULTS / "bench" / "classic.json").is_file():
+        assert "the raw classic search took" not in speed and "none is committed yet" in speed
+        return
+    summary = bench_summary("classic.json")
+    classic, fast = summary["searches"]["classic"], summary["searches"]["fast"]
+    raw = classic["measures"][0]
+    iterations = classic["iterations"]
+    assert (f"Measured by `{summary['command']} --summary results/bench/classic.json` with the machine's load "
+            f"average at {summary['load_average']:.1f}: the raw classic search took {spread(raw, 1)} CPU-s for "
+            f"the 1000 deals, {raw['peer_ratio']:.1f}x the peer's speed on identical iteration counts (mean "
+            f"{iterations['mean']:,.0f}, median {iterations['median']:,.0f}, max {iterations['max']:,}), while "
+            f"fast took {fast['measures'][0]['median']:.3f} in the same run.") in speed
 
 
 # ------------------------------------------------------------------ the notebook
