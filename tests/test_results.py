@@ -24,6 +24,7 @@ The recomputations here use pandas and numpy directly, not `blackhole_stats.repo
 """
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import math
@@ -321,6 +322,33 @@ def test_readme_speed_figures_are_the_committed_bench_output():
     iterations = fast["iterations"]
     assert (f"Iterations per deal: mean {iterations['mean']:,.0f}, median {iterations['median']:,.0f}, "
             f"max {iterations['max']:,}.") in " ".join(speed.split())
+
+
+FAMILY_SPEED_GAMES = ("all_in_a_row", "golf", "dead_king_golf", "relaxed_golf")
+
+
+def test_readme_family_speed_table_is_the_committed_bench_output():
+    """Each game's row of the family's speed table is what `bench_solver.py --game G --summary
+    results/bench/solver_G.json` measured, and the peer's CPU seconds are the sum of its CSV."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## The family", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip(): line for line in section.splitlines()
+            if line.startswith("| `") and line.count("|") == 8}
+    for game in FAMILY_SPEED_GAMES:
+        path = RESULTS / "bench" / f"solver_{game}.json"
+        if not path.is_file():
+            pytest.skip(f"results/bench/solver_{game}.json is not committed: "
+                        f"python scripts/bench_solver.py --game {game} --summary {path.relative_to(REPO)}")
+        summary = json.loads(path.read_text(encoding="utf-8"))
+        assert (summary["game"], summary["deals"]) == (game, "1-1000")
+        raw, _, row = summary["searches"]["fast"]["measures"]
+        peer = summary["searches"]["fast"]["peer_seconds"]
+        with require_reference(f"family/peer_{game}_1_1000.csv").open(newline="") as handle:
+            assert peer == pytest.approx(sum(float(line["cpu_seconds"]) for line in csv.DictReader(handle)))
+        assert rows[f"`{game}`"] == (
+            f"| `{game}` | {raw['median']:.3f} [{raw['min']:.3f}..{raw['max']:.3f}] | {row['median']:.3f} "
+            f"| {peer:.1f} | {raw['peer_ratio']:.0f}x | {summary['load_average']:.1f} |")
+        assert summary["command"] == f"python scripts/bench_solver.py --deals 1-1000 --repeats 5 --game {game}"
 
 
 def bench_summary(name: str) -> dict:
