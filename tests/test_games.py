@@ -282,16 +282,35 @@ def small_positions(draw, game_key: str):
     return piles, talon, foundation
 
 
+@st.composite
+def dense_positions(draw, game_key: str):
+    """Cards of five neighbouring ranks only, so that most cards fit on others: lines are long,
+    the talon matters, and the pruning rules get to refute (and wrongly refute, if one is wrong)."""
+    game = get_game(game_key)
+    low = draw(st.integers(0, 8))
+    cards = draw(st.permutations([suit * 13 + rank for suit in range(4) for rank in range(low, low + 5)]))
+    size = draw(st.integers(0, min(13, game.piles * game.pile_size)))
+    talon_size = draw(st.integers(0, min(6, game.talon_size)))
+    piles: list[list[int]] = [[] for _ in range(game.piles)]
+    for card in cards[:size]:
+        target = draw(st.integers(0, game.piles - 1))
+        while len(piles[target]) == game.pile_size:
+            target = (target + 1) % game.piles
+        piles[target].append(card)
+    return piles, list(cards[size:size + talon_size]), cards[size + talon_size]
+
+
 def card_text(card_id: int) -> str:
     return RANKS[card_id % 13] + SUITS[card_id // 13]
 
 
+@pytest.mark.parametrize("positions", [small_positions, dense_positions], ids=["random", "dense"])
 @pytest.mark.parametrize("game_key", list(RULES))
-def test_small_positions_against_brute_force(game_key):
+def test_small_positions_against_brute_force(game_key, positions):
     game = get_game(game_key)
 
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(small_positions(game_key))
+    @given(positions(game_key))
     def check(position):
         piles, talon, foundation = position
         lines = ([" ".join(["Talon:", *map(card_text, talon)])] if game.has_talon else [])
