@@ -785,6 +785,12 @@ static int region_order_passes(int f, uint16_t one, const PileOrder *po)
     return rising || falling;
 }
 
+/* The ranks fits[] allows onto any rank of `reach`: two table reads. */
+static inline uint16_t fits_any(const Position *s, uint16_t reach)
+{
+    return (uint16_t)(s->fits_low[reach & 0x7F] | s->fits_high[reach >> 7]);
+}
+
 /* Playable reach, for the rules the walk test does not cover (a talon, an
  * empty foundation, no wrap, a dead King), in talon order. Split any line
  * into segments at its talon turns: segment 0 starts from the foundation's
@@ -801,14 +807,8 @@ static int region_order_passes(int f, uint16_t one, const PileOrder *po)
  * foundation rank the line passes: the count taken is at least the cards
  * any line plays (it only ever refutes too little). Without a talon it is
  * one segment from the foundation's card; an empty foundation bounds
- * nothing (any card may start it). */
-/* The ranks fits[] allows onto any rank of `reach`: two table reads. */
-static inline uint16_t fits_any(const Position *s, uint16_t reach)
-{
-    return (uint16_t)(s->fits_low[reach & 0x7F] | s->fits_high[reach >> 7]);
-}
-
-/* Also leaves in taken[p] how many cards of pile p (from the top) it took. */
+ * nothing (any card may start it). Also leaves in taken[p] how many cards
+ * of pile p (from the top) it took. */
 static int reach_bound(const Position *s, int taken[NPILES])
 {
     int total = 0;
@@ -897,10 +897,6 @@ static inline int judged_by_reach(const Position *s)
     return !s->walk_rules || s->t < s->talon_len || s->f == EMPTY_F;
 }
 
-/* The walk test is exact for Black Hole's rules (every rank one apart on
- * the 13-cycle, nothing else) once no talon card can change the foundation
- * and the foundation has a card: then the remaining play is a Black Hole
- * game from f, whatever the pile depth (the arguments above never use it). */
 /* What a passing walk test found, for the children to reuse: the end rank
  * t that passed (-1: nothing to reuse), and for t each edge's crossing
  * count x, with the edges crossed 0, 1 and 2 times.
@@ -982,8 +978,12 @@ static int inherited_pass(Position *s, const WalkCertificate *parent, int parent
     return 1;
 }
 
-/* can_finish, reusing the parent's certificate (if not NULL; parent_f: the
- * foundation the move was played onto) and leaving this position's in
+/* The walk test is exact for Black Hole's rules (every rank one apart on
+ * the 13-cycle, nothing else) once no talon card can change the foundation
+ * and the foundation has a card: then the remaining play is a Black Hole
+ * game from f, whatever the pile depth (the arguments above never use it).
+ * can_finish_from reuses the parent's certificate (if not NULL; parent_f:
+ * the foundation the move was played onto) and leaves this position's in
  * `out` (if not NULL; its t is -1 when there is none). */
 static int can_finish_from(Position *s, const WalkCertificate *parent, int parent_f, WalkCertificate *out)
 {
