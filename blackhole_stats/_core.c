@@ -1813,9 +1813,10 @@ static void fast_search_start(FastSearch *fs, const Position *start, FactTable *
 
 /* Restarts: a small node budget, grown by half each time, with random
  * tie-breaks after the first run (on Black Hole deals 20001..26000, 9% fewer
- * nodes than starting at 200 and doubling). Refutations are facts, so they are kept across runs;
- * only the last, unbounded-enough run decides. GOAL_UNDECIDED when `end`
- * nodes were spent first (or a signal handler raised). */
+ * nodes than starting at 200 and doubling). Refutations are facts, so they
+ * are kept across runs; only the last, unbounded-enough run decides.
+ * GOAL_UNDECIDED when `end` nodes were spent first (or a signal handler
+ * raised). */
 static int restarted_search(FastSearch *fs, uint64_t end)
 {
     uint64_t budget = FIRST_RUN_BUDGET;
