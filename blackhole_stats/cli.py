@@ -467,7 +467,7 @@ def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, diffic
     """The `run` command within its interrupt handling."""
     from .dataset import DatasetError
     from .deals import DealSet, DealSpecError
-    from .difficulty import CURRENT_SCALE
+    from .difficulty import current_scale
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
 
     try:
@@ -476,7 +476,7 @@ def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, diffic
             listed = _read_deals(deals_file)
             deals = listed if deals is None else deals | listed
         summary = run(out, deals, search=search, max_iters=max_iters,
-                      difficulty_scale=CURRENT_SCALE if difficulty else None, workers=workers,
+                      difficulty_scale=current_scale().name if difficulty else None, workers=workers,
                       chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
                       progress=sys.stderr.isatty() if progress is None else progress)
     except RunStopped as stopped:

@@ -249,14 +249,14 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     `chunk_size` None: `default_chunk_size`. `workers` is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
     (None: WAIT_FOR_WORKERS_SECONDS).
-    Raises ValueError for a max_iters outside 1..MAX_ITERS or an unknown scale, DatasetError for a
+    Raises ValueError for a max_iters outside 1..MAX_ITERS or an unknown scale (or another game's), DatasetError for a
     directory that does not fit, RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
     or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
     full (finished chunks are kept in every case; the same call resumes).
     """
     check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
     if difficulty_scale is not None:
-        difficulty.scale(difficulty_scale)  # an unknown scale: DifficultyError before anything is written
+        difficulty.scale_for(difficulty_scale)  # unknown, or another game's: DifficultyError before anything is written
     out = dataset.locate(out)
     backend = _Cluster(scheduler, wait_for_workers) if scheduler else _Processes(workers or os.cpu_count() or 1)
     with closing(backend), dataset.open_run(out, deals, search, max_iters, difficulty_scale) as session:
