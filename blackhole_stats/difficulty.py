@@ -78,9 +78,12 @@ SCALES = {
         Scale("black_hole/1", "black_hole", (1.9971, 2.0632, 2.1223, 2.1995),
               "quintiles of the score of the 8,673 winnable deals among PySolFC deals 100, 200, ..., "
               "1,000,000 (scripts/difficulty_scale.py --step 100), rounded to 4 decimals"),
+        Scale("all_in_a_row/1", "all_in_a_row", (2.0459, 2.1209, 2.1899, 2.2780),
+              "quintiles of the score of the 3,328 winnable deals among PySolFC deals 200, 400, ..., "
+              "1,000,000 (scripts/difficulty_scale.py --game all_in_a_row --step 200), rounded to 4 decimals"),
     )
 }
-CURRENT = {"black_hole": "black_hole/1"}
+CURRENT = {"black_hole": "black_hole/1", "all_in_a_row": "all_in_a_row/1"}
 """Game key -> the scale `run --difficulty` uses for it today (a run records it in its manifest as
 `difficulty_scale`); a game missing here has no tags yet."""
 

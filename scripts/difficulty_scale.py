@@ -69,7 +69,7 @@ def main() -> None:
         "game": game.key,
         "command": f"python scripts/difficulty_scale.py --game {game.key} --step {args.step}"
                    + (f" --last {args.last}" if args.last != 1_000_000 else ""),
-        "sample": f"PySolFC deals {args.step}, {2 * args.step}, ..., {args.last}",
+        "sample": f"PySolFC deals {args.step:,}, {2 * args.step:,}, ..., {args.last:,}",
         "deals": len(rows),
         "winnable": len(scores),
         "quintiles": [round(float(q), 4) for q in np.quantile(scores, [0.2, 0.4, 0.6, 0.8])],
