@@ -150,25 +150,35 @@ class Board:
             seen[card] = where
             return card
 
-        number, line = next(numbered, (1, ""))
-        _check_line(line, number)
-        talon = []
-        if game.has_talon and not line.startswith(FOUNDATION_PREFIX):  # no Talon line: an empty talon, as PySolFC writes it
-            if line != TALON_PREFIX and not line.startswith(TALON_PREFIX + " "):
-                raise BoardParseError(f"line {number}: expected '{TALON_PREFIX} <cards>' ({game.name} starts "
-                                      f"with its talon), got {quoted(line)}")
-            tokens = line[len(TALON_PREFIX) + 1:].split(" ") if line != TALON_PREFIX else []
+        def read_talon(line: str, number: int, after_foundation: bool) -> list[Card]:
+            """The talon's cards; PySolFC writes its line first, the peer also reads it right after the foundation's."""
+            if not game.has_talon:
+                raise BoardParseError(f"line {number}: {game.name} has no talon ({quoted(line)})")
+            if talon is not None:
+                raise BoardParseError(f"line {number}: a second Talon line ({quoted(line)})")
+            if not after_foundation:
+                raise BoardParseError(f"line {number}: the Talon line must be the first line or come right after "
+                                      f"the Foundations line ({quoted(line)})")
+            rest = line[len(TALON_PREFIX):]
+            if rest and not rest.startswith(" "):
+                raise BoardParseError(f"line {number}: expected '{TALON_PREFIX} <cards>', got {quoted(line)}")
+            tokens = _cards_of(rest)
             if len(tokens) > game.talon_size:
                 raise BoardParseError(f"line {number}: more than {game.talon_size} cards in the talon "
                                       f"({quoted(line)})")
-            talon = [take(token, number, "in the talon") for token in tokens]
+            return [take(token, number, "in the talon") for token in tokens]
+
+        talon: list[Card] | None = None
+        number, line = next(numbered, (1, ""))
+        _check_line(line, number)
+        if line.startswith(TALON_PREFIX):
+            talon = read_talon(line, number, after_foundation=True)
             number, line = next(numbered, (number + 1, ""))
             _check_line(line, number)
-        elif line.startswith(TALON_PREFIX):
-            raise BoardParseError(f"line {number}: {game.name} has no talon ({quoted(line)})")
         if not line.startswith(FOUNDATION_PREFIX):
-            raise BoardParseError(f"line {number}: expected 'Foundations: <card>', got {quoted(line)}")
-        foundation_tokens = line[len(FOUNDATION_PREFIX):].split(" ")
+            expected = f"'{TALON_PREFIX} <cards>' or " if game.has_talon and talon is None else ""
+            raise BoardParseError(f"line {number}: expected {expected}'Foundations: <card>', got {quoted(line)}")
+        foundation_tokens = _cards_of(line[len(FOUNDATION_PREFIX):])
         if len(foundation_tokens) != 1:
             raise BoardParseError(f"line {number}: expected one foundation card, got {quoted(line)}")
         foundation_line = number
@@ -182,10 +192,19 @@ class Board:
         piles = []
         first_pile = number + 1
         for number, line in numbered:
+            _check_line(line, number)
+            if line.startswith(TALON_PREFIX):
+                talon = read_talon(line, number, after_foundation=number == foundation_line + 1)
+                first_pile += 1
+                continue
+            if line.startswith(FOUNDATION_PREFIX.rstrip()):
+                raise BoardParseError(f"line {number}: a second Foundations line ({quoted(line)})")
             if number >= first_pile + game.piles:
                 raise BoardParseError(f"line {number}: more than {game.piles} piles ({quoted(line)})")
-            _check_line(line, number)
-            tokens = line.split(" ") if line else []
+            if line.startswith(" "):
+                raise BoardParseError(f"line {number}: starts with a space (a pile's line starts with its bottom "
+                                      f"card; an empty pile is an empty line): {quoted(line)}")
+            tokens = _cards_of(line)
             if len(tokens) > game.pile_size:
                 raise BoardParseError(f"line {number}: more than {game.pile_size} cards in a pile ({quoted(line)})")
             piles.append(tuple(take(token, number, f"on line {number}") for token in tokens))
@@ -193,7 +212,7 @@ class Board:
         if foundation is None and len(seen) != len(DECK):
             raise BoardParseError(f"line {foundation_line}: an empty foundation means no card has been played, "
                                   f"but the board holds {len(seen)} of the 52 cards")
-        return cls(foundation, tuple(piles), talon=tuple(talon), game=game)
+        return cls(foundation, tuple(piles), talon=tuple(talon or ()), game=game)
 
     def to_text(self) -> str:
         lines = []
@@ -416,6 +435,12 @@ def _check_line(line: str, number: int) -> None:
         raise BoardParseError(f"line {number}: stray '\\r' (line endings must be '\\n')")
     if len(line) > MAX_LINE:
         raise BoardParseError(f"line {number}: longer than {MAX_LINE} characters ({quoted(line)})")
+
+
+def _cards_of(text: str) -> list[str]:
+    """The card tokens of a line: separated by one space or more, as the peer reads them; spaces at either end
+    are no card."""
+    return [token for token in text.split(" ") if token]
 
 
 def _parse_card(token: str, line: int) -> Card:

@@ -59,6 +59,13 @@ class Command(click.Command):
 
     resumable = False
 
+    def parse_args(self, ctx, args):
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as error:  # click's parser leaves an option without its value unplaced
+            error.ctx = error.ctx or ctx  # so the line names this command's --help, not the group's
+            raise
+
     def invoke(self, ctx):
         try:
             interrupts.ready()  # a signal that came while the program started raises here
@@ -181,10 +188,20 @@ class GameType(click.ParamType):
             self.fail(str(error), param, ctx)
 
 
+GAME_CHOICES = ", ".join(f"{game.key} ({game.pysol_id})" for game in GAMES)
 GAME_OPTION = click.option(
     "--game", "game_kind", type=GameType(), default=DEFAULT_GAME.key, show_default=True,
-    help="Which game of the family: " + ", ".join(f"{game.key} ({game.pysol_id})" for game in GAMES)
-         + "; PySolFC's names work too ('All in a Row').")
+    help=f"Which game of the family: {GAME_CHOICES}; PySolFC's names work too ('All in a Row').")
+
+
+def _check_search(search: str, game: Game) -> None:
+    """--search classic on a game it does not play: a usage error (solver.check_search words it)."""
+    from .solver import check_search
+
+    try:
+        check_search(search, game)
+    except ValueError as error:
+        raise click.UsageError(f"--search {search}: {error}") from None
 
 
 class GameCommand(Command):
@@ -270,9 +287,7 @@ def solve_command(game: str | None, game_kind: Game, board_file: str | None, sea
         raise click.UsageError("give a game number or --board, not both")
     if game == "-":
         board_file = "-"
-    if search == "classic" and not game_kind.classic_search:
-        raise click.UsageError(f"--search classic reproduces black-hole-solver's Black Hole counts only; "
-                               f"{game_kind.name} is solved with --search fast")
+    _check_search(search, game_kind)
     label = None
     if board_file is not None:
         with _open_input(board_file) as stream:
@@ -330,6 +345,10 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     Outcome counts with a 95% Wilson interval for the solvable fraction,
     iteration statistics per outcome, how close unsolvable deals got, the
     hardest deals and the run's settings. Reads only the documented columns.
+    One game a report: the game column's, else the run's, else Black Hole; a
+    dataset mixing games is refused. --compare works across two games of the
+    same deals (which deals one wins and the other does not); a CSV without
+    a game column is taken to be of DATASET's game.
 
     \b
     Examples:
@@ -337,6 +356,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
       blackhole-stats report runs/first --format markdown --plots plots/first
       blackhole-stats report runs/fast --compare runs/classic
       blackhole-stats report runs/first --compare peer_1_1000.csv --format json
+      blackhole-stats report runs/golf --compare runs/relaxed_golf
     """
     from . import report  # pandas loads only for this command
     from .dataset import DatasetError, inside_dataset, read_manifest
@@ -347,13 +367,15 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
             if source is not None and inside_dataset(plots_dir, source):
                 raise click.UsageError(f"--plots {plots_dir} is inside the dataset {source}, whose readers "
                                        "would read the PNGs too: choose a directory outside it")
-        data = report.load(dataset)
-        result = report.build_report(data, dataset, read_manifest(dataset))
-        if other is not None:
-            other_data = report.load(other, required=report.VERDICTS)
-            other_report = report.build_report(other_data, other, read_manifest(other))
+        data, manifest = report.load(dataset), read_manifest(dataset)
+        game = report.game_of(data, dataset, manifest)
+        result = report.build_report(data, dataset, manifest, game)
+        if other is not None:  # a CSV of another solver's verdicts names no game: it is taken to be A's
+            other_data, other_manifest = report.load(other, required=report.VERDICTS), read_manifest(other)
+            other_report = report.build_report(other_data, other, other_manifest,
+                                               report.game_of(other_data, other, other_manifest, default=game))
             result = report.compare(data, other_data, result, other_report)
-        written = write_plots(data, plots_dir) if plots_dir is not None else []
+        written = write_plots(data, plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
         raise click.ClickException(str(error)) from None
     click.echo(report.render(result, fmt))
@@ -371,11 +393,17 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
               help="text: one game number per line; json or csv: with outcome, iterations, cards played, "
                    "difficulty and tag.")
-def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[str, ...], fmt: str) -> None:
+@click.option("--game", "game_kind", type=GameType(), default=None,
+              help="The game the list is for, checked against the dataset's (a list of Golf deals is no "
+                   "list of Black Hole deals)  [default: the dataset's game]")
+def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[str, ...], fmt: str,
+                   game_kind: Game | None) -> None:
     """Write the game numbers of DATASET (a run directory, a .parquet file or a CSV) to stdout, in deal order.
 
     Numbers are exactly as PySolFC shows them (123, ms123, 20-digit seeds in
     full); plain text is one a line, the shape of PySolFC's seeds files.
+    The game is the dataset's (a dataset mixing games is refused); --game
+    names the one expected, and another is refused.
 
     \b
     Examples:
@@ -384,7 +412,7 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
       blackhole-stats export runs/tagged --solvable --format csv > deals.csv
     """
     from . import export, report  # pandas loads only for this command
-    from .dataset import DatasetError
+    from .dataset import DatasetError, read_manifest
     from .difficulty import DifficultyError, parse_tag
 
     try:
@@ -398,6 +426,10 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
     outcome = "solved" if solvable or wanted else "unsolved" if unsolvable else None
     try:
         data = report.load(dataset, required=report.VERDICTS)
+        game = report.game_of(data, dataset, read_manifest(dataset))
+        if game_kind is not None and game_kind != game:
+            raise DatasetError(f"{dataset} holds {game.key} deals ({game.name}), not {game_kind.key}: "
+                               f"its list would be of {game.name}")
         rows = export.select(data, dataset, outcome, wanted)
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
@@ -417,6 +449,9 @@ class RunCommand(Command):
                    "lines and lines starting with '#' are skipped. UTF-8, or UTF-16/32 with a BOM.")
 @click.option("--out", required=True, metavar="DIR",
               help="The dataset directory (or a pyarrow/fsspec URL); a run already there is resumed.")
+@click.option("--game", "game_kind", type=GameType(), default=None,
+              help=f"Which game to deal and solve: {GAME_CHOICES}, or PySolFC's name  [default: black_hole; "
+                   "resuming: the run's own game, and another is refused]")
 @click.option("--workers", type=click.IntRange(min=1),
               help="Worker processes, at most twice the cores  [default: all cores]")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
@@ -430,14 +465,14 @@ class RunCommand(Command):
                    "an unsolvable deal's cards_played may then be null.")
 @click.option("--difficulty", is_flag=True,
               help="Also score each solvable deal's difficulty for a person and tag it, very easy .. "
-                   "very hard (about 35 ms of CPU per solvable deal, some 60 times the solve).")
+                   "very hard, on the game's scale (tens of ms of CPU per solvable deal: README, Difficulty).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
 @click.option("--wait-for-workers", type=click.FloatRange(min=0), metavar="SECONDS",
               help="With --scheduler: how long to wait for a first worker to join  [default: 60]")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr  [default: when stderr is a terminal]")
-def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | None,
+def run_command(ranges: tuple[str, ...], deals_file, out: str, game_kind: Game | None, workers: int | None,
                 chunk_size: int | None, search: str, max_iters: int | None, difficulty: bool,
                 scheduler: str | None, wait_for_workers: float | None, progress: bool | None) -> None:
     """Solve each deal of the ranges once, in parallel, into the dataset DIR.
@@ -445,7 +480,7 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
     deals that are missing. Adding ranges to a run is fine (every deal the
-    run asks for, old ranges too, is then solved); changing --search,
+    run asks for, old ranges too, is then solved); changing --game, --search,
     --max-iters or --difficulty is refused. Exit status 130/143 after
     Ctrl-C/SIGTERM (at any moment), 1 if a chunk failed or the disk is full;
     each prints the command that resumes.
@@ -456,28 +491,35 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, workers: int | No
       blackhole-stats run --range ms1-ms5000,42 --search classic --out runs/ms
       blackhole-stats run --deals random.txt --out runs/random --workers 8
       blackhole-stats run --range 1-100000 --difficulty --out runs/tagged
+      blackhole-stats run --range 1-1000000 --game golf --out runs/golf
     """
     pause("run-command")  # a signal before the run began or after it ended: see Command
-    _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, difficulty, scheduler, wait_for_workers,
-         progress)
+    _run(ranges, deals_file, out, game_kind, workers, chunk_size, search, max_iters, difficulty, scheduler,
+         wait_for_workers, progress)
 
 
-def _run(ranges, deals_file, out, workers, chunk_size, search, max_iters, difficulty, scheduler,
+def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, difficulty, scheduler,
          wait_for_workers, progress) -> None:
     """The `run` command within its interrupt handling."""
-    from .dataset import DatasetError
+    from .dataset import DatasetError, game_of_run
     from .deals import DealSet, DealSpecError
-    from .difficulty import current_scale
+    from .difficulty import DifficultyUndefined, current_scale
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
 
+    _check_search(search, game or DEFAULT_GAME)  # resuming without --game: the run's own settings decide
+    try:
+        scale = current_scale(game or game_of_run(out)).name if difficulty else None
+    except DifficultyUndefined as error:
+        raise click.UsageError(f"--difficulty: {error}") from None
+    except DatasetError as error:
+        raise click.ClickException(str(error)) from None
     try:
         deals = DealSet.parse(ranges) if ranges else None
         if deals_file is not None:
             listed = _read_deals(deals_file)
             deals = listed if deals is None else deals | listed
-        summary = run(out, deals, search=search, max_iters=max_iters,
-                      difficulty_scale=current_scale().name if difficulty else None, workers=workers,
-                      chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
+        summary = run(out, deals, search=search, max_iters=max_iters, difficulty_scale=scale, game=game,
+                      workers=workers, chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
                       progress=sys.stderr.isatty() if progress is None else progress)
     except RunStopped as stopped:
         if stopped.signum is None:

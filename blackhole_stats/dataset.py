@@ -41,16 +41,19 @@ from . import __version__, _testhooks
 from .dealing import GameNumber
 from .deals import DealSet, DealSpecError
 from .difficulty import TAGS
+from .games import BLACK_HOLE, DEFAULT_GAME, GAMES as ALL_GAMES, Game, UnknownGameError, game_by_key
 from .quoting import QUOTE_LIMIT, quoted
 from .solver import OUTCOMES
 
-GAMES = ("black_hole",)
-"""The games a row can be of, as the `game` column spells them (its dictionary, in this order)."""
+GAMES = tuple(game.key for game in ALL_GAMES)
+"""The games a row can be of, as the `game` column spells them: every chunk's dictionary holds all of
+them in this order (a new game goes last), so pandas reads `game` of any two runs of this version as
+the same Categorical, and concatenating datasets of different games keeps each row's game."""
 INT64_END = 2**63
 """Game numbers from here up do not fit `deal`: `deal_exact` holds them."""
 
 SCHEMA = pa.schema([
-    pa.field("game", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+    pa.field("game", pa.dictionary(pa.int8(), pa.string()), nullable=False),  # a key of GAMES
     pa.field("deal", pa.int64()),  # null only for numbers of 2^63 or more
     pa.field("ms", pa.bool_(), nullable=False),
     pa.field("outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
@@ -465,8 +468,21 @@ def _deal_columns(numbers: Sequence[int] | np.ndarray) -> tuple[pa.Array, pa.Arr
             pa.array([None if fit else str(number) for number, fit in zip(numbers, fits)], pa.string()))
 
 
-def _game_column(rows: int) -> pa.Array:
-    return pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, np.int8)), _GAME_VALUES)
+def games_of_rows(table: pa.Table) -> list[str]:
+    """The games a chunk's rows are of, as stored (format 1, which has no `game`, is Black Hole's)."""
+    if "game" not in table.column_names:
+        return [BLACK_HOLE.key]
+    return pc.unique(table["game"].combine_chunks().dictionary_decode()).to_pylist()
+
+
+def shown_game(key: str | None) -> str:
+    """A `game` value as messages show it: quoted and short (a damaged file may hold anything), null as null."""
+    return "null" if key is None else quoted(str(key), limit=40)
+
+
+def _game_column(rows: int, game: Game) -> pa.Array:
+    index = np.full(rows, GAMES.index(game.key), np.int8)
+    return pa.DictionaryArray.from_arrays(pa.array(index), _GAME_VALUES)
 
 
 def upgrade_table(table: pa.Table) -> pa.Table:
@@ -476,7 +492,7 @@ def upgrade_table(table: pa.Table) -> pa.Table:
     the other columns as they were; a whole format-1 chunk becomes a SCHEMA one.
     """
     deal, exact = _deal_columns(game_numbers(table["deal"]))
-    columns = {"game": _game_column(table.num_rows), "deal": deal,
+    columns = {"game": _game_column(table.num_rows, BLACK_HOLE), "deal": deal,  # 0.1.0 played Black Hole only
                **{name: table[name] for name in table.column_names if name != "deal"}, "deal_exact": exact}
     names = [name for name in SCHEMA.names if name in columns]
     return pa.Table.from_arrays([columns[name] for name in names],
@@ -491,8 +507,8 @@ def part_name(deals: DealSet) -> str:
     return f"{PART_PREFIX}{first_game}-{last_game}-{deals.count}{PART_SUFFIX}"
 
 
-def write_part(out: str, deals: DealSet, columns: dict[str, Sequence]) -> str:
-    """Write one chunk; readers see all of it or nothing.
+def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Game = DEFAULT_GAME) -> str:
+    """Write one chunk of deals of `game`; readers see all of it or nothing.
 
     `columns` maps each of ROW_FIELDS to the chunk's values: `deal` as Python
     ints (put in `deal` or `deal_exact` here, the one place that splits them),
@@ -500,7 +516,7 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence]) -> str:
     `difficulty` (floats or None) and `tag` (indexes into TAGS or None).
     """
     deal, exact = _deal_columns(columns["deal"])
-    arrays = {"game": _game_column(len(columns["deal"])), "deal": deal, "deal_exact": exact,
+    arrays = {"game": _game_column(len(columns["deal"]), game), "deal": deal, "deal_exact": exact,
               "outcome": pa.DictionaryArray.from_arrays(pa.array(columns["outcome"], pa.int8()), _OUTCOME_VALUES)}
     schema = SCHEMA
     if "difficulty" in columns:
@@ -556,12 +572,13 @@ def read_part(fs: pafs.FileSystem, path: str) -> pa.Table:
     return table
 
 
-def read_done(out: str) -> DealSet:
+def read_done(out: str, game: Game | None = None) -> DealSet:
     """The deals that finished chunk files hold (either results format), every file read whole and checked.
 
-    A file of another schema, or one whose bytes are damaged, is refused: a
-    resume that trusted its rows, or solved its deals again beside it, would
-    leave a dataset that is silently wrong.
+    A file of another schema, one whose bytes are damaged, or (given the run's
+    `game`) one holding deals of another game is refused: a resume that trusted
+    its rows, or solved its deals again beside it, would leave a dataset that is
+    silently wrong.
     """
     fs, _ = filesystem(out)
     numbers, ms = [], []
@@ -579,6 +596,9 @@ def read_done(out: str) -> DealSet:
             except DatasetError as error:
                 problem = str(error)
             ms.append(table["ms"].to_numpy())
+            others = sorted(set(games_of_rows(table)) - {game.key}, key=str) if game is not None else []
+            if others and not problem:
+                problem = f"holds deals of game {shown_game(others[0])}, and the run plays {game.key}"
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None
@@ -659,7 +679,7 @@ def _manifest_problem(manifest) -> str | None:
               ("chunk_size", _is_count(1, none=True), "a whole number"),
               ("scheduler", _is(str, none=True), "a string or null"), ("machine", _is(dict, none=True), "an object"),
               ("difficulty_scale", _is(str, none=True), "a scale name or null"),
-              ("sessions", _is(list), "a list")]
+              ("game", _is(str), "a game's key"), ("sessions", _is(list), "a list")]
     for key, valid, wanted in checks:
         if key in manifest and not valid(manifest[key]):
             return f"{key} must be {wanted}, not {json.dumps(manifest[key])[:60]}"
@@ -727,6 +747,26 @@ def expected_deals(manifest: dict) -> DealSet:
         raise DatasetError(f"the manifest's list of deals is damaged: {error!r}") from None
 
 
+def game_of_run(out: str) -> Game:
+    """The game of the run in `out` (its manifest's), Black Hole where there is no run yet: what a
+    setting that depends on the game (a difficulty scale) is checked against before `open_run`."""
+    manifest = read_manifest(locate(out))
+    return DEFAULT_GAME if manifest is None else run_game(manifest)
+
+
+def run_game(manifest: dict) -> Game:
+    """The game a run plays: its manifest's `game`; Black Hole for runs from before the family (no `game`).
+
+    DatasetError for a game this version does not know (a later version's, or a damaged manifest).
+    """
+    key = manifest.get("game", BLACK_HOLE.key)
+    try:
+        return game_by_key(key)
+    except UnknownGameError:
+        raise DatasetError(f"the run's manifest names game {quoted(key)}, which this version ({__version__}) "
+                           f"does not play (it plays {', '.join(GAMES)})") from None
+
+
 def manifest_format(manifest: dict) -> int | None:
     """The format of a run's rows; None for a manifest from an unknown version that did not record it."""
     return manifest.get("results_format", _FORMAT_OF_VERSION.get(manifest.get("version")))
@@ -743,6 +783,10 @@ class Session:
     done: DealSet
     """What the chunk files held when the session began."""
     _record: dict = field(default_factory=dict, init=False, repr=False)
+
+    @property
+    def game(self) -> Game:
+        return run_game(self.manifest)
 
     def begin_solving(self, **details) -> None:
         """Record this session (tool version, start) and how it solves (workers, machine, ...).
@@ -769,7 +813,7 @@ class Session:
 
 @contextmanager
 def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None,
-             difficulty_scale: str | None = None) -> Iterator[Session]:
+             difficulty_scale: str | None = None, game: Game | None = None) -> Iterator[Session]:
     """Lock DIR, then read, check and write its manifest; the lock holds until the block ends.
 
     Nothing is read before the lock, so a second run can neither pass its
@@ -777,8 +821,10 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     A new run needs an absent or empty directory (our own unfinished files
     do not count). An existing one takes more deals (the manifest records the
     union, and the session aims for all of it) only with the same search,
-    max_iters and difficulty_scale (None: no difficulty columns; manifests
-    from before it count as None); any tool version writing
+    max_iters, difficulty_scale (None: no difficulty columns; manifests
+    from before it count as None) and game (None: the run's own, and Black
+    Hole for a new run; manifests from before the family are Black Hole's,
+    and get their `game` written in); any tool version writing
     its results format may resume it. A run of 0.1.0 is brought up to date
     first: its side files move beside DIR, its chunks are rewritten in format 2.
     """
@@ -803,18 +849,19 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             files = list_run(out)
             if files.parts or files.strays or files.old_layout:
                 raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
-            manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "search": search, "max_iters": max_iters,
-                        "difficulty_scale": difficulty_scale,
+            manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "game": (game or DEFAULT_GAME).key,
+                        "search": search, "max_iters": max_iters, "difficulty_scale": difficulty_scale,
                         "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
-        _check_settings(out, manifest, search, max_iters, difficulty_scale)
+        _check_settings(out, manifest, search, max_iters, difficulty_scale, game)
         strays = list_run(out).strays
         if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
             name, readers = strays[0]
             more = f" (and {len(strays) - 1} more: see verify)" if len(strays) > 1 else ""
             raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
                                f"{readers}: move it out of the run directory")
-        done = read_done(out)  # before writing anything: a refused run leaves DIR as it was
+        done = read_done(out, run_game(manifest))  # before writing anything: a refused run leaves DIR as it was
         _upgrade_manifest(manifest)
+        manifest["game"] = run_game(manifest).key
         everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted
         if deals is not None:                  # range are as much the run's as the ones given now
             everything = everything | deals
@@ -829,7 +876,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
 
 
 def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None,
-                    difficulty_scale: str | None) -> None:
+                    difficulty_scale: str | None, game: Game | None) -> None:
     found = manifest_format(manifest)
     if found is None:
         raise DatasetError(f"{out} holds a run written by {TOOL} {manifest.get('version')!r}, whose results "
@@ -837,6 +884,10 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
     if found > RESULTS_FORMAT:
         raise DatasetError(f"{out} holds results of format {found}; this version ({__version__}) writes "
                            f"format {RESULTS_FORMAT}: use another --out")
+    own = run_game(manifest)
+    if game is not None and game != own:
+        raise DatasetError(f"{out} holds a run of {own.key} ({own.name}), not {game.key}: resume it with "
+                           f"--game {own.key} (or without --game), or use another --out")
     if manifest.get("difficulty_scale") != difficulty_scale:
         asked = "without --difficulty" if difficulty_scale is None else f"with difficulty scale {difficulty_scale}"
         held = ("no difficulty columns" if manifest.get("difficulty_scale") is None

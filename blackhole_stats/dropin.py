@@ -45,7 +45,8 @@ exact fast search. The board is read from BOARD_FILE, or standard input if it
 is '-' or missing. Flags are read left to right up to the board file.
 
 --game G                  black_hole, all_in_a_row or golf (golf switches rank
-                          wrapping off: give --wrap-ranks after it)
+                          wrapping off, and a later --game leaves it off:
+                          give --wrap-ranks after the last --game)
 --queens-on-kings         Golf: a Queen may go on a King (and a King on a Queen)
 --no-queens-on-kings      (the default)
 --wrap-ranks              Ace and King adjacent (the default, until --game golf)
@@ -179,7 +180,12 @@ def choose_game(options: Options):
     game = PEER_GAMES.get(options.rules())
     if game is None:
         combos = "; ".join(f"{game.name}: {' '.join(game.peer_options)}" for game in GAMES)
-        raise Failure(f"Error! {' '.join(options.given)} plays none of the games solved here ({combos}).",
+        why = ""
+        wrapping = [flag for flag in options.given if flag in ("golf", "--wrap-ranks", "--no-wrap-ranks")]
+        if options.preset != "golf" and wrapping[-1:] == ["golf"]:  # the peer's --game never switches it back on
+            why = (f": ranks do not wrap, since --game golf switched wrapping off and a later --game leaves it "
+                   f"off, as in black-hole-solver (give --wrap-ranks after --game {options.preset})")
+        raise Failure(f"Error! {' '.join(options.given)} plays none of the games solved here{why} ({combos}).",
                       EXIT_USAGE)
     return game
 

@@ -3,9 +3,10 @@
 Plain text is one number per line, in deal order, each exactly as PySolFC
 shows it (`123`, `ms123`, numbers beyond 2^64 in full): the shape of the
 seeds file PySolFC's "winnable deals only" Klondike mode reads. JSON and CSV
-carry the other columns too (outcome, iterations, cards played, difficulty
-and tag where the dataset has them); their `deal` is that same text, so no
-reader rounds a 20-digit number.
+carry the other columns too (outcome, iterations, cards played, difficulty,
+tag), every one for every dataset, null where the dataset has none (a run
+without --difficulty), so a notebook reads one schema; their `deal` is that
+same text, so no reader rounds a 20-digit number.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from .dealing import game_name
 
 FORMATS = ("text", "json", "csv")
 COLUMNS = ("deal", "outcome", "iterations", "cards_played", "difficulty", "tag")
-"""What JSON and CSV rows hold, of the columns the dataset has."""
+"""What every JSON and CSV row holds (null for a column the dataset lacks)."""
 
 
 class ExportError(ValueError):
@@ -39,7 +40,7 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
         row = data[repeated].iloc[0]
         raise ExportError(f"{source}: deal {game_name(row.deal, row.ms)} is listed more than once "
                           "(blackhole-stats verify names every repeat)")
-    if tags and "tag" not in data:
+    if tags and ("tag" not in data or data["tag"].isna().all()):  # all null: e.g. our CSV of an untagged run
         raise ExportError(f"{source} has no difficulty tags: make it with blackhole-stats run --difficulty")
     chosen = data
     if outcome is not None:
@@ -54,9 +55,10 @@ def render(rows: pd.DataFrame, fmt: str) -> str:
     names = [game_name(number, ms) for number, ms in zip(rows["deal"].tolist(), rows["ms"].tolist())]
     if fmt == "text":
         return "".join(name + "\n" for name in names)
-    columns = [column for column in COLUMNS[1:] if column in rows]
+    columns = COLUMNS[1:]
+    cells = (rows[column].tolist() if column in rows else [None] * len(rows) for column in columns)
     records = [{"deal": name, **{column: _plain(value) for column, value in zip(columns, values)}}
-               for name, *values in zip(names, *(rows[column].tolist() for column in columns))]
+               for name, *values in zip(names, *cells)]
     if fmt == "json":
         return json.dumps(records, indent=None, separators=(",", ":"), allow_nan=False) + "\n"
     out = io.StringIO()

@@ -70,6 +70,18 @@ class Game:
     def has_talon(self) -> bool:
         return self.talon_size > 0
 
+    @property
+    def playable_cards(self) -> int:
+        """The most cards a line can put on the foundation: every pile card and every talon card
+        (an unsolvable deal's `cards_played` is below it; a win plays the piles and part of the talon)."""
+        return self.layout_cards + self.talon_size
+
+    @property
+    def fewest_cards_played(self) -> int:
+        """What every line of a deal plays: the whole talon (one card a turn, whatever the foundation
+        shows), and a first card where the foundation starts empty (any card starts it)."""
+        return self.talon_size + (self.foundation_start == "empty")
+
     def fits(self, card_rank: int, foundation_rank: int) -> bool:
         """May a card of `card_rank` be played from a pile onto `foundation_rank`
         (EMPTY_FOUNDATION: an empty foundation)?"""
@@ -138,6 +150,15 @@ DEFAULT_GAME = BLACK_HOLE
 def game_choices() -> str:
     """The accepted spellings, for error messages and --help."""
     return ", ".join(f"{game.key} ({game.pysol_id}, {game.name!r})" for game in GAMES)
+
+
+def game_by_key(key: str) -> Game:
+    """A game by its key exactly, as datasets and manifests store it; UnknownGameError otherwise
+    (a name or id that `get_game` would accept is no key: stored data is never guessed at)."""
+    for game in GAMES:
+        if key == game.key:
+            return game
+    raise UnknownGameError(f"unknown game {str(key)[:40]!r}; this version knows {', '.join(g.key for g in GAMES)}")
 
 
 def get_game(which: Game | str | int | None = None) -> Game:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .games import DEFAULT_GAME, Game
 from .report import wilson_interval
 from .solver import OUTCOMES
 
@@ -26,10 +27,10 @@ class PlotsUnavailable(RuntimeError):
     """matplotlib is not installed."""
 
 
-def write_plots(data: pd.DataFrame, out_dir: str | Path) -> list[Path]:
+def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GAME) -> list[Path]:
     """Write the charts that have data to show into `out_dir`; return the files written.
 
-    `data` is a normalized dataset (`report.load`).
+    `data` is a normalized dataset (`report.load`) of `game`, whose name the titles carry.
     """
     try:
         from matplotlib.figure import Figure
@@ -41,10 +42,17 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path) -> list[Path]:
     for name, draw in (("iterations.png", _iterations), ("cards_played.png", _cards_played),
                        ("solvable_fraction.png", _solvable_fraction)):
         figure = Figure(figsize=SIZE, layout="constrained")
-        if draw(figure, data):
+        if draw(figure, data, game):
             figure.savefig(out_dir / name, dpi=DPI)
             written.append(out_dir / name)
     return written
+
+
+def _integer_ticks(axis) -> None:
+    """Ticks at whole counts only: a few deals would otherwise get ticks at 0.5 shown as "0" and "1"."""
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _thousands(axis) -> None:
@@ -54,7 +62,7 @@ def _thousands(axis) -> None:
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
 
 
-def _iterations(figure, data: pd.DataFrame) -> bool:
+def _iterations(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) -> bool:
     """Histogram of iterations, one panel per outcome so that each has its own count scale.
 
     Log-spaced bins on a log axis shared by the panels (0 counts in the first bin).
@@ -70,15 +78,16 @@ def _iterations(figure, data: pd.DataFrame) -> bool:
         ax.hist(np.clip(values, 1, None), bins=bins, color=COLORS[outcome])
         ax.set_xscale("log")
         ax.set_ylabel("deals per bin")
+        _integer_ticks(ax.yaxis)
         ax.set_title(f"{outcome}: {len(values):,} deals", fontsize="medium", loc="left")
         _thousands(ax.yaxis)
     _thousands(axes[-1].xaxis)
     axes[-1].set_xlabel("iterations (positions expanded), log scale")
-    figure.suptitle("How much search each deal needed, by outcome")
+    figure.suptitle(f"{game.name}: how much search each deal needed, by outcome")
     return True
 
 
-def _cards_played(figure, data: pd.DataFrame) -> bool:
+def _cards_played(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) -> bool:
     """Bar chart: how many unsolvable deals got exactly k cards onto the foundation."""
     if "cards_played" not in data:
         return False
@@ -88,17 +97,20 @@ def _cards_played(figure, data: pd.DataFrame) -> bool:
         return False
     ax = figure.subplots()
     ax.bar(cards.index.to_numpy(dtype=int), cards.to_numpy(), width=0.8, color=COLORS["unsolved"])
-    ax.set_xlim(-1, 51)
-    ax.set_xlabel("most cards any line of play puts on the foundation (of 51)")
+    ax.set_xlim(game.fewest_cards_played - 1, game.playable_cards)  # every line plays the talon; none all cards
+    talon = ", talon cards included" if game.has_talon else ""
+    ax.set_xlabel(f"most cards any line of play puts on the foundation (of {game.playable_cards}{talon})")
     ax.set_ylabel("unsolvable deals")
+    _integer_ticks(ax.yaxis)
     _thousands(ax.yaxis)
     unknown = int(unsolved.isna().sum())
-    ax.set_title(f"How close the {cards.sum():,} unsolvable deals got (0 = no legal first move)"
+    nothing = f"{game.talon_size} = no pile card ever playable" if game.has_talon else "0 = no legal first move"
+    ax.set_title(f"{game.name}: how close the {cards.sum():,} unsolvable deals got ({nothing})"
                  + (f"; {unknown:,} not determined" if unknown else ""))
     return True
 
 
-def _solvable_fraction(figure, data: pd.DataFrame) -> bool:
+def _solvable_fraction(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) -> bool:
     """Running solvable fraction of decided deals in deal-number order, with its 95% Wilson band."""
     decided = data[data["outcome"] != "intractable"]
     if decided.empty:
@@ -119,6 +131,6 @@ def _solvable_fraction(figure, data: pd.DataFrame) -> bool:
     _thousands(ax.xaxis)
     ax.set_xlabel("deal number" + (", log scale" if ax.get_xscale() == "log" else ""))
     ax.set_ylabel("solvable fraction so far")
-    ax.set_title("Running solvable fraction over the deal numbers")
+    ax.set_title(f"{game.name}: running solvable fraction over the deal numbers")
     ax.legend(loc="lower right")
     return True

@@ -4,6 +4,12 @@ Reads only the documented columns, so it works on any dataset that has them:
 one written by `blackhole-stats run`, one built in a notebook, or (for
 `--compare`) a CSV of another solver's verdicts. Statistics are exact
 numpy/pandas computations; the output says which conventions it uses.
+
+A report is of one game (`game_of`): its `game` column, else its run's
+manifest, else Black Hole (what every dataset from before the family is).
+The game's description decides what its figures mean (how many cards there
+are to play, what every line plays anyway); a dataset that mixes games is
+refused rather than summed. `--compare` works across games of the same deals.
 """
 from __future__ import annotations
 
@@ -17,22 +23,26 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .dataset import DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
+                      run_game, shown_game)
 from .dealing import game_name
 from .difficulty import TAGS
+from .games import BLACK_HOLE, DEFAULT_GAME, Game, game_by_key
 from .solver import OUTCOMES
 
-COLUMNS = ("deal", "ms", "outcome", "iterations", "cards_played", "seconds", "difficulty", "tag")
+COLUMNS = ("game", "deal", "ms", "outcome", "iterations", "cards_played", "seconds", "difficulty", "tag")
 """The documented columns a report uses (`solution` is never needed; `deal_exact` completes `deal`;
-`difficulty` and `tag` only runs made with --difficulty have)."""
+`difficulty` and `tag` only runs made with --difficulty have; without `game`, see `game_of`)."""
 REQUIRED = ("deal", "outcome", "iterations", "cards_played")
 """What a dataset must have to be reported on."""
 VERDICTS = ("deal", "outcome")
 """What the other side of `--compare` must have (e.g. another solver's CSV)."""
-MANIFEST_KEYS = ("search", "max_iters", "difficulty_scale", "deals", "results_format", "version", "started", "finished",
-                 "elapsed_seconds", "machine", "sessions")
+MANIFEST_KEYS = ("game", "search", "max_iters", "difficulty_scale", "deals", "results_format", "version", "started",
+                 "finished", "elapsed_seconds", "machine", "sessions")
 """The manifest's settings a report shows (`version`: manifests of 0.1.0; later ones list `sessions`)."""
 HARDEST = 10
+LISTED = 50
+"""Deals a comparison's text and markdown list per table (two games differ on thousands); JSON lists all."""
 ITERATION_STATS = ("count", "min", "q1", "median", "mean", "q3", "p99", "max", "std")
 """Rows of the iterations table; one column per outcome, so it fits 80 columns at any size."""
 TEXT_WIDTH = 80
@@ -49,7 +59,8 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
 
     Returns the documented columns present, normalized: `deal` the exact game
     numbers (int64, or Python ints in an object column if some are 2^63 or
-    more), `ms` bool, `outcome` categorical, `cards_played` nullable Int64
+    more), `ms` bool, `outcome` categorical, `game` categorical (only if the
+    dataset has the column; every value a known game), `cards_played` nullable Int64
     (null: not determined within --max-iters), other numbers int64/float64;
     sorted by (ms, deal). Either results format; in a CSV, `max_played` stands
     for `cards_played`. Raises `dataset.DatasetError`.
@@ -58,6 +69,9 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     fs, files = data_files(source)
     frames = [_read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
               for file in files]
+    if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
+        frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
+                  for frame in frames]                                             # a run half upgraded)
     return _normalize(pd.concat(frames, ignore_index=True), source)
 
 
@@ -86,6 +100,9 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
         frame = frame.rename(columns={"max_played": "cards_played"})
     _check_columns(file, frame.columns, required)
     frame = frame[[name for name in COLUMNS if name in frame]]
+    if "game" in frame:  # a key, possibly padded in a hand-made CSV
+        frame = frame.assign(game=frame["game"].astype(object).where(frame["game"].isna(),
+                                                                     frame["game"].astype(str).str.strip()))
     text = frame["deal"].astype(object).where(frame["deal"].notna(), None)
     spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)  # 'ms5', as export writes
     if spelt_ms.any():
@@ -119,6 +136,13 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         "ms": frame["ms"].astype(object).fillna(False).astype(bool).to_numpy() if "ms" in frame else False,
         "outcome": pd.Categorical(outcome.to_numpy(), categories=OUTCOMES),
     })
+    if "game" in frame:
+        games = frame["game"].astype(object)
+        unknown = sorted(set(games.unique()) - set(GAMES), key=str)
+        if unknown:
+            raise DatasetError(f"{source}: column game has {shown_game(_null_or(unknown[0]))}, which is no game this "
+                               f"version knows ({', '.join(GAMES)})")
+        data["game"] = pd.Categorical(games.to_numpy(), categories=GAMES)
     for column, dtype in (("iterations", "int64"), ("cards_played", "Int64"), ("seconds", "float64")):
         if column in frame:
             values = pd.to_numeric(frame[column], errors="coerce")
@@ -134,6 +158,34 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         data["difficulty"] = pd.to_numeric(frame["difficulty"], errors="coerce").astype("float64").to_numpy()
         data["tag"] = pd.Categorical(frame["tag"].astype(object).to_numpy(), categories=TAGS)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
+
+
+def _null_or(value):
+    """None for every kind of null pandas hands back (None, NaN, NA), else the value."""
+    return None if value is None or (not isinstance(value, str) and pd.isna(value)) else value
+
+
+def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, default: Game | None = None) -> Game:
+    """The one game of a normalized dataset's rows: its `game` column, else its run's manifest, else
+    `default` (Black Hole: every dataset from before the family is Black Hole's).
+
+    DatasetError for rows of several games (a report of the sum would describe no game), or rows
+    whose game is not the one their run's manifest names.
+    """
+    stated = run_game(manifest) if manifest else None
+    if "game" not in data or not len(data):
+        return stated or default or DEFAULT_GAME
+    counts = data["game"].value_counts()
+    present = [(key, int(n)) for key, n in counts.items() if n]
+    if len(present) > 1:
+        held = ", ".join(f"{key}: {n:,} rows" for key, n in present)
+        raise DatasetError(f"{source} mixes games ({held}): report one game at a time (select its rows by the "
+                           "game column), or compare two with --compare")
+    game = game_by_key(present[0][0])
+    if stated is not None and stated != game:
+        raise DatasetError(f"{source}: its rows are {game.key} deals, but its run's manifest says {stated.key} "
+                           "(blackhole-stats verify names the files)")
+    return game
 
 
 def wilson_interval(successes, trials, z: float = Z95):
@@ -214,9 +266,13 @@ class Report:
 
     `iterations`, `cards_played` and `no_first_move` are None when the dataset
     has no such column (possible only for the other side of a comparison).
+    `no_first_move` counts the unsolvable deals whose best line plays no card from
+    the piles: no legal first move in Black Hole, only the talon turned in Golf.
     """
 
     source: str
+    game: str
+    """The game's key (`game_of`)."""
     deals: int
     ms_deals: int
     duplicates: int
@@ -238,8 +294,11 @@ class Report:
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
 
 
-def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) -> Report:
-    """Compute a Report from a normalized dataset (see `load`) and its run's manifest, if any."""
+def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None
+                 ) -> Report:
+    """Compute a Report from a normalized dataset (see `load`) of `game` (None: `game_of` it) and its
+    run's manifest, if any."""
+    game = game or game_of(data, source, manifest)
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
     iterations = cards_played = cards_played_unknown = no_first_move = None
@@ -252,10 +311,11 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None) 
         unsolved = data.loc[data["outcome"] == "unsolved", "cards_played"]
         cards_played = {int(cards): int(n) for cards, n in unsolved.value_counts().sort_index().items()}
         cards_played_unknown = int(unsolved.isna().sum())
-        no_first_move = cards_played.get(0, 0)
+        no_first_move = cards_played.get(game.talon_size, 0)
     names = [game_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
     return Report(
         source=source,
+        game=game.key,
         deals=len(data),
         ms_deals=int(data["ms"].sum()),
         duplicates=int(data.duplicated(["ms", "deal"]).sum()),
@@ -298,7 +358,11 @@ def _deal_row(row) -> dict:
 
 @dataclass
 class Comparison:
-    """Two datasets side by side, and the deals on which they disagree."""
+    """Two datasets side by side, and the deals on which they disagree.
+
+    Of one game, two solvers (or searches) that must agree; of two games on the same
+    deals (Golf and Relaxed Golf), which deals one wins and the other does not.
+    """
 
     a: Report
     b: Report
@@ -306,14 +370,21 @@ class Comparison:
     only_a: int
     only_b: int
     verdicts_differ: list[dict]
-    contradictions: int
-    """Deals one side solved and the other proved unsolvable: one solver is wrong."""
+    contradictions: int | None
+    """Of one game, deals one side solved and the other proved unsolvable: one solver is wrong.
+    None for two games, where such deals are what the comparison is for (`won_only_a`, `won_only_b`)."""
     cards_played_differ: list[dict] | None
     """Deals both call unsolved but with a different best line; None without the columns."""
+    won_only_a: int = 0
+    """Deals A solved and B proved unsolvable."""
+    won_only_b: int = 0
 
 
 def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report) -> Comparison:
-    """Match deals by (ms, deal) and list where the two verdicts (and best lines) differ."""
+    """Match deals by (ms, deal) and list where the two verdicts (and best lines) differ.
+
+    DatasetError if the two share no deal: there is nothing to compare.
+    """
     keys = ["ms", "deal"]
     if a["deal"].dtype != b["deal"].dtype:  # int64 on one side, Python ints past 2^63 on the other
         a, b = (side.assign(deal=side["deal"].astype(object)) for side in (a, b))
@@ -332,13 +403,19 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
                         & played_b.notna() & played_a.ne(played_b).fillna(False)]
         cards = [{"deal": game_name(row.deal, row.ms), "a": int(row.cards_played_a),
                   "b": int(row.cards_played_b)} for row in unsolved.itertuples()]
+    if not len(both):
+        raise DatasetError(f"{a_report.source} and {b_report.source} share no deal: nothing to compare "
+                           f"({a_report.first_deal} .. {a_report.last_deal} against "
+                           f"{b_report.first_deal} .. {b_report.last_deal})")
     side = merged["_merge"].value_counts()
+    won_only_a = sum((row["a"], row["b"]) == ("solved", "unsolved") for row in verdicts)
+    won_only_b = sum((row["a"], row["b"]) == ("unsolved", "solved") for row in verdicts)
     return Comparison(
         a=a_report, b=b_report, common=len(both),
         only_a=int(side["left_only"]), only_b=int(side["right_only"]),
         verdicts_differ=verdicts,
-        contradictions=sum({row["a"], row["b"]} == {"solved", "unsolved"} for row in verdicts),
-        cards_played_differ=cards,
+        contradictions=won_only_a + won_only_b if a_report.game == b_report.game else None,
+        cards_played_differ=cards, won_only_a=won_only_a, won_only_b=won_only_b,
     )
 
 
@@ -381,12 +458,14 @@ def _report_sections(report: Report) -> list[_Section]:
     summary = [f"{report.deals:,} deals{span}, {report.ms_deals:,} of them ms deals", *_warnings(report)]
     if report.solve_seconds is not None:
         summary.append(f"solve time, summed over deals: {report.solve_seconds:,.1f} s")
-    sections = [_Section(f"Black Hole report: {report.source}", summary)]
+    game = game_by_key(report.game)
+    sections = [_Section(f"{game.name} report: {report.source}", summary)]
 
     outcome_lines = [f"solvable fraction of decided deals: {_proportion(report.solvable)} "
                      "(95% Wilson score interval; decided = solved + unsolved)"]
     if report.no_first_move is not None:
-        outcome_lines.append(f"no legal first move (unsolved with 0 cards played): {report.no_first_move:,} deals")
+        label, meaning = _no_pile_card(game)
+        outcome_lines.append(f"{label} ({meaning}): {report.no_first_move:,} deals")
     sections.append(_Section("Outcomes", outcome_lines, ("outcome", "deals", "percent"),
                              [(outcome, _number(n), _percent(n, report.deals))
                               for outcome, n in report.outcomes.items()]))
@@ -401,13 +480,14 @@ def _report_sections(report: Report) -> list[_Section]:
     if report.cards_played is not None:
         unsolved = report.outcomes["unsolved"]
         rows = []
-        for low, high in _cards_played_bins(max(report.cards_played)) if report.cards_played else []:
+        least = min(game.fewest_cards_played, *report.cards_played) if report.cards_played else 0
+        for low, high in _cards_played_bins(least, max(report.cards_played)) if report.cards_played else []:
             n = sum(count for cards, count in report.cards_played.items() if low <= cards <= high)
             at_least = sum(count for cards, count in report.cards_played.items() if cards >= low)
             label = str(low) if low == high else f"{low}-{high}"
             rows.append((label, _number(n), _percent(n, unsolved), _percent(at_least, unsolved)))
-        notes = ["the most cards any line of play puts on the foundation; 'at least' counts deals that got "
-                 "this far; every count is in the JSON output"]
+        notes = [f"the most cards any line of play puts on the foundation{_of_cards(game)}; 'at least' counts "
+                 "deals that got this far; every count is in the JSON output"]
         if report.cards_played_unknown:
             rows.append(("not determined", _number(report.cards_played_unknown),
                          _percent(report.cards_played_unknown, unsolved), "-"))
@@ -440,6 +520,21 @@ def _report_sections(report: Report) -> list[_Section]:
     return sections
 
 
+def _no_pile_card(game: Game) -> tuple[str, str]:
+    """What `Report.no_first_move` counts, in the game's terms: a short label, and what it means."""
+    if not game.has_talon:
+        return "no legal first move", "unsolved with 0 cards played"
+    return "no pile card playable", f"unsolved with only the {game.talon_size} talon cards played"
+
+
+def _of_cards(game: Game) -> str:
+    """How many cards there are to play, where the talon counts too (Golf: the 35 pile cards and the 16 talon cards)."""
+    if not game.has_talon:
+        return ""
+    return (f" (of {game.playable_cards}: the {game.layout_cards} pile cards and the {game.talon_size} talon "
+            "cards, which every line can turn)")
+
+
 def _warnings(report: Report) -> list[str]:
     """What makes a dataset's figures suspect (repeated deals, rows that are not what its manifest asks
     for): the one place that words them, for a report and for each side of a comparison."""
@@ -456,28 +551,36 @@ def _warnings(report: Report) -> list[str]:
 
 def _comparison_sections(comparison: Comparison) -> list[_Section]:
     a, b = comparison.a, comparison.b
-    sections = [_Section(f"Comparison: A = {a.source}, B = {b.source}", [
+    game_a, game_b = game_by_key(a.game), game_by_key(b.game)
+    sections = [_Section(f"Comparison: A = {a.source} ({game_a.name}), B = {b.source} ({game_b.name})", [
         f"deals in both: {comparison.common:,}; only in A: {comparison.only_a:,}; only in B: {comparison.only_b:,}",
         *(f"{side}: {warning}" for side, report in (("A", a), ("B", b)) for warning in _warnings(report)),
     ])]
     differ = comparison.verdicts_differ
+    if comparison.contradictions is not None:
+        notes = [f"{comparison.contradictions:,} of them contradict (one solved, the other unsolved)"]
+    else:
+        notes = [f"two games on the same deals: {comparison.won_only_a:,} won in {game_a.name} (A) and proved "
+                 f"unwinnable in {game_b.name} (B), {comparison.won_only_b:,} the other way round"]
     sections.append(_Section(
-        f"Deals whose verdicts differ: {len(differ):,}",
-        [f"{comparison.contradictions:,} of them contradict (one solved, the other unsolved)"],
+        f"Deals whose verdicts differ: {len(differ):,}", notes + _listed(differ),
         ("deal", "A", "B", "A iterations", "B iterations"),
         [(row["deal"], row["a"], row["b"], _number(row["a_iterations"]), _number(row["b_iterations"]))
-         for row in differ], align="lllrr"))
+         for row in differ[:LISTED]], align="lllrr"))
     if comparison.cards_played_differ is not None:
+        cards = comparison.cards_played_differ
         sections.append(_Section(
-            f"Deals both call unsolved but with different cards played: {len(comparison.cards_played_differ):,}",
-            [], ("deal", "A cards played", "B cards played"),
-            [(row["deal"], str(row["a"]), str(row["b"])) for row in comparison.cards_played_differ]))
+            f"Deals both call unsolved but with different cards played: {len(cards):,}",
+            _listed(cards), ("deal", "A cards played", "B cards played"),
+            [(row["deal"], str(row["a"]), str(row["b"])) for row in cards[:LISTED]]))
 
     rows = [("deals", _number(a.deals), _number(b.deals))]
     rows += [(outcome, _count_percent(a.outcomes[outcome], a.deals), _count_percent(b.outcomes[outcome], b.deals))
              for outcome in OUTCOMES]
     rows.append(("solvable (95% Wilson)", _proportion(a.solvable), _proportion(b.solvable)))
-    rows.append(("no legal first move", _number(a.no_first_move), _number(b.no_first_move)))
+    labels = {_no_pile_card(game)[0] for game in (game_a, game_b)}
+    rows.append((labels.pop() if len(labels) == 1 else "no pile card played",
+                 _number(a.no_first_move), _number(b.no_first_move)))
     for outcome in OUTCOMES:
         stats = [(report.iterations or {}).get(outcome) for report in (a, b)]
         if any(stats):
@@ -489,14 +592,22 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
     return sections
 
 
-def _cards_played_bins(most: int) -> list[tuple[int, int]]:
-    """Rows of the cards-played table: the first few and the last few one by one, tens between."""
-    bins = [(cards, cards) for cards in range(min(most, 5) + 1)]
-    edges = list(range(10, most - 5, 10))
-    for low, high in zip([6, *(edge + 1 for edge in edges)], [*edges, most - 5]):
+def _listed(rows: list) -> list[str]:
+    """The note of a table cut short at LISTED rows."""
+    if len(rows) <= LISTED:
+        return []
+    return [f"the first {LISTED} of {len(rows):,} in deal order (--format json lists every one)"]
+
+
+def _cards_played_bins(least: int, most: int) -> list[tuple[int, int]]:
+    """Rows of the cards-played table from `least` (what every line plays: 0, or Golf's 16 talon cards)
+    to `most`: the first few and the last few one by one, tens between."""
+    bins = [(cards, cards) for cards in range(least, min(most, least + 5) + 1)]
+    edges = list(range((least + 15) // 10 * 10, most - 5, 10))
+    for low, high in zip([least + 6, *(edge + 1 for edge in edges)], [*edges, most - 5]):
         if low <= high:
             bins.append((low, high))
-    bins += [(cards, cards) for cards in range(max(most - 4, 6), most + 1)]
+    bins += [(cards, cards) for cards in range(max(most - 4, least + 6), most + 1)]
     return bins
 
 

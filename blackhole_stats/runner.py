@@ -40,7 +40,8 @@ from tqdm import tqdm
 from . import _testhooks, dataset, difficulty, interrupts
 from .dealing import GameNumber, deal
 from .deals import DealSet
-from .solver import OUTCOMES, Solver, check_max_iters
+from .games import DEFAULT_GAME, Game, game_by_key, get_game
+from .solver import OUTCOMES, Solver, check_max_iters, check_search
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,8 @@ class ChunkTask:
     max_iters: int | None
     difficulty_scale: str | None = None
     """The scale of `run --difficulty` (then each solved deal gets its score and tag), or None."""
+    game: str = DEFAULT_GAME.key
+    """The key of the game dealt (a plain string crosses process and machine boundaries as itself)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,7 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
         log.info("solver tables: %.0f MiB, reused for every deal", solver.memory_bytes / 2**20)
     log.info("chunk %s: started", task.deals)
     scale = None if task.difficulty_scale is None else difficulty.scale(task.difficulty_scale)
+    kind = game_by_key(task.game)
     rows = []
     for ms, first, last in task.deals.runs:
         for number in range(first, last + 1):
@@ -148,9 +152,9 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
             game = GameNumber(number, ms)
             _testhooks.pause(f"deal-{game}")
             try:
-                row = solver.solve_deal(game, task.search, task.max_iters)
+                row = solver.solve_deal(game, task.search, task.max_iters, kind)
                 if scale is not None:
-                    row["difficulty"] = score = (difficulty.difficulty(deal(game), solver)
+                    row["difficulty"] = score = (difficulty.difficulty(deal(game, kind), solver)
                                                  if row["outcome"] == "solved" else None)
                     row["tag"] = None if score is None else difficulty.TAGS.index(scale.tag(score))
             except Exception as error:
@@ -161,7 +165,7 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     fields = dataset.ROW_FIELDS + (("difficulty", "tag") if scale is not None else ())
     columns = {name: [row[name] for row in rows] for name in fields}
     columns["outcome"] = [OUTCOMES.index(outcome) for outcome in columns["outcome"]]
-    name = dataset.write_part(task.out, task.deals, columns)
+    name = dataset.write_part(task.out, task.deals, columns, kind)
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
 
@@ -237,7 +241,8 @@ def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummar
 
 @_session
 def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_iters: int | None = None,
-        difficulty_scale: str | None = None, workers: int | None = None, chunk_size: int | None = None,
+        difficulty_scale: str | None = None, game: Game | str | int | None = None,
+        workers: int | None = None, chunk_size: int | None = None,
         scheduler: str | None = None, progress: bool = False, wait_for_workers: float | None = None) -> RunSummary:
     """Solve every deal of the run in `out`, `deals` added to it (None: none), that it does not hold yet.
 
@@ -246,21 +251,27 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
 
     `difficulty_scale` (a name in `difficulty.SCALES`, or None) adds each solved deal's
     difficulty and tag; a run keeps the setting it was made with.
+    `game` (a Game, key, PySolFC id or name; None: the run's own, Black Hole for a new run)
+    is the game dealt and solved; a run keeps the game it was made with.
     `chunk_size` None: `default_chunk_size`. `workers` is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
     (None: WAIT_FOR_WORKERS_SECONDS).
-    Raises ValueError for a max_iters outside 1..MAX_ITERS or an unknown scale (or another game's), DatasetError for a
+    Raises ValueError for a max_iters outside 1..MAX_ITERS, an unknown scale or game, a scale of
+    another game than the run's (DifficultyError), or the classic search of a game it does not
+    play, DatasetError for a
     directory that does not fit, RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
     or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
     full (finished chunks are kept in every case; the same call resumes).
     """
     check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
-    if difficulty_scale is not None:
-        difficulty.scale_for(difficulty_scale)  # unknown, or another game's: DifficultyError before anything is written
+    game = None if game is None else get_game(game)
+    check_search(search, game or DEFAULT_GAME)  # before anything is written (resuming: open_run checks search)
     out = dataset.locate(out)
+    if difficulty_scale is not None:  # unknown, or another game's: DifficultyError before anything is written
+        difficulty.scale_for(difficulty_scale, game or dataset.game_of_run(out))
     backend = _Cluster(scheduler, wait_for_workers) if scheduler else _Processes(workers or os.cpu_count() or 1)
-    with closing(backend), dataset.open_run(out, deals, search, max_iters, difficulty_scale) as session:
-        requested = session.requested
+    with closing(backend), dataset.open_run(out, deals, search, max_iters, difficulty_scale, game) as session:
+        requested, game = session.requested, session.game
         started = time.monotonic()
         with _logging_to(out):
             removed = dataset.remove_temp_files(out)
@@ -270,10 +281,10 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             if todo:  # a session that solves nothing leaves the record of the ones that did
                 session.begin_solving(workers=backend.workers, scheduler=scheduler, machine=_machine(),
                                       chunk_size=chunk_size)
-            log.info("run started: %s deals asked, %s to solve, %s workers, search=%s, max_iters=%s; "
-                     "%s unfinished files removed", requested.count, todo.count, backend.workers, search,
+            log.info("run started: %s deals of %s asked, %s to solve, %s workers, search=%s, max_iters=%s; "
+                     "%s unfinished files removed", requested.count, game.key, todo.count, backend.workers, search,
                      max_iters, removed)
-            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale)
+            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key)
                      for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:

@@ -1,9 +1,10 @@
 """`blackhole-stats verify`: check a run's dataset against its manifest, trusting nothing in it.
 
 Every deal the manifest asks for must be there exactly once, every row must
-agree with itself (outcome, cards_played, solution) and with the run's
-settings, and every solution must replay legally from its deal to an empty
-board. Nothing else may be in the directory that a reader of it would count.
+be of the run's game and agree with itself (outcome, cards_played, solution)
+and with the run's settings, and every solution must replay legally from its
+deal, under that game's rules, to a win. Nothing else may be in the directory
+that a reader of it would count.
 """
 from __future__ import annotations
 
@@ -15,9 +16,9 @@ import pyarrow.compute as pc
 from pyarrow import fs as pafs
 
 from . import dataset, difficulty
-from .board import NUM_CARDS
 from .dealing import DealNumberError, GameNumber, deal
 from .deals import DealSet, Run
+from .games import Game
 from .solution import Solution, SolutionError
 from .solver import OUTCOMES, Solver
 
@@ -64,6 +65,7 @@ def verify(out: str) -> Verification:
     problems += [line for path, line in unfinished.items() if posixpath.dirname(path) == paths.root]
     notes = tuple(line for path, line in unfinished.items() if posixpath.dirname(path) != paths.root)
     run_format = dataset.manifest_format(manifest)
+    rules = dataset.run_game(manifest)  # a game this version does not play: DatasetError, nothing can be checked
     scale_name = manifest.get("difficulty_scale")
     scale = difficulty.SCALES.get(scale_name)
     if scale_name is not None and scale is None:
@@ -92,12 +94,17 @@ def verify(out: str) -> Verification:
             problems.append(f"{name}: {error}")
             continue
         problems += [f"{name}: {problem}" for problem in _format_problems(table, exact)]
-        if dataset.has_difficulty(table.schema) != (scale_name is not None):
+        foreign = sorted(set(dataset.games_of_rows(table)) - {rules.key}, key=str)
+        problems += [f"{name}: holds deals of {dataset.shown_game(key)}, and the run plays {rules.key}: its rows "
+                     "are not checked against the run's rules" for key in foreign
+                     if key in dataset.GAMES]  # unknown ones: _format_problems
+        # Rows of another game, judged by this game's rules, would all look wrong: the line above says it all.
+        if not foreign and dataset.has_difficulty(table.schema) != (scale_name is not None):
             problems.append(f"{name}: " + ("has difficulty columns, but the manifest records no difficulty scale"
                                            if scale_name is None else
                                            f"no difficulty columns, but the run has difficulty scale {scale_name}"))
-        elif scale is not None:
-            problems += _difficulty_problems(table, numbers, scale, solver)
+        elif not foreign and scale is not None:
+            problems += _difficulty_problems(table, numbers, scale, solver, rules)
         columns = [table[column].to_pylist()
                    for column in ("ms", "outcome", "iterations", "cards_played", "solution")]
         file_keys: list[Run] = []
@@ -108,8 +115,9 @@ def verify(out: str) -> Verification:
                 problems.append(f"{name}: {error}")
                 continue
             file_keys.append((ms, game.number, game.number))
-            problem = (_budget_problem(outcome, iterations, manifest.get("max_iters"))
-                       or _row_problem(game, outcome, played, solution, manifest.get("max_iters")))
+            problem = None if foreign else (
+                _budget_problem(outcome, iterations, manifest.get("max_iters"))
+                or _row_problem(rules, game, outcome, played, solution, manifest.get("max_iters")))
             if problem:
                 problems.append(f"deal {game}: {problem}")
         held = DealSet.from_runs(file_keys)
@@ -128,7 +136,7 @@ def verify(out: str) -> Verification:
 
 
 def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.Scale,
-                         solver: Solver) -> list[str]:
+                         solver: Solver, rules: Game) -> list[str]:
     """A score and its tag for each solved deal, none for the others; every tag on the run's scale; and
     the first solved deal's score of each chunk computed again (all of them would cost 35 ms a deal)."""
     problems, rechecked = [], False
@@ -147,7 +155,7 @@ def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.
                             f"not {tag!r}")
         if not rechecked:
             rechecked = True
-            again = difficulty.difficulty(deal(game), solver)
+            again = difficulty.difficulty(deal(game, rules), solver)
             if again is None or abs(again - score) > SCORE_TOLERANCE:
                 problems.append(f"deal {game}: difficulty {score} stored, {again} computed again")
     return problems
@@ -165,9 +173,10 @@ def _format_problems(table: pa.Table, exact: pa.ChunkedArray | None) -> list[str
     if exact is None:
         return []
     problems = []
-    unknown = set(table["game"].to_pylist()) - set(dataset.GAMES)
+    unknown = set(dataset.games_of_rows(table)) - set(dataset.GAMES)
     if unknown:
-        problems.append(f"game {sorted(unknown)[0]!r} is not one this version knows ({', '.join(dataset.GAMES)})")
+        problems.append(f"game {dataset.shown_game(sorted(unknown, key=str)[0])} is not one this version knows "
+                        f"({', '.join(dataset.GAMES)})")
     both = pc.sum(pc.and_(table["deal"].is_valid(), exact.is_valid())).as_py() or 0
     if both:
         problems.append(f"{both} row(s) with both deal and deal_exact set")
@@ -188,31 +197,32 @@ def _budget_problem(outcome: str, iterations: int, max_iters: int | None) -> str
     return None
 
 
-def _row_problem(game: GameNumber, outcome: str, played: int | None, solution: str | None,
+def _row_problem(rules: Game, game: GameNumber, outcome: str, played: int | None, solution: str | None,
                  max_iters: int | None) -> str | None:
+    """What is wrong with one row of a run of `rules`, or None.
+
+    Cards played, by the game's description: a win plays exactly its solution's moves (every pile
+    card, and in Golf the talon cards turned on the way); any other line falls short of
+    every card there is (`playable_cards`), and an unsolvable deal's best line plays at least
+    what every line does (`fewest_cards_played`: the talon, a first card on an empty foundation).
+    """
     if outcome not in OUTCOMES:
         return f"unknown outcome {outcome!r}"
     if outcome == "solved":
         if solution is None:
             return "solved, but no solution"
-        if played != NUM_CARDS:
-            return f"solved, but cards_played is {played}"
-        return _replay_problem(game, solution)
+        try:
+            moves = len(Solution.from_text(deal(game, rules), solution))
+        except SolutionError as error:
+            return str(error)
+        return None if played == moves else f"solved, but cards_played is {played}, and the solution plays {moves}"
     if solution is not None:
         return f"{outcome}, but with a solution"
     if played is None:  # unknown only if an unsolvable deal's most-played search ran out of budget
         return None if outcome == "unsolved" and max_iters is not None else f"{outcome}, but no cards_played"
-    if not 0 <= played < NUM_CARDS:
-        return f"{outcome}, but cards_played is {played}"
+    fewest = rules.fewest_cards_played if outcome == "unsolved" else 0  # intractable: the best line found
+    if not fewest <= played < rules.playable_cards:
+        return f"{outcome}, but cards_played is {played} ({rules.name}: {fewest} to {rules.playable_cards - 1})"
     if outcome == "intractable" and max_iters is None:
         return "intractable, but the run had no iteration limit"
-    return None
-
-
-def _replay_problem(game: GameNumber, solution: str) -> str | None:
-    """What is wrong with a stored solution as a win from its deal, or None."""
-    try:
-        Solution.from_text(deal(game), solution)
-    except SolutionError as error:
-        return str(error)
     return None

@@ -7,16 +7,16 @@ decimal128(38, 0) as 0.1.0 stored it (pandas gets Python Decimal objects);
 results/ is only read. Then, in one process, times the
 operations a notebook does with the deal numbers, each repeated and
 interleaved (format 1, format 2, format 1, ...) so that both see the same
-machine load, and prints the medians (wall-clock seconds) with the spread.
+machine load, and prints the medians with the range, in CPU seconds of this
+process (all its threads: pyarrow reads with several), which a shared
+machine's load disturbs less than wall-clock time.
 
-    python scripts/bench_readers.py [--repeat 7] [--results results]
+    python scripts/bench_readers.py [--repeats 7] [--results results]
+    python scripts/bench_readers.py --summary results/bench/readers.json   # what README quotes
 """
 from __future__ import annotations
 
-import argparse
-import shlex
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,6 +24,8 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+import benchlib
 
 OLD_DEAL = pa.decimal128(38, 0)
 """`deal` in results format 1 (0.1.0)."""
@@ -57,20 +59,26 @@ class Data:
 
 
 def time_once(operation, data: Data) -> float | str:
-    """Seconds one call takes, or the name of the exception it raises."""
-    started = time.perf_counter()
+    """CPU seconds one call takes, or the name of the exception it raises."""
+    started = time.process_time()
     try:
         operation(data)
     except Exception as error:  # what pandas does with a Decimal column is the measurement
         return type(error).__name__
-    return time.perf_counter() - started
+    return time.process_time() - started
+
+
+def figures(times: list) -> dict:
+    """One operation on one format as the summary keeps it: its spread, or what it raises."""
+    failures = sorted({value for value in times if isinstance(value, str)})
+    return {"raises": ", ".join(failures)} if failures else benchlib.spread(times)
 
 
 def summary(times: list) -> str:
-    failures = {value for value in times if isinstance(value, str)}
-    if failures:
-        return "raises " + ", ".join(sorted(failures))
-    return f"{statistics.median(times):.4f} ({min(times):.4f}-{max(times):.4f})"
+    measured = figures(times)
+    if "raises" in measured:
+        return "raises " + measured["raises"]
+    return f"{measured['median']:.4f} [{measured['min']:.4f}..{measured['max']:.4f}]"
 
 
 def speedup(before: list, after: list) -> str:
@@ -81,13 +89,11 @@ def speedup(before: list, after: list) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeat", type=int, default=7, help="runs of each operation per format (>= 5)")
+    parser = benchlib.parser(__doc__, repeats=7)
     parser.add_argument("--results", type=Path, default=Path(__file__).resolve().parents[1] / "results")
-    args = parser.parse_args()
-    if args.repeat < 5:
-        parser.error("--repeat must be at least 5: the table shows medians")
+    args = benchlib.parse(parser)
     source = args.results / "deals.parquet"
+    load = benchlib.load_average()
     with tempfile.TemporaryDirectory() as folder:
         old = Path(folder) / "deals.parquet"
         table = pq.read_table(source)
@@ -96,7 +102,7 @@ def main() -> None:
                        compression="zstd")
         formats = {"format 1 (decimal128)": Data(old), "format 2 (int64)": Data(source)}
         times = {(name, label): [] for name in OPERATIONS for label in formats}
-        for _ in range(args.repeat):
+        for _ in range(args.repeats):
             for name, operation in OPERATIONS.items():
                 for label, data in formats.items():
                     times[name, label].append(time_once(operation, data))
@@ -109,15 +115,20 @@ def main() -> None:
         dtypes = ", ".join(f"{label}: {data.frame['deal'].dtype}" for label, data in formats.items())
         rows_read = len(next(iter(formats.values())).frame)
 
-    print(f"$ python {shlex.join(['scripts/bench_readers.py', *sys.argv[1:]])}")
     print(f"pandas {pd.__version__}, {rows_read:,} rows of {source.name}; deal dtype {dtypes}")
-    print(f"wall-clock seconds, median (min-max) of {args.repeat} interleaved runs\n")
+    print(f"CPU seconds, median [min..max] of {args.repeats} interleaved runs; {benchlib.shown_load(load)}\n")
     headers = ("operation", *formats, "format 2 faster")
     widths = [max(len(str(row[column])) for row in [headers, *rows]) for column in range(len(headers))]
     for number, row in enumerate([headers, *rows]):
         print("| " + " | ".join(str(cell).ljust(width) for cell, width in zip(row, widths)) + " |")
         if number == 0:
             print("|" + "|".join("-" * (width + 2) for width in widths) + "|")
+    benchlib.write_summary(
+        args.summary, "bench_readers.py", ["--repeats", str(args.repeats)], load, repeats=args.repeats,
+        pandas=pd.__version__, rows=rows_read, cpu_seconds_of="this process, all its threads",
+        deal_megabytes=dict(zip(formats, megabytes)),
+        operations=[{"name": name, **{label: figures(times[name, label]) for label in formats}}
+                    for name in OPERATIONS])
 
 
 if __name__ == "__main__":

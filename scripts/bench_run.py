@@ -23,9 +23,6 @@ shared machine.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import resource
 import shutil
 import statistics
@@ -39,8 +36,9 @@ import pyarrow.dataset as pads
 
 from blackhole_stats.deals import DealSet
 
+import benchlib
+
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
-MIN_REPEATS = 5
 TRIVIAL = "1"
 """The fixed-cost run: deal 1 has no line longer than 3 cards and is refuted in 9 positions."""
 
@@ -66,23 +64,14 @@ def median(values: tuple[float, ...]) -> str:
     return f"{statistics.median(values):7.2f} [{min(values):.2f}..{max(values):.2f}]"
 
 
-def spread(values: tuple[float, ...]) -> dict[str, float]:
-    """The median and range of one measurement, as the summary file keeps it."""
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.parser(__doc__)
     parser.add_argument("--range", dest="deals", default="1-20000", help="as for run --range (default 1-20000)")
     parser.add_argument("--chunk-size", type=int, default=None, help="run's --chunk-size (default: run's own)")
-    parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
     parser.add_argument("--baseline", type=Path, metavar="CLI",
                         help="another install's blackhole-stats script (e.g. v0.1.0 in its own venv): its whole "
                              "2-worker run is timed in the same rotation and compared")
-    parser.add_argument("--summary", type=Path, help="also write the figures printed to this JSON file")
-    args = parser.parse_args()
-    if args.repeats < MIN_REPEATS:
-        parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
+    args = benchlib.parse(parser)
     if not SCRIPT.exists():
         parser.error(f"the console script is not installed at {SCRIPT}: pip install -e .")
     count = DealSet.parse([args.deals]).count
@@ -92,10 +81,9 @@ def main() -> None:
     if args.baseline:
         jobs.append((args.baseline, args.deals, 2))
     figures: dict[tuple[Path, str, int], list[tuple[float, float]]] = {job: [] for job in jobs}
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    shown = f", load average {load:.1f} at the start" if load is not None else ""
+    load = benchlib.load_average()
     print(f"blackhole-stats run --range {args.deals} ({count:,} deals) vs --range {TRIVIAL} (fixed cost), "
-          f"--workers 1 and 2, {args.repeats} repeats interleaved{shown}; medians [min..max]")
+          f"--workers 1 and 2, {args.repeats} repeats interleaved, {benchlib.shown_load(load)}; medians [min..max]")
     with tempfile.TemporaryDirectory() as scratch:
         for repeat in range(args.repeats):
             for turn in range(len(jobs)):
@@ -112,9 +100,10 @@ def main() -> None:
         cpu = statistics.median(whole_cpu) - statistics.median(fixed_cpu)
         rates[workers] = count / wall
         print(f"    fixed cost aside: {rates[workers]:,.0f} deals/s, {cpu / count * 1e3:.3f} CPU-ms/deal")
-        per_workers[workers] = {"fixed_wall_s": spread(fixed_wall), "fixed_cpu_s": spread(fixed_cpu),
-                                "whole_wall_s": spread(whole_wall), "whole_cpu_s": spread(whole_cpu),
-                                "deals_per_second": rates[workers], "cpu_ms_per_deal": cpu / count * 1e3}
+        per_workers[workers] = {
+            "fixed_wall_s": benchlib.spread(fixed_wall), "fixed_cpu_s": benchlib.spread(fixed_cpu),
+            "whole_wall_s": benchlib.spread(whole_wall), "whole_cpu_s": benchlib.spread(whole_cpu),
+            "deals_per_second": rates[workers], "cpu_ms_per_deal": cpu / count * 1e3}
     speedup = rates[2] / rates[1]
     print(f"2 workers: {speedup:.2f}x the deals/s of 1 (parallel efficiency {speedup / 2:.0%}), fixed cost aside")
     baseline = None
@@ -124,20 +113,17 @@ def main() -> None:
         print(f"baseline {args.baseline}, whole run, 2 workers: wall {median(base_wall)} s, CPU {median(base_cpu)} s; "
               f"this version is {statistics.median(base_wall) / ours_wall:.2f}x faster (wall), "
               f"{statistics.median(base_cpu) / ours_cpu:.2f}x (CPU)")
-        baseline = {"script": str(args.baseline), "whole_wall_s": spread(base_wall), "whole_cpu_s": spread(base_cpu),
+        baseline = {"script": str(args.baseline), "whole_wall_s": benchlib.spread(base_wall),
+                    "whole_cpu_s": benchlib.spread(base_cpu),
                     "wall_ratio": statistics.median(base_wall) / ours_wall,
                     "cpu_ratio": statistics.median(base_cpu) / ours_cpu}
-    if args.summary:
-        command = ["python", "scripts/bench_run.py", "--range", args.deals, "--repeats", str(args.repeats)]
-        command += ["--chunk-size", str(args.chunk_size)] if args.chunk_size else []
-        command += ["--baseline", "BASELINE_CLI"] if args.baseline else []
-        args.summary.parent.mkdir(parents=True, exist_ok=True)
-        args.summary.write_text(json.dumps({
-            "command": " ".join(command), "deals": args.deals, "count": count, "repeats": args.repeats,
-            "load_average": load, "cpu_seconds_of": "the command and all its workers",
-            "workers": per_workers, "speedup_2_workers": speedup, "baseline": baseline}, indent=2) + "\n",
-            encoding="utf-8")
-        print(f"summary written to {args.summary}")
+    options = ["--range", args.deals, "--repeats", str(args.repeats)]
+    options += ["--chunk-size", str(args.chunk_size)] if args.chunk_size else []
+    options += ["--baseline", "BASELINE_CLI"] if args.baseline else []
+    benchlib.write_summary(args.summary, "bench_run.py", options, load, deals=args.deals, count=count,
+                           repeats=args.repeats, cpu_seconds_of="the command and all its workers",
+                           workers=per_workers, speedup_2_workers=speedup, baseline=baseline)
+
 
 if __name__ == "__main__":
     main()

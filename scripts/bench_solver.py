@@ -29,9 +29,7 @@ over the deals timed (measured on a busy machine: an upper bound).
 """
 from __future__ import annotations
 
-import argparse
 import csv
-import json
 import os
 import statistics
 import time
@@ -40,8 +38,10 @@ from typing import Callable
 
 from blackhole_stats import _core
 from blackhole_stats.dealing import deal
-from blackhole_stats.games import BLACK_HOLE, Game, UnknownGameError, get_game
+from blackhole_stats.games import BLACK_HOLE, Game
 from blackhole_stats.solver import OUTCOMES, SEARCHES, Solver
+
+import benchlib
 
 PEER_CPU_SECONDS_1_1000 = 357.0
 """black-hole-solver 1.14, default mode, Black Hole deals 1..1000 (../shared/reference/README.md)."""
@@ -49,7 +49,6 @@ FAMILY_CSVS = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().p
 """The shared folder (or $BLACKHOLE_SHARED): reference/family/peer_<game>_1_1000.csv under it."""
 BLOCK = 50
 """Deals per interleaved block."""
-MIN_REPEATS = 5
 
 
 def peer_seconds(game: Game, numbers: range) -> float | None:
@@ -142,29 +141,20 @@ def report(numbers: range, search: str, figures: dict, repeats: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.parser(__doc__, game=True)
     parser.add_argument("--deals", default="1-1000", help="inclusive range FIRST-LAST (default 1-1000)")
-    parser.add_argument("--repeats", type=int, default=MIN_REPEATS, help=f"at least {MIN_REPEATS} (default)")
     parser.add_argument("--classic", action="store_true", help="also time the classic search (slow; Black Hole only)")
-    parser.add_argument("--game", default=BLACK_HOLE.key, help="the game: key, PySolFC id or name (default black_hole)")
-    parser.add_argument("--summary", type=Path, help="also write the figures printed to this JSON file")
-    args = parser.parse_args()
-    if args.repeats < MIN_REPEATS:
-        parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs does not reproduce")
-    try:
-        game = get_game(args.game)
-    except UnknownGameError as error:
-        parser.error(str(error))
+    args = benchlib.parse(parser)
+    game = args.game
     if args.classic and not game.classic_search:
         parser.error(f"--classic times the peer's Black Hole search; {game.name} has only the fast search")
     first, last = (int(part) for part in args.deals.split("-"))
     numbers = range(first, last + 1)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    shown = f"; load average {load:.1f} at the start" if load is not None else ""
+    load = benchlib.load_average()
     print(f"PySolFC {game.name} deals {first}..{last}, one core, {args.repeats} repeats interleaved in blocks of "
-          f"{BLOCK}{shown}")
+          f"{BLOCK}; {benchlib.shown_load(load)}")
     results, outcomes = {}, {}
     for search in ("fast", "classic") if args.classic else ("fast",):
         totals, verdicts = bench(numbers, search, args.repeats, game)
@@ -176,15 +166,13 @@ def main() -> None:
             raise SystemExit("verdicts differ between fast and classic!")
         ratio = results["classic"]["measures"][0]["median"] / results["fast"]["measures"][0]["median"]
         print(f"\nraw C search: fast is {ratio:.0f}x faster than classic (same verdicts on every deal)")
-    if args.summary:
-        command = ["python", "scripts/bench_solver.py", "--deals", args.deals, "--repeats", str(args.repeats),
-                   "--game", game.key] + (["--classic"] if args.classic else [])
-        args.summary.parent.mkdir(parents=True, exist_ok=True)
-        args.summary.write_text(json.dumps({
-            "command": " ".join(command), "game": game.key, "deals": args.deals, "repeats": args.repeats,
-            "load_average": load, "cpu_seconds_of": "this process, on one core", "searches": results},
-            indent=2) + "\n", encoding="utf-8")
-        print(f"summary written to {args.summary}")
+    benchlib.write_summary(
+        args.summary, "bench_solver.py",
+        ["--deals", args.deals, "--repeats", str(args.repeats), "--game", game.key]
+        + (["--classic"] if args.classic else []),
+        load, game=game.key, deals=args.deals, repeats=args.repeats, cpu_seconds_of="this process, on one core",
+        searches=results)
+
 
 if __name__ == "__main__":
     main()

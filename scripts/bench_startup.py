@@ -17,21 +17,30 @@ excess over `python -c pass`.
 
     python scripts/bench_startup.py                     # Black Hole deal 97, 21 repeats
     python scripts/bench_startup.py --game golf --deal 2 --repeats 31
+    python scripts/bench_startup.py --repeats 15 --summary results/bench/startup.json   # what README quotes
+
+Run it with the python of the install to measure: an editable install
+(`pip install -e`) costs every process more than a wheel's; the summary says
+which kind it measured.
 """
 from __future__ import annotations
 
-import argparse
+import json
 import os
+import platform
 import statistics
 import subprocess
 import sys
 import tempfile
+from importlib.metadata import distribution
 from pathlib import Path
 
 from blackhole_stats.dealing import deal
-from blackhole_stats.games import UnknownGameError, get_game
+
+import benchlib
 
 MIN_REPEATS = 11
+"""More than the other scripts' floor: one process costs milliseconds, so a few slow ones weigh more."""
 BIN = Path(sys.executable).parent
 """Where the console scripts of this interpreter's environment are."""
 
@@ -49,21 +58,21 @@ def cpu_ms(command: list[str]) -> tuple[float, int]:
     return 1000 * (usage.ru_utime + usage.ru_stime), process.returncode
 
 
+def editable_install() -> bool:
+    """Whether the package this interpreter imports is an editable install (pip install -e)."""
+    direct_url = distribution("blackhole-stats").read_text("direct_url.json") or "{}"
+    return bool(json.loads(direct_url).get("dir_info", {}).get("editable", False))
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--game", default="black_hole", help="a game of the family (key, PySolFC id or name)")
+    parser = benchlib.parser(__doc__, repeats=21, floor=MIN_REPEATS, game=True)
     parser.add_argument("--deal", type=int, default=97, help="the easy deal to solve (default 97)")
-    parser.add_argument("--repeats", type=int, default=21, help=f"runs of each command (at least {MIN_REPEATS})")
-    args = parser.parse_args()
-    if args.repeats < MIN_REPEATS:
-        parser.error(f"--repeats must be at least {MIN_REPEATS}: a median of fewer runs says little on a shared machine")
-    try:
-        game = get_game(args.game)
-    except UnknownGameError as error:
-        parser.error(str(error))
+    args = benchlib.parse(parser)
+    game = args.game
     solve, stats = BIN / "blackhole-solve", BIN / "blackhole-stats"
     if not solve.is_file():
         parser.error(f"{solve} not found: install the package into this interpreter's environment")
+    load = benchlib.load_average()
     with tempfile.TemporaryDirectory() as folder:
         board = Path(folder) / "board.txt"
         board.write_text(deal(args.deal, game).to_text())
@@ -84,11 +93,21 @@ def main() -> None:
             for name, command in commands.items():
                 times[name].append(cpu_ms(command)[0])
     floor = statistics.median(times["python -c pass"])
-    print(f"CPU per process (user + system), median of {args.repeats} interleaved runs [range]:")
+    editable = editable_install()
+    print(f"CPU per process (user + system), median of {args.repeats} interleaved runs [range]; "
+          f"Python {platform.python_version()}, {'an editable' if editable else 'a regular'} install; "
+          f"{benchlib.shown_load(load)}:")
+    measured = []
     for name, values in times.items():
         median = statistics.median(values)
         excess = "" if name.startswith("python") else f"  ({median - floor:+.1f} ms over python -c pass)"
         print(f"  {name:<58} {median:6.1f} ms [{min(values):.1f}-{max(values):.1f}]{excess}")
+        measured.append({"name": name, **benchlib.spread(values)})
+    benchlib.write_summary(args.summary, "bench_startup.py",
+                           ["--game", game.key, "--deal", str(args.deal), "--repeats", str(args.repeats)], load,
+                           game=game.key, deal=args.deal, repeats=args.repeats, python=platform.python_version(),
+                           editable_install=editable, cpu_ms_of="each child process, user + system",
+                           commands=measured)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,15 @@
    classic prefix table, `study.json` (every figure results/README.md quotes)
    and results/README.md itself, written to RESULTS (default: results/).
 
+With `--game G` (another game of the family: All in a Row, Golf, Dead King
+Golf, Relaxed Golf), the same for that game into RUNS/G and RESULTS/G/: the
+run (no classic search: it plays Black Hole only), `verify`, REPORT.md with
+its plots, a compact deals.parquet (with its `game` column), the comparison
+with the peer's CSV of deals 1..1000 (../shared/reference/family/), the
+winnable deals as a bitmap (`scripts/winnable_bitmap.py`), study.json; then
+RESULTS/FAMILY.md, the games studied so far side by side (`--family` writes
+only that table).
+
 Timings are those of the session that solved the deals: wall seconds, CPU
 seconds of the run and its workers, the largest process's peak memory and the
 load average (the machine may be shared). A rerun that finds the runs
@@ -20,6 +29,8 @@ complete keeps the timings recorded in RESULTS/study.json.
 
     python scripts/study.py                       # the whole study
     python scripts/study.py --deals 1-10000 --classic 1-1000 --results /tmp/small
+    python scripts/study.py --game golf           # Golf, deals 1..1,000,000, into results/golf/
+    python scripts/study.py --game golf --deals 1-2000 --runs /tmp/runs --results /tmp/results
 """
 from __future__ import annotations
 
@@ -39,6 +50,12 @@ import pyarrow.dataset as pads
 import pyarrow.parquet as pq
 
 COMPACT_COLUMNS = ["deal", "ms", "outcome", "iterations", "cards_played"]
+FAMILY_COLUMNS = ["game", *COMPACT_COLUMNS]
+"""The compact files of the family's studies keep the `game` column: concatenated in a notebook,
+each row still says which game it is (results/deals.parquet predates it, and reads as Black Hole)."""
+ALL_IN_A_ROW_PUBLISHED = 67.1
+"""Percent of All in a Row deals 1..1,000,000 solvable, the only published figure (Shlomi Fish, as
+quoted by Wolter in 2014, without per-deal data; ../shared/reference/family/FAMILY.md)."""
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile (as in blackhole_stats.report)."""
 PEER_CPU_SECONDS_1_1000 = 357.0
@@ -58,29 +75,37 @@ def manifest(run: Path) -> dict:
     return json.loads(Path(f"{run}.run", "manifest.json").read_text(encoding="utf-8"))
 
 
-def timed_run(run: Path, *args: str) -> dict | None:
-    """`blackhole-stats run ... --out RUN`, timed; None if it found every deal already solved."""
-    sessions = len(manifest(run)["sessions"]) if Path(f"{run}.run", "manifest.json").exists() else 0
+def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:
+    """`blackhole-stats run ... --out RUN`, timed; None if it found every deal already solved.
+
+    With `sessions`, the timing is appended to it too, also when the run stops with an error (Ctrl-C,
+    a full disk: the run records what it solved), so that a study resumed later sums every session.
+    """
+    known = len(manifest(run)["sessions"]) if Path(f"{run}.run", "manifest.json").exists() else 0
     before, load = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()
     started = time.perf_counter()
-    cli("run", *args, "--out", str(run))
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    session = manifest(run)["sessions"][-1]
-    if len(manifest(run)["sessions"]) == sessions or not session["deals_solved"]:  # a run with nothing to do
-        return None
-    solved = session["deals_solved"]
-    return {"command": f"blackhole-stats run {' '.join(args)} --out {run}", "deals_solved": solved,
-            "wall_seconds": round(wall, 1),
-            "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
-            "max_rss_mb": round(after.ru_maxrss / 1024),  # Linux: KiB, the largest process's peak
-            "load_average_start": round(load[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
-            "machine": manifest(run)["machine"]}
+    timing = None
+    try:
+        cli("run", *args, "--out", str(run))
+    finally:
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        recorded = manifest(run)["sessions"] if Path(f"{run}.run", "manifest.json").exists() else []
+        if len(recorded) > known and recorded[-1]["deals_solved"]:  # else: a run with nothing to do
+            timing = {"command": f"blackhole-stats run {' '.join(args)} --out {run}",
+                      "deals_solved": recorded[-1]["deals_solved"], "wall_seconds": round(wall, 1),
+                      "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
+                      "max_rss_mb": round(after.ru_maxrss / 1024),  # Linux: KiB, the largest process's peak
+                      "load_average_start": round(load[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
+                      "machine": manifest(run)["machine"]}
+            if sessions is not None:
+                sessions.append(timing)
+    return timing
 
 
-def write_compact(run: Path, target: Path) -> None:
+def write_compact(run: Path, target: Path, columns: list[str] = COMPACT_COLUMNS) -> None:
     """The run's rows without solutions and solve times: small enough to commit."""
-    table = pads.dataset(str(run), format="parquet").to_table(columns=COMPACT_COLUMNS)
+    table = pads.dataset(str(run), format="parquet").to_table(columns=columns)
     pq.write_table(table.sort_by([("ms", "ascending"), ("deal", "ascending")]), target,
                    compression="zstd", compression_level=19)
 
@@ -254,8 +279,9 @@ prefix for the iteration counts; then this file and `study.json`.
 | `classic_deals.parquet` | the same compact rows for the `classic` run (its iteration counts are the peer's "states checked") |
 | `study.json` | every figure this file quotes, and the timings of the runs |
 | `SCALE.md`, `scale.json` | how a run grows to 10^9 deals: `scripts/simulate_scale.py`, not this study |
-| `bench/solver.json` | `scripts/bench_solver.py --summary`: the solver speed figures README quotes, not this study |
+| `bench/*.json` | what the measuring scripts' `--summary` wrote (`bench_solver.py`, `bench_run.py`, `bench_startup.py`, `bench_readers.py`, `check_deal_hash.py`): the speed figures README quotes, not this study |
 | `winnable/` | which of deals 1..1,000,000 can be won, as a bitmap, with a guide for PySolFC maintainers (`winnable/README.md`) |
+| `<game>/`, `FAMILY.md` | the other games of the family, each studied by `scripts/study.py --game <game>` (its report, plots, compact rows, peer comparison, winnable bitmap, `study.json`), and the games side by side |
 | `difficulty/` | how the difficulty score was chosen and validated (`scripts/difficulty_research.py`, `validate_difficulty.py`) |
 
 ## The machine and the time
@@ -328,8 +354,174 @@ extends it.
 """
 
 
+# ------------------------------------------------------------------ the other games of the family
+def game_facts(data, game) -> dict:
+    """The figures of one game's study, from a dataset of it (`load`), in the game's own terms.
+
+    `no_pile_card`: unsolvable deals whose best line plays no card from the piles (Black Hole: no
+    legal first move; Golf: only the talon turned); `one_short` / `two_short`: unsolvable deals whose
+    best line plays all but one / two of the cards there are to play (pile and talon cards).
+    """
+    from blackhole_stats.report import Proportion
+    counts = data["outcome"].value_counts()
+    solved, unsolved = int(counts.get("solved", 0)), int(counts.get("unsolved", 0))
+    played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+    hardest = data.loc[data["iterations"].idxmax()]
+    facts = {
+        "game": game.key, "deals": len(data), "first": int(data["deal"].min()), "last": int(data["deal"].max()),
+        "solved": solved, "unsolved": unsolved, "intractable": int(counts.get("intractable", 0)),
+        "solvable": vars(Proportion.of(solved, solved + unsolved)),
+        "no_pile_card": int((played == game.talon_size).sum()),
+        "one_short": int((played == game.playable_cards - 1).sum()),
+        "two_short": int((played == game.playable_cards - 2).sum()),
+        "iterations": {outcome: {"median": float(values.median()), "mean": float(values.mean()),
+                                 "max": int(values.max())}
+                       for outcome in ("solved", "unsolved")
+                       if len(values := data.loc[data["outcome"] == outcome, "iterations"])},
+        "hardest": {"deal": int(hardest["deal"]), "outcome": str(hardest["outcome"]),
+                    "iterations": int(hardest["iterations"])},
+    }
+    if "seconds" in data:
+        facts["solve_seconds"] = round(float(data["seconds"].sum()), 1)
+    return facts
+
+
+def family_peer_agreement(data, peer_csv: Path) -> dict:
+    """A game's run against the peer's CSV of it: verdicts, and the most cards played where both say unsolvable
+    (the peer's count for a win is its search's, ours the winning line's; its iterations count other things)."""
+    peer = load(peer_csv)
+    both = data.merge(peer, on=["ms", "deal"], suffixes=("", "_peer"))
+    unsolved = both[(both["outcome"].astype(str) == "unsolved") & (both["outcome_peer"].astype(str) == "unsolved")]
+    return {"deals": len(both),
+            "verdicts_differ": int((both["outcome"].astype(str) != both["outcome_peer"].astype(str)).sum()),
+            "unsolved_cards_played_differ": int((unsolved["cards_played"] != unsolved["cards_played_peer"]).sum())}
+
+
+def family_peer_csv(game) -> Path | None:
+    """The peer's CSV of `game`, deals 1..1000, under the reference folder (see `peer_csv`)."""
+    return reference_file(Path("family") / f"peer_{game.key}_1_1000.csv")
+
+
+def study_game(game, deals: str, runs: Path, results: Path) -> None:
+    """One game of the family: its run, verify, report and plots, compact rows, peer comparison, bitmap, study.json."""
+    from winnable_bitmap import pack
+    run, target = runs / game.key, results / game.key
+    target.mkdir(parents=True, exist_ok=True)
+    facts_path = target / "study.json"
+    previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
+    started = manifest(run)["started"] if Path(f"{run}.run", "manifest.json").exists() else None
+    sessions = previous.get("sessions", []) if started and previous.get("run_started") == started else []
+    try:
+        timed_run(run, "--range", deals, "--game", game.key, sessions=sessions)
+    finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
+        if Path(f"{run}.run", "manifest.json").exists():
+            previous.update(run_started=manifest(run)["started"], sessions=sessions)
+            facts_path.write_text(json.dumps(previous, indent=2) + "\n", encoding="utf-8")
+    cli("verify", str(run))
+    plots = target / "plots"
+    if plots.exists():
+        shutil.rmtree(plots)
+    report(run, target / "REPORT.md", "--plots", str(plots))
+    write_compact(run, target / "deals.parquet", FAMILY_COLUMNS)
+    data = load(run)
+    facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
+             "run_started": manifest(run)["started"], "sessions": sessions}
+    peer = family_peer_csv(game)
+    if peer is not None:
+        report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer))
+        facts["vs_peer"] = family_peer_agreement(data, peer)
+    for stale in target.glob(f"{game.key}_1_*.bits"):  # of a shorter study of the same game
+        stale.unlink()
+    if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
+            facts["fast"]["last"] and not data["ms"].any():
+        bits = target / f"{game.key}_1_{facts['fast']['last']}.bits"
+        pack(str(target / "deals.parquet"), str(bits))
+        facts["bitmap"] = bits.name
+    facts_path.write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
+    write_family(results)
+    print(f"results in {target}/")
+
+
+def summed(sessions: list[dict]) -> dict | None:
+    """The timings of a run's sessions (a study interrupted and resumed) as one: sums, the largest memory,
+    the load averages at the first start and the last end."""
+    if not sessions:
+        return None
+    return {"command": sessions[-1]["command"], "sessions": len(sessions),
+            **{key: round(sum(session[key] for session in sessions), 1)
+               for key in ("deals_solved", "wall_seconds", "cpu_seconds")},
+            "max_rss_mb": max(session["max_rss_mb"] for session in sessions),
+            "load_average_start": sessions[0]["load_average_start"],
+            "load_average_end": sessions[-1]["load_average_end"], "machine": sessions[-1]["machine"]}
+
+
+def family_facts(results: Path) -> dict:
+    """game key -> `game_facts` of its committed compact rows (Black Hole: results/deals.parquet), for every
+    game whose study is in RESULTS, in the order of blackhole_stats.games.GAMES."""
+    from blackhole_stats.games import BLACK_HOLE, GAMES
+    found = {}
+    for game in GAMES:
+        path = results / "deals.parquet" if game is BLACK_HOLE else results / game.key / "deals.parquet"
+        if path.is_file():
+            found[game.key] = game_facts(load(path), game)
+    return found
+
+
+def render_family(found: dict) -> str:
+    """RESULTS/FAMILY.md: the games studied so far, side by side, every figure from `found` (`family_facts`)."""
+    from blackhole_stats.games import DEFAULT_GAME, GAMES
+    lines = ["# The five games side by side", "",
+             "Generated by `scripts/study.py` from each game's compact per-deal file (`deals.parquet` for "
+             "Black Hole, `<game>/deals.parquet` for the others); do not edit by hand. Our `fast` search "
+             "decides every deal exactly; effort is the positions it expanded (not comparable with the "
+             "peer's states). Near misses: unsolvable deals whose best line plays all but one card there is "
+             "to play (in Golf, pile and talon cards alike); no pile card: unsolvable deals whose best line "
+             "plays nothing from the piles (Black Hole and All in a Row: no legal first move; Golf: only the "
+             "talon turned).", "",
+             "| game | deals | solvable (95% Wilson interval) | effort, solved: median / mean | "
+             "effort, unsolvable: median / mean | no pile card | near misses |",
+             "|---|---|---|---|---|---:|---:|"]
+    missing = []
+    for game in GAMES:
+        facts = found.get(game.key)
+        if facts is None:
+            missing.append(game)
+            continue
+        solvable, effort = facts["solvable"], facts["iterations"]
+        cells = [f"{game.name} (`{game.key}`)", f"{facts['first']:,}..{facts['last']:,}",
+                 f"{100 * solvable['fraction']:.2f}% [{100 * solvable['low']:.2f}%, {100 * solvable['high']:.2f}%]",
+                 *(f"{effort[outcome]['median']:,.0f} / {effort[outcome]['mean']:,.0f}" if outcome in effort else "-"
+                   for outcome in ("solved", "unsolved")),
+                 f"{facts['no_pile_card']:,} ({100 * facts['no_pile_card'] / facts['deals']:.2f}%)",
+                 f"{facts['one_short']:,} ({100 * facts['one_short'] / facts['deals']:.2f}%)"]
+        lines.append("| " + " | ".join(cells) + " |")
+    if missing:
+        lines += ["", "Not studied yet: " + ", ".join(
+            f"{game.name} (`python scripts/study.py{'' if game is DEFAULT_GAME else f' --game {game.key}'}`)"
+            for game in missing) + "."]
+    aiar = found.get("all_in_a_row")
+    if aiar is not None and (aiar["first"], aiar["last"], aiar["deals"]) == (1, 1_000_000, 1_000_000):
+        solvable = aiar["solvable"]
+        agrees = round(100 * solvable["fraction"], 1) == ALL_IN_A_ROW_PUBLISHED
+        lines += ["", f"All in a Row: the only published figure, {ALL_IN_A_ROW_PUBLISHED}% of PySolFC deals "
+                  "1..1,000,000 solvable (Shlomi Fish, as quoted in 2014, without per-deal data), "
+                  + (f"agrees with ours to its one decimal: {100 * solvable['fraction']:.2f}% "
+                     if agrees else f"differs from ours: {100 * solvable['fraction']:.2f}% ")
+                  + f"({solvable['successes']:,} of {solvable['trials']:,}; 95% interval "
+                  f"{100 * solvable['low']:.2f}%..{100 * solvable['high']:.2f}%)."]
+    return "\n".join(lines) + "\n"
+
+
+def write_family(results: Path) -> None:
+    (results / "FAMILY.md").write_text(render_family(family_facts(results)), encoding="utf-8")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default=None,
+                        help="a game of the family other than Black Hole (key, PySolFC id or name): its study "
+                             "into RESULTS/<game>/ (default: the Black Hole study)")
+    parser.add_argument("--family", action="store_true", help="only write RESULTS/FAMILY.md from what RESULTS holds")
     parser.add_argument("--deals", default="1-1000000", help="the fast run's range (default 1-1000000)")
     parser.add_argument("--classic", default="1-10000", help="the classic run's range (default 1-10000)")
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the full datasets go")
@@ -338,6 +530,18 @@ def main() -> None:
                         help="the peer's CSV (default: peer_1_1000.csv under $BLACKHOLE_SHARED/reference "
                              "or ../shared/reference); skipped if absent")
     args = parser.parse_args()
+    if args.family:
+        write_family(args.results)
+        return
+    if args.game is not None:
+        from blackhole_stats.games import DEFAULT_GAME, UnknownGameError, get_game
+        try:
+            game = get_game(args.game)
+        except UnknownGameError as error:
+            parser.error(str(error))
+        if game is not DEFAULT_GAME:  # Black Hole's own study (classic prefix, the 2010 figures) is below
+            study_game(game, args.deals, args.runs, args.results)
+            return
     fast, classic = args.runs / "million", args.runs / "classic"
     args.results.mkdir(parents=True, exist_ok=True)
     facts_path = args.results / "study.json"
@@ -380,8 +584,14 @@ def main() -> None:
 
 def peer_csv() -> Path | None:
     """peer_1_1000.csv under $BLACKHOLE_SHARED (shared/ or shared/reference) or ../shared beside the checkout."""
+    return reference_file(Path("peer_1_1000.csv"))
+
+
+def reference_file(name: Path) -> Path | None:
+    """A file of the reference folder: $BLACKHOLE_SHARED (shared/ or shared/reference) or ../shared beside
+    the checkout; None if absent."""
     base = Path(os.environ.get("BLACKHOLE_SHARED") or Path(__file__).resolve().parents[2] / "shared")
-    found = [path for path in (base / "reference" / "peer_1_1000.csv", base / "peer_1_1000.csv") if path.is_file()]
+    found = [path for path in (base / "reference" / name, base / name) if path.is_file()]
     return found[0] if found else None
 
 if __name__ == "__main__":

@@ -126,11 +126,27 @@ ERROR_CASES = {
     "CRLF board": (DEAL_1.replace("\n", "\r\n"), 1, "\\r"),
     "trailing junk line": (DEAL_1 + "end\n", 19, "end"),
     "trailing blank line": (DEAL_1 + "\n", 19, "''"),
-    "trailing space in pile": (replace_line(DEAL_1, 12, "AD 4D "), 13, "''"),
+    "leading space in pile": (replace_line(DEAL_1, 12, " " + DEAL_1.split("\n")[12]), 13, "starts with a space"),
+    "line of spaces": (replace_line(DEAL_1, 12, "  "), 13, "starts with a space"),
+    "second foundation line": (replace_line(DEAL_1, 12, "Foundations: AS"), 13, "a second Foundations line"),
+    "talon line in Black Hole": (replace_line(DEAL_1, 1, "Talon: 2S"), 2, "Black Hole has no talon"),
     "junk after pile": (replace_line(DEAL_1, 12, "AD 4D TC ;"), 13, ";"),
-    "double space": (replace_line(DEAL_1, 2, "2D  9D"), 3, "''"),
     "tab separator": (replace_line(DEAL_1, 2, "2D\t9D 8H"), 3, "2D\\t9D"),
 }
+
+
+SPACED = {  # spaces the peer (black-hole-solver 1.14) reads past: between cards, after a label, at a line's end
+    "two spaces between cards": lambda line: line.replace(" ", "  ", 1),
+    "spaces at the end": lambda line: line + "   ",
+}
+
+
+@pytest.mark.parametrize("spacing", SPACED)
+def test_extra_spaces_between_and_after_cards_read_as_the_peer_reads_them(spacing):
+    lines = DEAL_1.split("\n")
+    spaced = [SPACED[spacing](line) if line else line for line in lines]
+    assert Board.from_text("\n".join(spaced)) == Board.from_text(DEAL_1)
+    assert Board.from_text(DEAL_1.replace("Foundations: ", "Foundations:    ")) == Board.from_text(DEAL_1)
 
 
 @pytest.mark.parametrize("case", ERROR_CASES)

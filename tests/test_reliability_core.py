@@ -269,11 +269,11 @@ def test_verify_accepts_a_null_cards_played_only_for_unsolved_rows_of_budgeted_r
                              pa.field("cards_played", pa.int8()), pa.array([None, None], pa.int8()))
     pq.write_table(nulls, part)
     assert verify(str(out)).problems == ("deal 1: unsolved, but no cards_played",
-                                         "deal 2: solved, but cards_played is None")
+                                         "deal 2: solved, but cards_played is None, and the solution plays 51")
     manifest = json.loads(Path(RunPaths.of(str(out)).beside(MANIFEST_NAME)).read_text())
     manifest["max_iters"] = 10**6
     Path(RunPaths.of(str(out)).beside(MANIFEST_NAME)).write_text(json.dumps(manifest))
-    assert verify(str(out)).problems == ("deal 2: solved, but cards_played is None",)
+    assert verify(str(out)).problems == ("deal 2: solved, but cards_played is None, and the solution plays 51",)
 
 
 # ----------------------------------------------------------------- memory

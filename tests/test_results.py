@@ -9,10 +9,16 @@
   recomputed independently;
 * README's study section: every number in it is one of those figures;
 * README's speed figures: those `scripts/bench_solver.py --summary` wrote to
-  `results/bench/solver.json` (skipped until that file is committed);
+  `results/bench/solver.json` (skipped until that file is committed), and
+  likewise every other measured figure README quotes (runs, dealing, start-up,
+  readers, the classic search), each from its `results/bench/*.json`;
 * `results/study.ipynb`: executed by a real Jupyter kernel, it runs without
   error, prints the solvable fraction the data gives, and its committed outputs
-  are what it prints now.
+  are what it prints now;
+* `results/<game>/` for each other game of the family whose study is committed
+  (skipped, with the command that makes it, until then): its REPORT.md and the
+  comparison with the peer's CSV recomputed from its deals.parquet, study.json's
+  figures, the winnable bitmap, and `results/FAMILY.md` (every game side by side).
 
 The recomputations here use pandas and numpy directly, not `blackhole_stats.report`.
 """
@@ -34,6 +40,9 @@ pytestmark = pytest.mark.skipif(not (RESULTS / "deals.parquet").is_file() or not
                                 reason="results/ and scripts/ are in the repository, not the sdist")
 Z95 = 1.959963984540054
 OUTCOMES = ("solved", "unsolved", "intractable")
+FAMILY = {  # name, talon cards, cards there are to play (pile and talon): ../shared/reference/family/FAMILY.md
+    "black_hole": ("Black Hole", 0, 51), "all_in_a_row": ("All in a Row", 0, 52), "golf": ("Golf", 16, 51),
+    "dead_king_golf": ("Dead King Golf", 16, 51), "relaxed_golf": ("Relaxed Golf", 16, 51)}
 
 
 # ------------------------------------------------------------------ independent recomputation
@@ -113,10 +122,19 @@ def table(lines: list[str]) -> dict[str, list[str]]:
     return {row[0]: row[1:] for row in rows[2:]}
 
 
-def check_report(path, data: pd.DataFrame) -> None:
+def no_pile_card(game: str) -> tuple[str, int]:
+    """How a report words the unsolvable deals that play no pile card, and the cards they play (the talon)."""
+    _, talon, _ = FAMILY[game]
+    if not talon:
+        return "no legal first move (unsolved with 0 cards played)", 0
+    return f"no pile card playable (unsolved with only the {talon} talon cards played)", talon
+
+
+def check_report(path, data: pd.DataFrame, game: str = "black_hole") -> None:
     """A `report --format markdown` of `data`'s run: every table recomputed from `data`."""
     found = sections(path)
     total = len(data)
+    assert next(iter(found)).startswith(f"{FAMILY[game][0]} report: ")
     summary = next(iter(found.values()))
     assert f"- {total:,} deals ({data['deal'].min()} .. {data['deal'].max()}), {int(data['ms'].sum()):,} of them " \
            "ms deals" in summary
@@ -126,7 +144,8 @@ def check_report(path, data: pd.DataFrame) -> None:
     assert table(outcomes) == {outcome: [f"{n:,}", percent(n, total)] for outcome, n in counts.items()}
     assert any(line.startswith(f"- solvable fraction of decided deals: {interval(data)} ") for line in outcomes)
     played = data.loc[data["outcome"] == "unsolved", "cards_played"]
-    assert f"- no legal first move (unsolved with 0 cards played): {int((played == 0).sum()):,} deals" in outcomes
+    words, talon = no_pile_card(game)
+    assert f"- {words}: {int((played == talon).sum()):,} deals" in outcomes
 
     present = [outcome for outcome in OUTCOMES if counts[outcome]]
     stats = {outcome: iteration_stats(data.loc[data["outcome"] == outcome, "iterations"]) for outcome in present}
@@ -146,12 +165,13 @@ def check_report(path, data: pd.DataFrame) -> None:
         [str(row.deal), row.outcome, f"{row.iterations:,}", str(row.cards_played)] for row in expected.itertuples()]
 
 
-def side_by_side(data: pd.DataFrame) -> dict[str, str]:
+def side_by_side(data: pd.DataFrame, game: str = "black_hole") -> dict[str, str]:
     """What the 'Side by side' table of a comparison shows for one dataset (solve time apart)."""
     total, counts = len(data), {outcome: int((data["outcome"] == outcome).sum()) for outcome in OUTCOMES}
     played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+    words, talon = no_pile_card(game)
     column = {"deals": f"{total:,}", **{outcome: f"{n:,} ({percent(n, total)})" for outcome, n in counts.items()},
-              "solvable (95% Wilson)": interval(data), "no legal first move": f"{int((played == 0).sum()):,}"}
+              "solvable (95% Wilson)": interval(data), words.split(" (")[0]: f"{int((played == talon).sum()):,}"}
     for outcome in OUTCOMES:
         if counts[outcome]:
             stats = iteration_stats(data.loc[data["outcome"] == outcome, "iterations"])
@@ -160,7 +180,7 @@ def side_by_side(data: pd.DataFrame) -> dict[str, str]:
     return column
 
 
-def check_comparison(path, a: pd.DataFrame, b: pd.DataFrame) -> None:
+def check_comparison(path, a: pd.DataFrame, b: pd.DataFrame, game: str = "black_hole") -> None:
     found = sections(path)
     keys = ["ms", "deal"]
     both = a.merge(b, on=keys, suffixes=("_a", "_b"))
@@ -170,7 +190,7 @@ def check_comparison(path, a: pd.DataFrame, b: pd.DataFrame) -> None:
     differ = int((both["outcome_a"].astype(str) != both["outcome_b"].astype(str)).sum())
     assert f"Deals whose verdicts differ: {differ:,}" in found
     rows = table(section(found, "Side by side"))
-    expected_a, expected_b = side_by_side(a), side_by_side(b)
+    expected_a, expected_b = side_by_side(a, game), side_by_side(b, game)
     assert {label: cells for label, cells in rows.items() if label != "solve time (s)"} == {
         label: [expected_a.get(label, "-"), expected_b.get(label, "-")] for label in expected_a | expected_b}
 
@@ -303,6 +323,117 @@ def test_readme_speed_figures_are_the_committed_bench_output():
             f"max {iterations['max']:,}.") in " ".join(speed.split())
 
 
+def bench_summary(name: str) -> dict:
+    """A measuring script's committed summary (results/bench/NAME), which README quotes."""
+    path = RESULTS / "bench" / name
+    if not path.is_file():
+        pytest.skip(f"results/bench/{name} is not committed")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def readme_between(start: str, end: str) -> str:
+    """README's text from `start` to `end`, whitespace runs as single spaces (prose wraps anywhere)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    return " ".join(text.split(start, 1)[1].split(end, 1)[0].split())
+
+
+def spread(figures: dict, digits: int) -> str:
+    return f"{figures['median']:.{digits}f} [{figures['min']:.{digits}f}..{figures['max']:.{digits}f}]"
+
+
+def test_readme_run_figures_are_the_committed_bench_output():
+    summary = bench_summary("run.json")
+    runs = readme_between("## Runs: `blackhole-stats run`", "\n### ")
+    assert f"{summary['command']} --summary results/bench/run.json" in runs
+    assert f"load average at {summary['load_average']:.1f}" in runs
+    count = f"deals {summary['deals'].replace('-', '..')}"
+    assert f"| {count}, CPU s |" in runs and f"| {count}, wall s |" in runs
+    for workers, figures in summary["workers"].items():
+        assert (f"| {workers} | {spread(figures['fixed_cpu_s'], 2)} | {spread(figures['whole_cpu_s'], 2)} "
+                f"| {figures['cpu_ms_per_deal']:.3f} | {spread(figures['whole_wall_s'], 2)} "
+                f"| {figures['deals_per_second']:,.0f} |") in runs, workers
+    assert f"2 workers deal and solve {summary['speedup_2_workers']:.2f}x the deals per second of one" in runs
+    baseline = summary["baseline"]
+    if baseline is None:
+        assert "v0.1.0" not in runs
+        return
+    assert (f"took {spread(baseline['whole_cpu_s'], 2)} CPU-s and {spread(baseline['whole_wall_s'], 2)} "
+            f"wall seconds") in runs
+    assert (f"this version runs at {baseline['cpu_ratio']:.2f}x its speed in CPU and "
+            f"{baseline['wall_ratio']:.2f}x in wall time") in runs
+    assert ("this version is slower" in runs) == (baseline["cpu_ratio"] < 1)
+
+
+def test_readme_dealing_figures_are_the_committed_check_output():
+    summary = bench_summary("dealing.json")
+    dealing = readme_between("\nDealing: ", "\n## ")
+    assert f"{summary['command']} --summary results/bench/dealing.json" in dealing
+    assert summary["count"] == 1_000_000 and summary["matches_reference"] is True
+    assert "SHA-256 given in the reference notes (match)" in dealing
+    assert f"{summary['deals_per_second']:,.0f} deals per CPU second including formatting" in dealing
+    pysol = summary["pysol_cards"]
+    assert (f"`--pysol-cards {pysol['count']}` also deals 1..{pysol['count']} with pysol-cards") in dealing
+    ratio = pysol["our_deals_per_second"] / pysol["their_deals_per_second"]
+    assert (f"{pysol['their_deals_per_second']:,.0f} deals per CPU second against our "
+            f"{pysol['our_deals_per_second']:,.0f} ({ratio:.0f}x;") in dealing
+    assert f"with {pysol['boards_differing']} boards differing" in dealing
+    assert f"Medians of {summary['repeats']} repeats" in dealing
+    assert f"load average at {summary['load_average']:.1f}" in dealing
+
+
+def test_readme_start_up_figures_are_the_committed_bench_output():
+    summary = bench_summary("startup.json")
+    startup = readme_between("It starts without click", "The peer itself needs")
+    assert f"{summary['command']} --summary results/bench/startup.json" in startup
+    install = "an editable install" if summary["editable_install"] else "a regular `pip install` of the wheel"
+    assert (f"median of {summary['repeats']} interleaved runs, {install}, Python {summary['python']}, "
+            f"the machine's load average at {summary['load_average']:.1f}") in startup
+    cpu = {command["name"]: command["median"] for command in summary["commands"]}
+    solve = f"blackhole-solve {' '.join(['--game', summary['game']])} (deal {summary['deal']})"
+    assert (f"`python -c pass` {cpu['python -c pass']:.1f} ms, `blackhole-solve --version` "
+            f"{cpu['blackhole-solve --version']:.1f} ms, `blackhole-solve --game {summary['game']}` on deal "
+            f"{summary['deal']} (solved, 51 moves printed) {cpu[solve]:.1f} ms, i.e. "
+            f"{cpu[solve] - cpu['python -c pass']:.1f} ms more than the interpreter alone "
+            f"(`blackhole-stats --version` costs {cpu['blackhole-stats --version']:.1f} ms)") in startup
+
+
+def test_readme_reader_timings_are_the_committed_bench_output():
+    summary = bench_summary("readers.json")
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    readers = text.split("`scripts/bench_readers.py` times pandas", 1)[1].split("\nFormat 1 (0.1.0)", 1)[0]
+    assert f"{summary['command']} --summary results/bench/readers.json" in readers
+    prose = " ".join(readers.split())
+    assert f"median CPU seconds of {summary['repeats']} repeats" in prose and f"pandas {summary['pandas']}" in prose
+    assert f"load average at {summary['load_average']:.1f}" in prose
+    before, after = "format 1 (decimal128)", "format 2 (int64)"
+    size = summary["deal_megabytes"]
+    expected = [f"| deal column in memory (MB) | {size[before]:.1f} | {size[after]:.1f} "
+                f"| {size[before] / size[after]:.0f}x smaller |"]
+    for operation in summary["operations"]:
+        cells = [f"raises {operation[label]['raises']}" if "raises" in operation[label]
+                 else f"{operation[label]['median']:.4f}" for label in (before, after)]
+        faster = ("-" if any(cell.startswith("raises") for cell in cells)
+                  else f"{operation[before]['median'] / operation[after]['median']:.0f}x")
+        expected.append(f"| `{operation['name']}` | {cells[0]} | {cells[1]} | {faster} |")
+    assert [line for line in readers.splitlines() if line.startswith("| ") and "operation" not in line] == expected
+
+
+def test_readme_classic_speed_is_quoted_only_from_a_committed_bench_output():
+    speed = readme_between("### Speed", "\nDealing: ")
+    if not (RESULTS / "bench" / "classic.json").is_file():
+        assert "the raw classic search took" not in speed and "none is committed yet" in speed
+        return
+    summary = bench_summary("classic.json")
+    classic, fast = summary["searches"]["classic"], summary["searches"]["fast"]
+    raw = classic["measures"][0]
+    iterations = classic["iterations"]
+    assert (f"Measured by `{summary['command']} --summary results/bench/classic.json` with the machine's load "
+            f"average at {summary['load_average']:.1f}: the raw classic search took {spread(raw, 1)} CPU-s for "
+            f"the 1000 deals, {raw['peer_ratio']:.1f}x the peer's speed on identical iteration counts (mean "
+            f"{iterations['mean']:,.0f}, median {iterations['median']:,.0f}, max {iterations['max']:,}), while "
+            f"fast took {fast['measures'][0]['median']:.3f} in the same run.") in speed
+
+
 # ------------------------------------------------------------------ the notebook
 def printed(notebook) -> list[str]:
     return [output["text"] for cell in notebook.cells if cell.cell_type == "code"
@@ -326,3 +457,91 @@ def test_the_study_notebook_runs_and_prints_what_the_data_says(fast):
     kinds = {key for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs
              for key in output.get("data", {})}
     assert {"image/png", "image/svg+xml"} <= kinds  # the plots, and the board and its solution drawn inline
+
+
+# ------------------------------------------------------------------ the other games of the family
+def game_results(game: str):
+    """results/<game>/, or skip: the million-deal studies of the family are run after the code is merged."""
+    folder = RESULTS / game
+    if not (folder / "deals.parquet").is_file():
+        pytest.skip(f"results/{game}/ is not committed yet: python scripts/study.py --game {game} "
+                    "(deals 1..1,000,000), then commit results/{game}/ and results/FAMILY.md")
+    return folder, pd.read_parquet(folder / "deals.parquet")
+
+
+def peer_of(game: str) -> pd.DataFrame:
+    peer = pd.read_csv(require_reference(f"family/peer_{game}_1_1000.csv"))
+    return peer.rename(columns={"max_played": "cards_played"}).assign(ms=False)
+
+
+GAMES = [game for game in FAMILY if game != "black_hole"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_report_and_its_peer_comparison_are_its_data(game):
+    folder, data = game_results(game)
+    assert set(data["game"].astype(str)) == {game}
+    check_report(folder / "REPORT.md", data, game)
+    check_comparison(folder / "COMPARE_peer_1_1000.md", data, peer_of(game), game)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_study_json_figures_are_its_data_and_the_peers(game):
+    folder, data = game_results(game)
+    facts = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+    figures = facts["fast"]
+    _, talon, cards = FAMILY[game]
+    unsolved = data.loc[data["outcome"] == "unsolved"]
+    solved = int((data["outcome"] == "solved").sum())
+    low, high = wilson(solved, solved + len(unsolved))
+    assert (facts["game"], figures["deals"], figures["first"], figures["last"]) == (
+        game, len(data), data["deal"].min(), data["deal"].max())
+    assert (figures["solved"], figures["unsolved"]) == (solved, len(unsolved))
+    assert (figures["solvable"]["low"], figures["solvable"]["high"]) == pytest.approx((low, high), abs=1e-12)
+    assert (figures["no_pile_card"], figures["one_short"], figures["two_short"]) == tuple(
+        int((unsolved["cards_played"] == n).sum()) for n in (talon, cards - 1, cards - 2))
+    for outcome, stats in figures["iterations"].items():
+        values = data.loc[data["outcome"] == outcome, "iterations"]
+        assert (stats["median"], stats["max"]) == (values.median(), values.max())
+        assert stats["mean"] == pytest.approx(values.mean(), rel=1e-12)
+    assert facts["timing"]["deals_solved"] == len(data) and facts["timing"]["cpu_seconds"] > 0
+    peer = peer_of(game)
+    both = data.merge(peer, on=["ms", "deal"], suffixes=("", "_peer"))
+    unsolvable = both[(both["outcome"].astype(str) == "unsolved") & (both["outcome_peer"] == "unsolved")]
+    assert facts["vs_peer"] == {
+        "deals": len(both), "verdicts_differ": int((both["outcome"].astype(str) != both["outcome_peer"]).sum()),
+        "unsolved_cards_played_differ": int((unsolvable["cards_played"] != unsolvable["cards_played_peer"]).sum())}
+    assert facts["vs_peer"]["verdicts_differ"] == 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_games_winnable_bitmap_is_its_solved_deals(game):
+    folder, data = game_results(game)
+    facts = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+    bits = np.unpackbits(np.fromfile(folder / facts["bitmap"], dtype=np.uint8), bitorder="little")
+    ordered = data.sort_values("deal")
+    assert facts["bitmap"] == f"{game}_1_{len(data)}.bits"
+    assert ordered["deal"].tolist() == list(range(1, len(data) + 1))
+    assert bits[:len(data)].tolist() == (ordered["outcome"] == "solved").astype(int).tolist()
+    assert not bits[len(data):].any()
+
+
+def test_the_family_table_is_what_the_committed_studies_give(study):
+    """results/FAMILY.md is what study.py renders from the committed files, and its figures are the data's."""
+    text = (RESULTS / "FAMILY.md").read_text(encoding="utf-8")
+    assert text == study.render_family(study.family_facts(RESULTS))
+    rows = table(text.splitlines())
+    for game, (name, talon, cards) in FAMILY.items():
+        path = RESULTS / ("deals.parquet" if game == "black_hole" else f"{game}/deals.parquet")
+        label = f"{name} (`{game}`)"
+        if not path.is_file():
+            assert label not in rows and f"{name} (`python scripts/study.py" in text
+            continue
+        data = pd.read_parquet(path)
+        played = data.loc[data["outcome"] == "unsolved", "cards_played"]
+        effort = [f"{round(values.median()):,} / {round(values.mean()):,}" for values in
+                  (data.loc[data["outcome"] == outcome, "iterations"] for outcome in ("solved", "unsolved"))]
+        assert rows[label] == [f"{data['deal'].min():,}..{data['deal'].max():,}", interval(data), *effort,
+                               f"{int((played == talon).sum()):,} ({percent(int((played == talon).sum()), len(data))})",
+                               f"{int((played == cards - 1).sum()):,} "
+                               f"({percent(int((played == cards - 1).sum()), len(data))})"]

@@ -76,3 +76,28 @@ def test_committed_scale_report_is_what_its_measurements_render():
                                "--render", str(REPO / "results" / "scale.json")],
                               capture_output=True, text=True, check=True).stdout
     assert rendered == committed
+
+
+def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp_path):
+    """`study.py --game G` on a small range: the run, its files under RESULTS/G/, and FAMILY.md (the peer's
+    verdicts for deals 1..40 of Relaxed Golf are the reference)."""
+    with require_reference("family/peer_relaxed_golf_1_1000.csv").open(newline="") as handle:
+        outcomes = [row["outcome"] for row in csv.DictReader(handle) if int(row["deal"]) <= 40]
+    results = tmp_path / "results"
+    for deals in ("1-25", "1-40"):  # a study resumed with more deals: its timings add up
+        result = script("study.py", "--game", "260", "--deals", deals, "--runs", str(tmp_path / "runs"),
+                        "--results", str(results))
+        assert result.returncode == 0, result.stderr
+    folder = results / "relaxed_golf"
+    assert sorted(path.name for path in folder.iterdir()) == [
+        "COMPARE_peer_1_1000.md", "REPORT.md", "deals.parquet", "plots", "relaxed_golf_1_40.bits", "study.json"]
+    facts = json.loads((folder / "study.json").read_text())
+    assert (facts["fast"]["solved"], facts["fast"]["unsolved"]) == (outcomes.count("solved"), outcomes.count("unsolved"))
+    assert facts["vs_peer"] == {"deals": 40, "verdicts_differ": 0, "unsolved_cards_played_differ": 0}
+    assert [session["deals_solved"] for session in facts["sessions"]] == [25, 15]
+    assert (facts["timing"]["deals_solved"], facts["timing"]["sessions"]) == (40, 2)
+    bits = (folder / "relaxed_golf_1_40.bits").read_bytes()
+    assert [bits[k // 8] >> (k % 8) & 1 for k in range(40)] == [outcome == "solved" for outcome in outcomes]
+    assert (folder / "REPORT.md").read_text().startswith("# Relaxed Golf report: ")
+    family = (results / "FAMILY.md").read_text()
+    assert "| Relaxed Golf (`relaxed_golf`) | 1..40 | " in family and "Not studied yet: Black Hole" in family

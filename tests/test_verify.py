@@ -73,7 +73,7 @@ def test_an_illegal_solution_is_named(copy):
 
 @pytest.mark.parametrize("values, words", [
     ({"solution": None}, "deal 2: solved, but no solution"),
-    ({"cards_played": 50}, "deal 2: solved, but cards_played is 50"),
+    ({"cards_played": 50}, "deal 2: solved, but cards_played is 50, and the solution plays 51"),
     ({"outcome": "unsolved"}, "deal 2: unsolved, but with a solution"),
     ({"outcome": "intractable", "solution": None, "cards_played": 30},
      "deal 2: intractable, but the run had no iteration limit"),
@@ -157,7 +157,8 @@ def test_unfinished_files_are_named_and_only_ours_are_removed(copy):
     ({"deal_exact": "3"}, "1 row(s) with both deal and deal_exact set"),
     ({"deal": None, "deal_exact": "3"}, "deal_exact '3' is not a number past int64 in plain digits"),
     ({"deal": None, "deal_exact": None}, "row 3 has no game number (deal is null)"),
-    ({"game": "klondike"}, "game 'klondike' is not one this version knows (black_hole)"),
+    ({"game": "klondike"}, "game 'klondike' is not one this version knows (black_hole, all_in_a_row, golf, "
+                          "dead_king_golf, relaxed_golf)"),
 ])
 def test_format_2_rows_that_break_its_rules(copy, values, words):
     rewrite(copy / "part-1-20-20.parquet", 2, **values)
