@@ -81,9 +81,19 @@ SCALES = {
         Scale("all_in_a_row/1", "all_in_a_row", (2.0459, 2.1209, 2.1899, 2.2780),
               "quintiles of the score of the 3,328 winnable deals among PySolFC deals 200, 400, ..., "
               "1,000,000 (scripts/difficulty_scale.py --game all_in_a_row --step 200), rounded to 4 decimals"),
+        Scale("golf/1", "golf", (2.2728, 2.3549, 2.4335, 2.5099),
+              "quintiles of the score of the 2,260 winnable deals among PySolFC deals 200, 400, ..., "
+              "1,000,000 (scripts/difficulty_scale.py --game golf --step 200), rounded to 4 decimals"),
+        Scale("dead_king_golf/1", "dead_king_golf", (2.3011, 2.3765, 2.4454, 2.5083),
+              "quintiles of the score of the 1,335 winnable deals among PySolFC deals 200, 400, ..., "
+              "1,000,000 (scripts/difficulty_scale.py --game dead_king_golf --step 200), rounded to 4 decimals"),
+        Scale("relaxed_golf/1", "relaxed_golf", (2.1385, 2.2193, 2.2992, 2.3904),
+              "quintiles of the score of the 4,618 winnable deals among PySolFC deals 200, 400, ..., "
+              "1,000,000 (scripts/difficulty_scale.py --game relaxed_golf --step 200), rounded to 4 decimals"),
     )
 }
-CURRENT = {"black_hole": "black_hole/1", "all_in_a_row": "all_in_a_row/1"}
+CURRENT = {"black_hole": "black_hole/1", "all_in_a_row": "all_in_a_row/1", "golf": "golf/1",
+           "dead_king_golf": "dead_king_golf/1", "relaxed_golf": "relaxed_golf/1"}
 """Game key -> the scale `run --difficulty` uses for it today (a run records it in its manifest as
 `difficulty_scale`); a game missing here has no tags yet."""
 

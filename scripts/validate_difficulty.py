@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from functools import partial
 from multiprocessing import Pool
 
+import numpy as np
 import pandas as pd
 
 from blackhole_stats import _core, deal
@@ -118,6 +119,13 @@ def steps(rates: pd.DataFrame) -> tuple[int, int, int]:
     return total, falling, significant
 
 
+def spearman(winnable: pd.DataFrame, budgets: tuple[int, ...]) -> float:
+    """Rank correlation of the score with the planners' effort: the mean log of the positions each needs
+    (twice the largest budget where it needs more)."""
+    effort = winnable[list(PLANNERS)].fillna(2 * max(budgets)).apply(np.log).mean(axis=1)
+    return float(winnable.score.rank().corr(effort.rank()))
+
+
 def coarse_falls(frame: pd.DataFrame, budgets: tuple[int, ...]) -> bool:
     easier, harder = frame.tag.isin(TAGS[:2]), frame.tag.isin(TAGS[3:])
     return all(frame[name][easier].le(budget).mean() > frame[name][harder].le(budget).mean()
@@ -181,7 +189,10 @@ def game_section(game_key: str, frame: pd.DataFrame, settings: Validation, resul
     claim = ("Every planner wins more of the easier two tags than of the harder two, at every budget"
              if coarse else "Every planner's win rate falls from each tag to the next, at every budget")
     lines += ["", f"{claim}: **{'yes' if ok else 'NO'}** ({falling} of {total} steps fall; {significant} of them "
-                  "significantly, one-sided two-proportion z-test at 5%).", ""]
+                  "significantly, one-sided two-proportion z-test at 5%).", "",
+              f"Spearman correlation of the score with the planners' effort (the mean log of the positions each "
+              f"needs, twice the largest budget where it needs more): {spearman(winnable, settings.budgets):.3f}.",
+              ""]
     return lines, ok
 
 
