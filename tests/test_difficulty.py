@@ -114,6 +114,28 @@ def test_bounded_planners_win_fewer_of_the_hard_tags_on_deals_the_scale_never_sa
     assert (tmp_path / "black_hole" / "validation.png").stat().st_size > 10_000
 
 
+@pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
+def test_the_scale_script_scores_its_sample_and_writes_its_quintiles_and_cost(tmp_path):
+    import json
+
+    import numpy as np
+    import pandas as pd
+
+    result = subprocess.run([sys.executable, str(REPO / "scripts" / "difficulty_scale.py"), "--game", "relaxed_golf",
+                             "--step", "100000", "--results", str(tmp_path), "--workers", "1"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    sample = pd.read_parquet(tmp_path / "relaxed_golf" / "scale_sample.parquet")
+    facts = json.loads((tmp_path / "relaxed_golf" / "scale.json").read_text())
+    game, solver = get_game("relaxed_golf"), Solver()
+    winnable = [n for n in range(100_000, 1_000_001, 100_000) if solver.solve(deal(n, game), most_played=False).solved]
+    assert sample.deal.tolist() == winnable and facts["deals"] == 10 and facts["winnable"] == len(winnable)
+    assert sample.score.tolist() == [difficulty(deal(n, game), solver) for n in winnable]
+    assert facts["quintiles"] == [round(q, 4) for q in np.quantile(sample.score, [0.2, 0.4, 0.6, 0.8]).tolist()]
+    assert facts["score_cpu_ms_per_winnable_deal"]["mean"] > 0 and facts["solve_cpu_ms_per_deal"] > 0
+    assert facts["command"] == "python scripts/difficulty_scale.py --game relaxed_golf --step 100000"
+
+
 @pytest.mark.parametrize("game", GAMES, ids=str)
 def test_every_game_is_scored_and_planned_by_its_own_rules(game):
     """The score exists exactly for the deals the solver wins, and a planner never wins a deal the solver
