@@ -37,8 +37,6 @@
 #define MAX_TALON 16
 #define MAX_LINE 52    /* moves in a line: each puts one of the 52 cards on the foundation */
 #define TALON_MOVE 255 /* the move that turns the next talon card */
-#define BLACK_HOLE_CARDS 51 /* in its piles: 17 of 3 */
-#define BLACK_HOLE_DEPTH 3
 #define ALL_RANKS 0x1FFFu
 #define ALL_PILES 0x1FFFFu
 #define ACE_OF_SPADES 13 /* card id = suit * 13 + rank, suits C S H D */
@@ -2008,6 +2006,31 @@ static int parse_max_iters(PyObject *value, uint64_t *max_iters)
     return 1;
 }
 
+/* A position from solver input (as `solve` takes it), checked; 0 with an
+ * exception set. `depth` gets the layout's cards per pile. */
+static int position_from_input(Position *s, const Py_buffer *ranks, const Py_buffer *heights, int foundation,
+                               const Py_buffer *talon, PyObject *rules, int *depth)
+{
+    uint16_t fits[NRANKS + 1];
+    const uint8_t *r = ranks->buf, *h = heights->buf, *tal = talon->buf;
+    Py_ssize_t talon_len = talon->buf ? talon->len : 0;
+    if (!parse_rules(rules, fits) || !parse_shape(ranks->len, heights->len, h, talon_len, depth))
+        return 0;
+    if (foundation < 0 || foundation > EMPTY_F) {
+        PyErr_SetString(PyExc_ValueError, "foundation must be a rank 0..12, or 13 for empty");
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < ranks->len; i++)
+        if (r[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "rank out of range"); return 0; }
+    for (Py_ssize_t i = 0; i < talon_len; i++)
+        if (tal[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "talon rank out of range"); return 0; }
+    if (!position_init(s, r, h, (int)heights->len, *depth, foundation, tal, (int)talon_len, fits)) {
+        PyErr_SetString(PyExc_ValueError, "position too large for the canonical key");
+        return 0;
+    }
+    return 1;
+}
+
 static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ranks", "heights", "foundation", "search", "max_iters", "most_played",
@@ -2016,7 +2039,6 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds
     int foundation, search = SEARCH_FAST, most = 1, depth;
     PyObject *max_iters_arg = NULL, *rules = NULL;
     uint64_t max_iters = 0;
-    uint16_t fits[NRANKS + 1];
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "Solver.__init__ was not called");
         return NULL;
@@ -2027,25 +2049,9 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds
     PyObject *result = NULL;
     if (max_iters_arg && !parse_max_iters(max_iters_arg, &max_iters))
         goto done;
-    if (!parse_rules(rules, fits))
-        goto done;
-    const uint8_t *r = ranks.buf, *h = heights.buf, *tal = talon.buf;
-    if (!parse_shape(ranks.len, heights.len, h, talon.buf ? talon.len : 0, &depth))
-        goto done;
-    if (foundation < 0 || foundation > EMPTY_F) {
-        PyErr_SetString(PyExc_ValueError, "foundation must be a rank 0..12, or 13 for empty");
-        goto done;
-    }
-    for (Py_ssize_t i = 0; i < ranks.len; i++)
-        if (r[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "rank out of range"); goto done; }
-    for (Py_ssize_t i = 0; talon.buf && i < talon.len; i++)
-        if (tal[i] >= NRANKS) { PyErr_SetString(PyExc_ValueError, "talon rank out of range"); goto done; }
     Position start;
-    if (!position_init(&start, r, h, (int)heights.len, depth, foundation, tal, talon.buf ? (int)talon.len : 0,
-                       fits)) {
-        PyErr_SetString(PyExc_ValueError, "position too large for the canonical key");
+    if (!position_from_input(&start, &ranks, &heights, foundation, &talon, rules, &depth))
         goto done;
-    }
     if (search == SEARCH_CLASSIC && (!start.walk_rules || start.talon_len || foundation == EMPTY_F || depth > 3)) {
         PyErr_SetString(PyExc_ValueError, "the classic search plays Black Hole's rules only "
                                           "(piles of at most 3, no talon, a foundation card)");
@@ -2128,6 +2134,10 @@ static PyObject *Solver_busy(SolverObject *self, void *closure)
  *     undo, moves tried in a fixed natural order, optionally remembering the
  *     positions refuted, giving up after `budget` positions. They use no
  *     dead-end test: a person sees a dead end when no card fits.
+ *
+ * Both read the game from the position (its rules and talon) and see the
+ * moves a player sees (player_moves): every game of the family is scored
+ * and validated by the same code.
  * ====================================================================== */
 
 typedef struct {
@@ -2189,6 +2199,32 @@ static int value_map_put(ValueMap *m, uint64_t key, double value)
 
 enum { PLAN_PILE_ORDER = 0, PLAN_REVERSE_ORDER = 1, PLAN_TALLEST_FIRST = 2 };
 
+/* The moves a player sees, in `order`: the piles whose top card fits on the
+ * foundation (left to right, right to left, or the tallest first, pile
+ * order among equals), then turning the next talon card (if any is left). */
+static int player_moves(const Position *s, int order, int moves[MAX_MOVES])
+{
+    int n = 0;
+    uint32_t playable = playable_on(s, s->f);
+    for (int i = 0; i < s->npiles; i++) {
+        int p = order == PLAN_REVERSE_ORDER ? s->npiles - 1 - i : i;
+        if (playable >> p & 1)
+            moves[n++] = p;
+    }
+    if (order == PLAN_TALLEST_FIRST) /* stable */
+        for (int i = 1; i < n; i++) {
+            int p = moves[i], j = i;
+            while (j > 0 && s->h[moves[j - 1]] < s->h[p]) {
+                moves[j] = moves[j - 1];
+                j--;
+            }
+            moves[j] = p;
+        }
+    if (s->t < s->talon_len)
+        moves[n++] = TALON_MOVE;
+    return n;
+}
+
 typedef struct {
     Position pos;
     ValueMap refuted; /* values unused */
@@ -2210,26 +2246,12 @@ static int plan_dfs(Planner *pl)
     uint64_t key = position_key(s);
     if (pl->remember && pl->refuted.keys[value_map_slot(&pl->refuted, key)])
         return 0;
-    int piles[NPILES], n = 0;
-    for (int i = 0; i < NPILES; i++) {
-        int p = pl->order == PLAN_REVERSE_ORDER ? NPILES - 1 - i : i;
-        if (s->h[p] && adjacent(s->rank[p][s->h[p] - 1], s->f))
-            piles[n++] = p;
-    }
-    if (pl->order == PLAN_TALLEST_FIRST) /* stable: pile order among equals */
-        for (int i = 1; i < n; i++) {
-            int p = piles[i], j = i;
-            while (j > 0 && s->h[piles[j - 1]] < s->h[p]) {
-                piles[j] = piles[j - 1];
-                j--;
-            }
-            piles[j] = p;
-        }
+    int moves[MAX_MOVES], n = player_moves(s, pl->order, moves);
     for (int i = 0; i < n; i++) {
-        int p = piles[i], old_f = s->f;
-        play(s, p);
+        int move = moves[i], old_f = s->f;
+        make_move(s, move);
         int won = plan_dfs(pl);
-        unplay(s, p, old_f);
+        unmake_move(s, move, old_f);
         if (won)
             return 1;
         if (pl->nodes > pl->budget || pl->out_of_memory)
@@ -2240,83 +2262,72 @@ static int plan_dfs(Planner *pl)
     return 0;
 }
 
-/* The search state of a Black Hole position from solver input (51 ranks, 17
- * heights of at most 3, a foundation rank): the difficulty block is defined
- * for Black Hole only so far, so any other shape or rules are refused. */
-static int black_hole_position(Position *s, const Py_buffer *ranks, const Py_buffer *heights, int foundation)
-{
-    const uint8_t *r = ranks->buf, *h = heights->buf;
-    if (ranks->len != BLACK_HOLE_CARDS || heights->len != NPILES || foundation < 0 || foundation >= NRANKS)
-        return 0;
-    for (int i = 0; i < BLACK_HOLE_CARDS; i++)
-        if (r[i] >= NRANKS)
-            return 0;
-    for (int p = 0; p < NPILES; p++)
-        if (h[p] > BLACK_HOLE_DEPTH)
-            return 0;
-    return position_init(s, r, h, NPILES, BLACK_HOLE_DEPTH, foundation, NULL, 0, BLACK_HOLE_FITS);
-}
-
-static int parse_position(PyObject *args, Position *s, unsigned long long *limit, int *order, int *remember)
-{
-    Py_buffer ranks, heights;
-    int foundation;
-    if (!PyArg_ParseTuple(args, "y*y*iKip", &ranks, &heights, &foundation, limit, order, remember))
-        return 0;
-    int ok = black_hole_position(s, &ranks, &heights, foundation);
-    if (!ok)
-        PyErr_SetString(PyExc_ValueError, "difficulty is defined for Black Hole only so far: "
-                                          "expected 51 ranks, 17 heights of at most 3 and a foundation rank");
-    PyBuffer_Release(&ranks);
-    PyBuffer_Release(&heights);
-    return ok;
-}
-
 PyDoc_STRVAR(plan_doc,
-"plan(ranks, heights, foundation, budget, order, remember) -> (won, positions)\n\n"
-"A bounded planner: depth-first with undo, moves in `order` (0 piles 0..16,\n"
-"1 piles 16..0, 2 tallest pile first, then pile order), remembering refuted\n"
-"positions if `remember`; gives up after `budget` positions (won False,\n"
+"plan(ranks, heights, foundation, budget, order, remember, talon=b'', rules=None)\n"
+"-> (won, positions)\n\n"
+"A bounded planner on solver input (as Solver.solve): depth-first with undo,\n"
+"moves in `order` (0 piles left to right, 1 right to left, 2 tallest pile\n"
+"first, then pile order; turning the talon after every pile move), remembering\n"
+"refuted positions if `remember`; gives up after `budget` positions (won False,\n"
 "positions budget + 1).");
 
-static PyObject *py_plan(PyObject *self, PyObject *args)
+static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds)
 {
     (void)self;
-    Planner pl;
+    static char *kwlist[] = {"ranks", "heights", "foundation", "budget", "order", "remember", "talon", "rules",
+                             NULL};
+    Py_buffer ranks, heights, talon = {0};
+    int foundation, depth;
     unsigned long long budget;
-    if (!parse_position(args, &pl.pos, &budget, &pl.order, &pl.remember))
+    PyObject *rules = NULL, *result = NULL;
+    Planner pl;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*iKip|y*O", kwlist, &ranks, &heights, &foundation, &budget,
+                                     &pl.order, &pl.remember, &talon, &rules))
         return NULL;
+    if (!position_from_input(&pl.pos, &ranks, &heights, foundation, &talon, rules, &depth))
+        goto done;
     if (pl.order < 0 || pl.order > PLAN_TALLEST_FIRST) {
         PyErr_SetString(PyExc_ValueError, "order must be 0, 1 or 2");
-        return NULL;
+        goto done;
     }
     pl.budget = budget;
     pl.nodes = 0;
     pl.out_of_memory = 0;
-    if (!value_map_init(&pl.refuted, 1u << 12))
-        return PyErr_NoMemory();
+    if (!value_map_init(&pl.refuted, 1u << 12)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     int won = plan_dfs(&pl);
     value_map_free(&pl.refuted);
     if (pl.out_of_memory)
-        return PyErr_NoMemory();
-    return Py_BuildValue("NK", PyBool_FromLong(won), (unsigned long long)pl.nodes);
+        PyErr_NoMemory();
+    else
+        result = Py_BuildValue("NK", PyBool_FromLong(won), (unsigned long long)pl.nodes);
+done:
+    PyBuffer_Release(&ranks);
+    PyBuffer_Release(&heights);
+    if (talon.buf)
+        PyBuffer_Release(&talon);
+    return result;
 }
 
 
 /* Trap walks. A trap is a move that turns a winnable position into one
  * that cannot be won; its depth is how many more cards a player can play
- * after it before getting stuck (the best of `probes` random continuations),
- * so a deep trap lets a player go on for a long time before the dead end
- * shows. A walk starts from a winnable position and plays, at each step, one
- * of the moves that keep it winnable, chosen uniformly by a seeded
- * generator, to the end; it records every trap it passes by (each distinct
- * move whose position is lost, with its depth). Each move's verdict comes
- * from the fast search (with restarts, as fast_solve) and is memoised by
- * canonical key for the walks of one call (value: -1 winnable, else the
- * depth). Deterministic for a position, walks, probes and seed. */
+ * after it (from the piles or the talon) before getting stuck (the best of
+ * `probes` random continuations), so a deep trap lets a player go on for a
+ * long time before the dead end shows. A walk starts from a winnable
+ * position and plays, at each step, one of the moves that keep it winnable,
+ * chosen uniformly by a seeded generator, to the end; it records every trap
+ * it passes by (each distinct move whose position is lost, with its depth).
+ * Moves are a player's: the piles whose card fits, then turning the talon.
+ * Each move's verdict comes from the fast search (with restarts, as
+ * fast_solve) and is memoised by canonical key for the walks of one call
+ * (value: -1 winnable, else the depth). Deterministic for a position,
+ * walks, probes and seed. */
 
 #define TRAP_UNKNOWN (-2)
-#define MAX_TRAPS (BLACK_HOLE_CARDS * NPILES) /* a walk passes at most this many moves */
+#define MAX_TRAPS (MAX_LINE * MAX_MOVES) /* a walk passes at most this many moves */
 
 typedef struct {
     SolverObject *solver;
@@ -2337,16 +2348,10 @@ static int trap_depth(const Position *lost, int probes, uint32_t *rng)
     int best = 0;
     for (int k = 0; k < probes; k++) {
         Position s = *lost;
-        int depth = 0;
-        for (;;) {
-            uint32_t playable = s.tops[s.f == NRANKS - 1 ? 0 : s.f + 1] | s.tops[s.f == 0 ? NRANKS - 1 : s.f - 1];
-            if (!playable)
-                break;
+        int depth = 0, moves[MAX_MOVES], n;
+        while ((n = player_moves(&s, PLAN_PILE_ORDER, moves))) {
             *rng = *rng * 1664525u + 1013904223u;
-            int pick = (int)((*rng >> 8) % (uint32_t)bit_count(playable));
-            while (pick--)
-                playable &= playable - 1;
-            play(&s, lowest_bit(playable));
+            make_move(&s, moves[(*rng >> 8) % (uint32_t)n]);
             depth++;
         }
         if (depth > best)
@@ -2397,19 +2402,22 @@ static void trap_walk(TrapWalks *tw, const Position *start, uint32_t *rng, uint8
 {
     Position s = *start;
     while (s.left && !tw->status) {
-        int winning[NPILES], n_winning = 0;
+        int moves[MAX_MOVES], n = player_moves(&s, PLAN_PILE_ORDER, moves);
+        int winning[MAX_MOVES], n_winning = 0;
         uint32_t seen_nodes[2] = {0, 0};
-        uint32_t playable = s.tops[s.f == NRANKS - 1 ? 0 : s.f + 1] | s.tops[s.f == 0 ? NRANKS - 1 : s.f - 1];
-        for (; playable && !tw->status; playable &= playable - 1) {
-            int p = lowest_bit(playable), id = s.node[p][s.h[p]], old_f = s.f;
-            if (seen_nodes[id >> 5] >> (id & 31) & 1)
-                continue; /* a pile equal to one tried: the same position */
-            seen_nodes[id >> 5] |= 1u << (id & 31);
-            play(&s, p);
+        for (int i = 0; i < n && !tw->status; i++) {
+            int move = moves[i], old_f = s.f;
+            if (move != TALON_MOVE) {
+                int id = s.node[move][s.h[move]];
+                if (seen_nodes[id >> 5] >> (id & 31) & 1)
+                    continue; /* a pile equal to one tried: the same position */
+                seen_nodes[id >> 5] |= 1u << (id & 31);
+            }
+            make_move(&s, move);
             double verdict = trap_verdict(tw, &s);
-            unplay(&s, p, old_f);
+            unmake_move(&s, move, old_f);
             if (verdict == -1.0)
-                winning[n_winning++] = p;
+                winning[n_winning++] = move;
             else if (verdict >= 0 && *n_depths < MAX_TRAPS)
                 depths[(*n_depths)++] = (uint8_t)verdict;
         }
@@ -2420,44 +2428,45 @@ static void trap_walk(TrapWalks *tw, const Position *start, uint32_t *rng, uint8
             return;
         }
         *rng = *rng * 1664525u + 1013904223u;
-        play(&s, winning[(*rng >> 8) % (uint32_t)n_winning]);
+        make_move(&s, winning[(*rng >> 8) % (uint32_t)n_winning]);
     }
 }
 
 PyDoc_STRVAR(trap_walks_doc,
-"trap_walks(ranks, heights, foundation, walks, probes, seed, max_iters) -> list of bytes or None\n\n"
+"trap_walks(ranks, heights, foundation, walks, probes, seed, max_iters, talon=b'', rules=None)\n"
+"-> list of bytes or None\n\n"
 "From a winnable position (solver input as for solve), `walks` walks that only\n"
 "ever play winning moves (uniformly, seeded), each as the bytes of the depths\n"
 "of the traps it passed by (a trap: a move after which the position cannot be\n"
 "won; its depth: the most cards the best of `probes` random continuations\n"
-"plays after it). None if the position cannot be won or a verdict needed\n"
-"more than max_iters positions.");
+"plays after it, talon cards included). None if the position cannot be won or\n"
+"a verdict needed more than max_iters positions.");
 
-static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args)
+static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject *kwds)
 {
+    static char *kwlist[] = {"ranks", "heights", "foundation", "walks", "probes", "seed", "max_iters", "talon",
+                             "rules", NULL};
     Position start;
     unsigned long long max_iters;
-    int walks;
+    int walks, probes, foundation, depth;
     unsigned int seed;
-    Py_buffer ranks, heights;
-    int foundation;
+    Py_buffer ranks, heights, talon = {0};
+    PyObject *rules = NULL;
     if (!self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "Solver.__init__ was not called");
         return NULL;
     }
-    int probes;
-    if (!PyArg_ParseTuple(args, "y*y*iiiIK", &ranks, &heights, &foundation, &walks, &probes, &seed, &max_iters))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*y*iiiIK|y*O", kwlist, &ranks, &heights, &foundation, &walks,
+                                     &probes, &seed, &max_iters, &talon, &rules))
         return NULL;
-    int ok = walks >= 1 && walks <= 64 && probes >= 1 && probes <= 1024 && max_iters >= 1 && max_iters <= INT64_MAX;
-    int black_hole = black_hole_position(&start, &ranks, &heights, foundation);
+    int ok = position_from_input(&start, &ranks, &heights, foundation, &talon, rules, &depth);
     PyBuffer_Release(&ranks);
     PyBuffer_Release(&heights);
-    if (!black_hole) {
-        PyErr_SetString(PyExc_ValueError, "difficulty is defined for Black Hole only so far: "
-                                          "expected 51 ranks, 17 heights of at most 3 and a foundation rank");
+    if (talon.buf)
+        PyBuffer_Release(&talon);
+    if (!ok)
         return NULL;
-    }
-    if (!ok) {
+    if (!(walks >= 1 && walks <= 64 && probes >= 1 && probes <= 1024 && max_iters >= 1 && max_iters <= INT64_MAX)) {
         PyErr_SetString(PyExc_ValueError, "expected 1..64 walks, 1..1024 probes and max_iters 1..2^63-1");
         return NULL;
     }
@@ -2468,7 +2477,7 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args)
     }
     TrapWalks tw = {self, NULL, max_iters, {0}, 0, probes, seed ^ 0x9E3779B9u, 0, 0};
     fact_table_new_generation(&self->refuted);
-    self->refuted.use_values = 0; /* no talon: the table is a plain set, as in fast_solve */
+    self->refuted.use_values = start.talon_len > 0; /* as in fast_solve */
     tw.grow_at = fact_table_window_slots(&self->refuted);
     if (!value_map_init(&tw.verdicts, 1u << 10))
         return PyErr_NoMemory();
@@ -2508,7 +2517,7 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args)
 
 static PyMethodDef Solver_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))Solver_solve, METH_VARARGS | METH_KEYWORDS, solve_doc},
-    {"trap_walks", (PyCFunction)Solver_trap_walks, METH_VARARGS, trap_walks_doc},
+    {"trap_walks", (PyCFunction)(void (*)(void))Solver_trap_walks, METH_VARARGS | METH_KEYWORDS, trap_walks_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2736,7 +2745,7 @@ static PyMethodDef core_methods[] = {
      "deal_mt(key, piles=17, depth=3, ace_last=True) -> 52 card ids as deal_ms (CPython MT19937\n"
      "seeded by init_by_array(key))."},
     {"play_line", (PyCFunction)(void (*)(void))py_play_line, METH_VARARGS | METH_KEYWORDS, play_line_doc},
-    {"plan", py_plan, METH_VARARGS, plan_doc},
+    {"plan", (PyCFunction)(void (*)(void))py_plan, METH_VARARGS | METH_KEYWORDS, plan_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -20,9 +20,9 @@ class Solver:
         solve; cards_played None when an unsolved position's most-cards-played search was skipped or
         ran out of budget. The solution holds 255 for a talon turn."""
     def trap_walks(self, ranks: bytes, heights: bytes, foundation: int, walks: int, probes: int, seed: int,
-                   max_iters: int) -> list[bytes] | None:
-        """Per walk (winning moves only, seeded), the depths of the traps it passed; None if not winnable.
-        Black Hole only (51 ranks, 17 heights, a foundation rank): ValueError otherwise."""
+                   max_iters: int, talon: bytes = b"", rules: bytes | None = None) -> list[bytes] | None:
+        """Per walk (winning moves only, seeded; a move is a pile card or a talon turn), the depths of
+        the traps it passed; None if not winnable. Solver input, talon and rules as for solve."""
     @property
     def memory_bytes(self) -> int: ...
     @property
@@ -30,10 +30,11 @@ class Solver:
     @property
     def busy(self) -> bool: ...
 
-def plan(ranks: bytes, heights: bytes, foundation: int, budget: int, order: int,
-         remember: bool) -> tuple[bool, int]:
-    """A bounded planner (depth-first with undo; order 0 piles 0..16, 1 piles 16..0, 2 tallest first):
-    (won, positions); positions is budget + 1 when it gave up. Black Hole only: ValueError otherwise."""
+def plan(ranks: bytes, heights: bytes, foundation: int, budget: int, order: int, remember: bool,
+         talon: bytes = b"", rules: bytes | None = None) -> tuple[bool, int]:
+    """A bounded planner (depth-first with undo; order 0 piles left to right, 1 right to left, 2 tallest
+    first; turning the talon after the pile moves): (won, positions); positions is budget + 1 when it
+    gave up. Solver input, talon and rules as for Solver.solve."""
 
 def play_line(layout: bytes, heights: bytes, foundation: int, line: bytes, by_card: bool,
               talon: bytes = b"", rules: bytes | None = None) -> tuple[int, int, bytes, bytes]:

@@ -465,7 +465,7 @@ class RunCommand(Command):
                    "an unsolvable deal's cards_played may then be null.")
 @click.option("--difficulty", is_flag=True,
               help="Also score each solvable deal's difficulty for a person and tag it, very easy .. "
-                   "very hard (about 35 ms of CPU per solvable deal, some 60 times the solve).")
+                   "very hard, on the game's scale (tens of ms of CPU per solvable deal: README, Difficulty).")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
 @click.option("--wait-for-workers", type=click.FloatRange(min=0), metavar="SECONDS",
@@ -501,26 +501,25 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, game_kind: Game |
 def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, difficulty, scheduler,
          wait_for_workers, progress) -> None:
     """The `run` command within its interrupt handling."""
-    from .dataset import DatasetError
+    from .dataset import DatasetError, game_of_run
     from .deals import DealSet, DealSpecError
-    from .difficulty import CURRENT_SCALE
+    from .difficulty import DifficultyUndefined, current_scale
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
-    from .solver import DifficultyUndefined, check_difficulty_defined
 
     _check_search(search, game or DEFAULT_GAME)  # resuming without --game: the run's own settings decide
-    if difficulty:
-        try:
-            check_difficulty_defined(game or DEFAULT_GAME)
-        except DifficultyUndefined as error:
-            raise click.UsageError(f"--difficulty: {error}") from None
+    try:
+        scale = current_scale(game or game_of_run(out)).name if difficulty else None
+    except DifficultyUndefined as error:
+        raise click.UsageError(f"--difficulty: {error}") from None
+    except DatasetError as error:
+        raise click.ClickException(str(error)) from None
     try:
         deals = DealSet.parse(ranges) if ranges else None
         if deals_file is not None:
             listed = _read_deals(deals_file)
             deals = listed if deals is None else deals | listed
-        summary = run(out, deals, search=search, max_iters=max_iters,
-                      difficulty_scale=CURRENT_SCALE if difficulty else None, game=game, workers=workers,
-                      chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
+        summary = run(out, deals, search=search, max_iters=max_iters, difficulty_scale=scale, game=game,
+                      workers=workers, chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
                       progress=sys.stderr.isatty() if progress is None else progress)
     except RunStopped as stopped:
         if stopped.signum is None:

@@ -747,6 +747,13 @@ def expected_deals(manifest: dict) -> DealSet:
         raise DatasetError(f"the manifest's list of deals is damaged: {error!r}") from None
 
 
+def game_of_run(out: str) -> Game:
+    """The game of the run in `out` (its manifest's), Black Hole where there is no run yet: what a
+    setting that depends on the game (a difficulty scale) is checked against before `open_run`."""
+    manifest = read_manifest(locate(out))
+    return DEFAULT_GAME if manifest is None else run_game(manifest)
+
+
 def run_game(manifest: dict) -> Game:
     """The game a run plays: its manifest's `game`; Black Hole for runs from before the family (no `game`).
 

@@ -134,6 +134,8 @@ def parse_args(argv: list[str]) -> Options | str:
                 options.max_iters = _positive(arg, value)
             elif arg == "--output":
                 options.output = value
+            else:  # ignored, but a board file name taken for N would leave us reading stdin
+                _positive(arg, value)
         elif arg in ("--queens-on-kings", "--no-queens-on-kings"):
             options.queens_on_kings = arg == "--queens-on-kings"
             options.given.append(arg)

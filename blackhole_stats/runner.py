@@ -41,7 +41,7 @@ from . import _testhooks, dataset, difficulty, interrupts
 from .dealing import GameNumber, deal
 from .deals import DealSet
 from .games import DEFAULT_GAME, Game, game_by_key, get_game
-from .solver import OUTCOMES, Solver, check_difficulty_defined, check_max_iters, check_search
+from .solver import OUTCOMES, Solver, check_max_iters, check_search
 
 log = logging.getLogger(__name__)
 
@@ -256,8 +256,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     `chunk_size` None: `default_chunk_size`. `workers` is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
     (None: WAIT_FOR_WORKERS_SECONDS).
-    Raises ValueError for a max_iters outside 1..MAX_ITERS, an unknown scale or game, a difficulty
-    asked of a game without one (DifficultyUndefined), or the classic search of a game it does not
+    Raises ValueError for a max_iters outside 1..MAX_ITERS, an unknown scale or game, a scale of
+    another game than the run's (DifficultyError), or the classic search of a game it does not
     play, DatasetError for a
     directory that does not fit, RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
     or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
@@ -266,10 +266,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
     game = None if game is None else get_game(game)
     check_search(search, game or DEFAULT_GAME)  # before anything is written (resuming: open_run checks search)
-    if difficulty_scale is not None:
-        check_difficulty_defined(game or DEFAULT_GAME)  # resuming: open_run checks the run's scale
-        difficulty.scale(difficulty_scale)  # an unknown scale: DifficultyError before anything is written
     out = dataset.locate(out)
+    if difficulty_scale is not None:  # unknown, or another game's: DifficultyError before anything is written
+        difficulty.scale_for(difficulty_scale, game or dataset.game_of_run(out))
     backend = _Cluster(scheduler, wait_for_workers) if scheduler else _Processes(workers or os.cpu_count() or 1)
     with closing(backend), dataset.open_run(out, deals, search, max_iters, difficulty_scale, game) as session:
         requested, game = session.requested, session.game

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from . import _core, _testhooks
 from .board import Board, dealt_layout, solver_input, solver_rules
-from .games import BLACK_HOLE, Game, get_game
+from .games import Game, get_game
 from .solution import Solution, line_text
 
 TYPE_CHECKING = False
@@ -131,13 +131,10 @@ class Solver:
         return SolveResult(OUTCOMES[outcome], iterations, played, solution, seconds)
 
     def trap_walks(self, board: Board, walks: int, probes: int, seed: int, max_iters: int) -> list[bytes] | None:
-        """The measurements of the difficulty score (see `difficulty`): per walk, its traps' depths.
-
-        Black Hole only so far: other games' traps are not yet measured, so they are refused
-        (DifficultyUndefined) rather than scored by Black Hole's rules."""
-        check_difficulty_defined(board.game)
+        """The measurements of the difficulty score (see `difficulty`): per walk, its traps' depths;
+        None if the board cannot be won (or a verdict needed more than max_iters positions)."""
         _testhooks.pause("trap-walks")
-        return self._core.trap_walks(*board.solver_input(), walks, probes, seed, max_iters)
+        return self._core.trap_walks(*board.solver_input(), walks, probes, seed, max_iters, **board.solver_rules())
 
     def solve_deal(self, number: GameNumber | str | numbers.Number, search: str = "fast",
                    max_iters: int | None = None, game: Game | str | int | None = None) -> dict:
@@ -176,16 +173,6 @@ def check_search(search: str, game: Game) -> None:
     if search == "classic" and not game.classic_search:
         raise ValueError(f"the classic search reproduces black-hole-solver's Black Hole counts only; "
                          f"{game.name} is solved with the fast search")
-
-
-class DifficultyUndefined(ValueError):
-    """Difficulty asked for a game it is not defined for; the message names the game."""
-
-
-def check_difficulty_defined(game: Game) -> None:
-    """Refuse difficulty (trap walks, planners) outside Black Hole, where it has not been defined."""
-    if game != BLACK_HOLE:
-        raise DifficultyUndefined(f"difficulty is defined for Black Hole only so far, not {game.name}")
 
 
 def check_max_iters(max_iters: int | None) -> None:

@@ -138,7 +138,7 @@ def verify(out: str) -> Verification:
 def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.Scale,
                          solver: Solver, rules: Game) -> list[str]:
     """A score and its tag for each solved deal, none for the others; every tag on the run's scale; and
-    the first solved deal's score of each chunk computed again (all of them would cost 35 ms a deal)."""
+    the first solved deal's score of each chunk computed again (all of them would cost 30 to 110 ms a deal)."""
     problems, rechecked = [], False
     columns = (table[column].to_pylist() for column in ("ms", "outcome", "difficulty", "tag"))
     for number, ms, outcome, score, tag in zip(numbers, *columns):

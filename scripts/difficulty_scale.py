@@ -1,16 +1,25 @@
-"""Fix a difficulty scale: the trap score of every STEP-th PySolFC deal of 1..1,000,000 and its quintiles.
+"""Fix a game's difficulty scale: the trap score of every STEP-th PySolFC deal of 1..1,000,000 and its quintiles.
 
-    python scripts/difficulty_scale.py --step 50 --out results/difficulty/scale_sample.parquet
+    python scripts/difficulty_scale.py --game golf --step 200
 
-writes the sample (deal, score, for each winnable deal) and prints the four
-quintile thresholds that `blackhole_stats/difficulty.py` stores as a Scale.
-The sample is deals STEP, 2*STEP, ..., so validation deals above 1,000,000
+writes `results/difficulty/GAME/scale_sample.parquet` (deal, score, for each
+winnable deal of the sample) and `scale.json` (the sample, its four quintile
+thresholds, which `blackhole_stats/difficulty.py` stores as the game's Scale,
+and what the score costs per deal), and prints them. The sample is deals
+STEP, 2*STEP, ..., so the validation deals above 1,000,000
 (scripts/validate_difficulty.py) are never among them.
+
+The cost is CPU time in the worker (time.process_time) per deal: the solve
+`run` does anyway, and the score `run --difficulty` adds for a winnable deal.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import sys
 import time
+from functools import partial
 from multiprocessing import Pool
 
 import numpy as np
@@ -19,39 +28,64 @@ import pyarrow.parquet as pq
 
 from blackhole_stats import deal
 from blackhole_stats.difficulty import difficulty
+from blackhole_stats.games import get_game
 from blackhole_stats.solver import Solver
 
 _solver = None
 
 
-def score(number: int) -> tuple[int, float | None, float]:
+def score(number: int, game: str) -> tuple[int, float | None, float, float]:
+    """(deal, score or None if not winnable, CPU seconds of the solve, of the score)."""
     global _solver
     _solver = _solver or Solver()
-    board = deal(number)
+    board = deal(number, get_game(game))
     started = time.process_time()
-    value = difficulty(board, _solver) if _solver.solve(board, most_played=False).solved else None
-    return number, value, time.process_time() - started
+    solved = _solver.solve(board, most_played=False).solved
+    solving = time.process_time() - started
+    value = difficulty(board, _solver) if solved else None
+    return number, value, solving, time.process_time() - started - solving
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--step", type=int, default=50)
+    parser.add_argument("--game", default="black_hole", help="a game key (default: %(default)s)")
+    parser.add_argument("--step", type=int, default=200)
     parser.add_argument("--last", type=int, default=1_000_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--results", default="results/difficulty", help="the game's folder goes here")
     args = parser.parse_args()
+    game = get_game(args.game)
+    folder = os.path.join(args.results, game.key)
+    os.makedirs(folder, exist_ok=True)
     with Pool(args.workers) as pool:
-        rows = pool.map(score, range(args.step, args.last + 1, args.step), chunksize=50)
-    winnable = [(n, s, t) for n, s, t in rows if s is not None]
+        rows = pool.map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), chunksize=20)
+    winnable = [(n, s, t) for n, s, _, t in rows if s is not None]
     pq.write_table(pa.table({"deal": [n for n, _, _ in winnable], "score": [s for _, s, _ in winnable]}),
-                   args.out, compression="zstd")
+                   os.path.join(folder, "scale_sample.parquet"), compression="zstd")
     scores = np.array([s for _, s, _ in winnable])
-    cpu = np.array([t for _, _, t in winnable])
-    print(f"{len(rows)} deals, {len(scores)} winnable; CPU per winnable deal (solve + score): "
-          f"mean {cpu.mean() * 1000:.1f} ms, median {np.median(cpu) * 1000:.1f} ms, max {cpu.max():.2f} s")
-    quantiles = np.quantile(scores, [0.2, 0.4, 0.6, 0.8])
-    print("quintile thresholds:", ", ".join(f"{q:.4f}" for q in quantiles))
-    print("score min/median/max:", f"{scores.min():.4f} {np.median(scores):.4f} {scores.max():.4f}")
+    scoring = np.array([t for _, _, t in winnable])
+    solving = np.array([t for _, _, t, _ in rows])
+    summary = {
+        "game": game.key,
+        "command": f"python scripts/difficulty_scale.py --game {game.key} --step {args.step}"
+                   + (f" --last {args.last}" if args.last != 1_000_000 else ""),
+        "sample": f"PySolFC deals {args.step:,}, {2 * args.step:,}, ..., {args.last:,}",
+        "deals": len(rows),
+        "winnable": len(scores),
+        "quintiles": [round(float(q), 4) for q in np.quantile(scores, [0.2, 0.4, 0.6, 0.8])],
+        "score_min_median_max": [round(float(v), 4) for v in (scores.min(), np.median(scores), scores.max())],
+        "solve_cpu_ms_per_deal": round(float(solving.mean()) * 1000, 2),
+        "score_cpu_ms_per_winnable_deal": {"mean": round(float(scoring.mean()) * 1000, 1),
+                                           "median": round(float(np.median(scoring)) * 1000, 1),
+                                           "max": round(float(scoring.max()) * 1000, 1)},
+        "workers": args.workers,
+        "load_average_after": round(os.getloadavg()[0], 2),
+    }
+    with open(os.path.join(folder, "scale.json"), "w") as out:
+        json.dump(summary, out, indent=2)
+        out.write("\n")
+    json.dump(summary, sys.stdout, indent=2)
+    print()
 
 
 if __name__ == "__main__":

@@ -313,6 +313,7 @@ def test_flag_order_follows_the_peer():
     (["--game", "freecell"], b"", 2, "Unknown game 'freecell'"),
     (["--game", "golf", "--max-iters", "lots"], b"", 2, "whole number"),
     (["--game", "golf", "--max-iters", "0"], b"", 2, "whole number"),
+    (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2, "--iters-display-step takes a whole number"),
     (["--game", "golf", "--frobnicate"], b"", 2, "Unknown option '--frobnicate'"),
     (["--game", "black_hole", "--no-wrap-ranks"], b"", 2, "plays none of the games"),
     (["--game", "all_in_a_row", "--no-wrap-ranks"], b"", 2, "plays none of the games"),

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from blackhole_stats import deal
-from blackhole_stats.difficulty import TAGS, difficulty, scale
+from blackhole_stats.difficulty import TAGS, current_scale, difficulty
 from conftest import REPO, SCRIPT, assert_one_line_failure, cli, require_reference
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -43,7 +43,7 @@ def test_solvable_and_unsolvable_lists_are_the_peers_verdicts_one_number_a_line_
 
 def test_each_tag_lists_the_solvable_deals_whose_score_falls_in_it_and_the_tags_cover_them_all(tagged):
     peer = peer_outcomes(40)
-    current = scale()
+    current = current_scale()
     expected = {tag: [] for tag in TAGS}
     for number in sorted(peer):
         if peer[number] == "solved":
@@ -114,9 +114,9 @@ def test_report_shows_how_many_solvable_deals_each_tag_holds(tagged):
     exported = {tag: len(lines(cli("export", tagged, "--tag", tag))) for tag in TAGS}
     assert {tag: row["deals"] for tag, row in report["difficulty"].items()} == exported
     assert sum(exported.values()) == sum(outcome == "solved" for outcome in peer.values())
-    assert report["manifest"]["difficulty_scale"] == scale().name
+    assert report["manifest"]["difficulty_scale"] == current_scale().name
     text = cli("report", tagged).stdout.decode()
-    assert "Difficulty of the solvable deals" in text and f"tags on scale {scale().name}" in text
+    assert "Difficulty of the solvable deals" in text and f"tags on scale {current_scale().name}" in text
 
 
 @pytest.mark.parametrize("number", ["0", "-5"])

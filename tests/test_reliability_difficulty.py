@@ -11,7 +11,11 @@ What it proves:
 * Ctrl-C while a deal is being scored (paused there on purpose) exits 130
   with the resume command, and the resume completes a run that verifies;
 * `report`, `verify` and `export` still read a dataset made without the
-  difficulty columns (the committed study, results format 1).
+  difficulty columns (the committed study, results format 1);
+* `run --game G --difficulty` tags each game on its own scale (the tags are
+  the scale's for the deal's score computed again here), verifies, and
+  resumes with --difficulty but without --game on the run's own game's
+  scale; a scale of another game is refused before anything is written.
 """
 from __future__ import annotations
 
@@ -22,6 +26,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from blackhole_stats import deal
+from blackhole_stats.difficulty import SCALES, DifficultyError, difficulty
+from blackhole_stats.games import get_game
 from conftest import REPO, SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -99,3 +106,37 @@ def test_datasets_without_difficulty_still_report_verify_and_export(tmp_path):
     out = tmp_path / "plain"
     assert cli("run", "--range", "1-5", "--out", out, "--workers", "1").returncode == 0
     assert cli("verify", out).returncode == 0
+
+
+@pytest.mark.parametrize("game_key", ["golf", "all_in_a_row"])
+def test_each_game_is_tagged_on_its_own_scale_and_resumes_without_game(tmp_path, game_key):
+    out, game = tmp_path / "run", get_game(game_key)
+    assert cli("run", "--range", "1-8", "--game", game_key, "--difficulty", "--out", out, "--workers", "1",
+               "--chunk-size", "4").returncode == 0
+    manifest = json.loads((tmp_path / "run.run" / "manifest.json").read_text())
+    assert (manifest["game"], manifest["difficulty_scale"]) == (game_key, f"{game_key}/1")
+    resumed = cli("run", "--range", "1-12", "--difficulty", "--out", out, "--workers", "1", "--chunk-size", "4")
+    assert resumed.returncode == 0 and b"8 of the run's 12 deals were already done" in resumed.stdout, resumed
+    rows = pq.read_table(out).to_pylist()
+    scale = SCALES[f"{game_key}/1"]
+    for row in rows:
+        score = difficulty(deal(row["deal"], game)) if row["outcome"] == "solved" else None
+        assert row["difficulty"] == score and row["tag"] == (None if score is None else scale.tag(score)), row
+    assert any(row["tag"] for row in rows) and {row["game"] for row in rows} == {game_key}
+    assert cli("verify", out).returncode == 0
+    assert f"tags on scale {scale.name}".encode() in cli("report", out).stdout
+
+
+def test_a_scale_of_another_game_is_refused_before_anything_is_written(tmp_path):
+    from blackhole_stats.runner import run
+    from blackhole_stats.deals import DealSet
+
+    out = tmp_path / "run"
+    with pytest.raises(DifficultyError, match="'black_hole/1' tags Black Hole deals, not Golf"):
+        run(str(out), DealSet.parse(["1-5"]), difficulty_scale="black_hole/1", game="golf", workers=1)
+    assert not out.exists() and not (tmp_path / "run.run").exists()
+    assert cli("run", "--range", "1-4", "--game", "golf", "--out", out, "--workers", "1").returncode == 0
+    before = snapshot(out)
+    with pytest.raises(DifficultyError, match="'black_hole/1' tags Black Hole deals, not Golf"):
+        run(str(out), DealSet.parse(["1-8"]), difficulty_scale="black_hole/1", workers=1)  # the run's game
+    assert snapshot(out) == before

@@ -8,7 +8,7 @@ What it proves, each against data this package did not produce (the peer solver'
   datasets concatenate without losing which row is which; `verify` passes on each;
 * resuming a run with another `--game` is refused in one line and changes nothing, also after
   a Ctrl-C in the middle of the run; resuming without `--game` goes on with the run's own game;
-  `--difficulty` and `--search classic` on a game without them are usage errors that write nothing;
+  `--search classic` on a game without it is a usage error that writes nothing;
 * a manifest or a column naming a game this version does not know, a manifest whose game is
   not its rows', a run directory holding a part of another game, and a dataset that mixes games:
   `run`, `verify`, `report` and `export` each say so in one line (verify lists it) and never
@@ -144,7 +144,6 @@ def test_resuming_with_another_game_is_refused_even_after_a_ctrl_c(tmp_path):
 
 
 @pytest.mark.parametrize("options, words", [
-    (("--game", "golf", "--difficulty"), "--difficulty: difficulty is defined for Black Hole only so far, not Golf"),
     (("--game", "all_in_a_row", "--search", "classic"), "--search classic: the classic search"),
     (("--game", "spider"), "unknown game 'spider'; choose from black_hole (98, 'Black Hole'), all_in_a_row"),
 ])

@@ -141,7 +141,7 @@ def test_synthetic_positions(position):
 def test_synthetic_generator_makes_both_verdicts(solvable):
     """Guards the test above: its positions include big solvable and unsolvable ones."""
     found = find(positions(), lambda pos: sum(map(len, pos[1])) >= 15 and brute_force(*pos)[0] == solvable,
-                 settings=settings(max_examples=2000, database=None, phases=[Phase.generate]))
+                 settings=settings(max_examples=2000, database=None, deadline=None, phases=[Phase.generate]))
     assert brute_force(*found)[0] == solvable
 
 
