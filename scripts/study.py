@@ -428,7 +428,7 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
              "run_started": manifest(run)["started"], "sessions": sessions}
     peer = family_peer_csv(game)
     if peer is not None:
-        report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer))
+        report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer), "--compare-game", game.key)
         facts["vs_peer"] = family_peer_agreement(data, peer)
     for stale in target.glob(f"{game.key}_1_*.bits"):  # of a shorter study of the same game
         stale.unlink()
@@ -563,7 +563,8 @@ def main() -> None:
     write_compact(classic, args.results / "classic_deals.parquet")
     peer = args.peer or peer_csv()
     if peer is not None:
-        report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer))
+        report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
+               "--compare-game", "black_hole")
 
     fast_data, classic_data = load(fast), load(classic)
     facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
