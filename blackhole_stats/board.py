@@ -129,13 +129,14 @@ class Board:
         return cls.from_lines(lines, game)
 
     @classmethod
-    def read(cls, stream: BinaryIO, game: Game = BLACK_HOLE) -> Board:
+    def read(cls, stream: BinaryIO, game: Game = BLACK_HOLE, crlf: bool = False) -> Board:
         """Parse board text from a binary stream, reading no further than the first bad line.
 
         A huge file or a pipe that never ends costs a line's worth of memory
-        before it is refused, never its whole size.
+        before it is refused, never its whole size. `crlf` also takes lines
+        ending in '\\r\\n' (what Windows' text-mode pipes send).
         """
-        return cls.from_lines(_stream_lines(stream), game)
+        return cls.from_lines(_stream_lines(stream, crlf), game)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], game: Game = BLACK_HOLE) -> Board:
@@ -435,12 +436,13 @@ def _svg_empty(x: int, y: int) -> str:
             f'fill="none" stroke="#d8f0e0" stroke-dasharray="4 3"/>')
 
 
-def _stream_lines(stream: BinaryIO) -> Iterator[str]:
+def _stream_lines(stream: BinaryIO, crlf: bool = False) -> Iterator[str]:
     """Decoded lines of a binary stream; a longer line than MAX_LINE arrives cut, to be refused."""
     number = 1
     while raw := stream.readline(MAX_LINE + 1):  # the line and its '\n'
+        line = raw.removesuffix(b"\n")
         try:
-            yield raw.removesuffix(b"\n").decode("utf-8")
+            yield (line.removesuffix(b"\r") if crlf and raw.endswith(b"\n") else line).decode("utf-8")
         except UnicodeDecodeError:
             raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
         number += 1

@@ -339,16 +339,22 @@ def _describe(label: str | None, result, game: Game) -> str:
 @click.option("--compare", "other", type=click.Path(),
               help="Another dataset, .parquet file or CSV (deal, outcome, optional iterations, ms, "
                    "cards_played or max_played): list deals whose verdicts differ, statistics side by side.")
-def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | None) -> None:
+@click.option("--game", "game_kind", type=GameType(), default=None,
+              help="The game DATASET's deals are of, for a CSV that does not say; checked against a dataset "
+                   "that does  [default: the dataset's game, else Black Hole]")
+@click.option("--compare-game", type=GameType(), default=None,
+              help="The same for the --compare side  [default: its own game, else DATASET's]")
+def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | None, game_kind: Game | None,
+                   compare_game: Game | None) -> None:
     """Summarize the solved deals in DATASET (a run directory, a .parquet file or a CSV; a path or URL).
 
     Outcome counts with a 95% Wilson interval for the solvable fraction,
     iteration statistics per outcome, how close unsolvable deals got, the
     hardest deals and the run's settings. Reads only the documented columns.
-    One game a report: the game column's, else the run's, else Black Hole; a
+    One game a report: the game column's, else the run's, else --game, else
+    Black Hole (a note on stderr says when a CSV's game is only assumed); a
     dataset mixing games is refused. --compare works across two games of the
-    same deals (which deals one wins and the other does not); a CSV without
-    a game column is taken to be of DATASET's game.
+    same deals (which deals one wins and the other does not).
 
     \b
     Examples:
@@ -357,6 +363,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
       blackhole-stats report runs/fast --compare runs/classic
       blackhole-stats report runs/first --compare peer_1_1000.csv --format json
       blackhole-stats report runs/golf --compare runs/relaxed_golf
+      blackhole-stats report peer_golf_1_1000.csv --game golf
     """
     from . import report  # pandas loads only for this command
     from .dataset import DatasetError, inside_dataset, read_manifest
@@ -368,12 +375,16 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
                 raise click.UsageError(f"--plots {plots_dir} is inside the dataset {source}, whose readers "
                                        "would read the PNGs too: choose a directory outside it")
         data, manifest = report.load(dataset), read_manifest(dataset)
-        game = report.game_of(data, dataset, manifest)
+        game = report.game_of(data, dataset, manifest, given=game_kind)
+        _note_assumed_game(report.names_no_game(data, dataset, manifest) and game_kind is None, dataset, game,
+                           "--game")
         result = report.build_report(data, dataset, manifest, game)
-        if other is not None:  # a CSV of another solver's verdicts names no game: it is taken to be A's
+        if other is not None:
             other_data, other_manifest = report.load(other, required=report.VERDICTS), read_manifest(other)
-            other_report = report.build_report(other_data, other, other_manifest,
-                                               report.game_of(other_data, other, other_manifest, default=game))
+            other_game = report.game_of(other_data, other, other_manifest, default=game, given=compare_game)
+            _note_assumed_game(report.names_no_game(other_data, other, other_manifest) and compare_game is None,
+                               other, other_game, "--compare-game")
+            other_report = report.build_report(other_data, other, other_manifest, other_game)
             result = report.compare(data, other_data, result, other_report)
         written = write_plots(data, plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
@@ -381,6 +392,14 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     click.echo(report.render(result, fmt))
     for path in written:
         click.echo(f"wrote {path}", err=True)
+
+
+def _note_assumed_game(assumed: bool, source: str, game: Game, option: str) -> None:
+    """Say on stderr that a CSV's game was assumed, not read: a report titled with the wrong game is
+    silently wrong, and verdicts compared under the wrong rules look like contradictions."""
+    if assumed:
+        click.echo(f"note: {source} does not say which game its deals are of; read as {game.name} "
+                   f"({option} names it)", err=True)
 
 
 @main.command("export", short_help="List a dataset's game numbers: solvable, unsolvable, by tag.")
@@ -394,8 +413,9 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
               help="text: one game number per line; json or csv: with outcome, iterations, cards played, "
                    "difficulty and tag.")
 @click.option("--game", "game_kind", type=GameType(), default=None,
-              help="The game the list is for, checked against the dataset's (a list of Golf deals is no "
-                   "list of Black Hole deals)  [default: the dataset's game]")
+              help="The game the list is for: checked against the dataset's (a list of Golf deals is no "
+                   "list of Black Hole deals), or naming it for a CSV that does not say  [default: the "
+                   "dataset's game, else Black Hole]")
 def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[str, ...], fmt: str,
                    game_kind: Game | None) -> None:
     """Write the game numbers of DATASET (a run directory, a .parquet file or a CSV) to stdout, in deal order.
@@ -426,14 +446,11 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
     outcome = "solved" if solvable or wanted else "unsolved" if unsolvable else None
     try:
         data = report.load(dataset, required=report.VERDICTS)
-        game = report.game_of(data, dataset, read_manifest(dataset))
-        if game_kind is not None and game_kind != game:
-            raise DatasetError(f"{dataset} holds {game.key} deals ({game.name}), not {game_kind.key}: "
-                               f"its list would be of {game.name}")
+        game = report.game_of(data, dataset, read_manifest(dataset), given=game_kind)
         rows = export.select(data, dataset, outcome, wanted)
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(export.render(rows, fmt), nl=False)
+    click.echo(export.render(rows, fmt, game), nl=False)
 
 
 class RunCommand(Command):
@@ -457,15 +474,17 @@ class RunCommand(Command):
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
               help="Deals per task and per Parquet file  [default: 1000; less for small runs, "
                    "more past a million deals (about 1000 files)]")
-@click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
+@click.option("--search", type=click.Choice(SEARCHES), default="fast",
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts; "
-                   "Black Hole only).")
+                   "Black Hole only)  [default: fast; resuming: the run's own]")
 @click.option("--max-iters", type=ITERATION_BUDGET, default=None,
               help="Bound each deal's solve: 'intractable' if its verdict is not reached; "
-                   "an unsolvable deal's cards_played may then be null.")
+                   "an unsolvable deal's cards_played may then be null  [default: no bound; resuming: "
+                   "the run's own]")
 @click.option("--difficulty", is_flag=True,
               help="Also score each solvable deal's difficulty for a person and tag it, very easy .. "
-                   "very hard, on the game's scale (tens of ms of CPU per solvable deal: README, Difficulty).")
+                   "very hard, on the game's scale (tens of ms of CPU per solvable deal: README, Difficulty)  "
+                   "[resuming: as the run was made]")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
 @click.option("--wait-for-workers", type=click.FloatRange(min=0), metavar="SECONDS",
@@ -494,25 +513,37 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, game_kind: Game |
       blackhole-stats run --range 1-1000000 --game golf --out runs/golf
     """
     pause("run-command")  # a signal before the run began or after it ended: see Command
-    _run(ranges, deals_file, out, game_kind, workers, chunk_size, search, max_iters, difficulty, scheduler,
-         wait_for_workers, progress)
+    context = click.get_current_context()
+    given = {name for name in ("search", "max_iters", "difficulty")
+             if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
+    _run(ranges, deals_file, out, game_kind, workers, chunk_size, search, max_iters, difficulty, given,
+         scheduler, wait_for_workers, progress)
 
 
-def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, difficulty, scheduler,
+def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, difficulty, given, scheduler,
          wait_for_workers, progress) -> None:
-    """The `run` command within its interrupt handling."""
-    from .dataset import DatasetError, game_of_run
+    """The `run` command within its interrupt handling; settings not `given` are the resumed run's own."""
+    from .dataset import DatasetError, locate, read_manifest, run_game
     from .deals import DealSet, DealSpecError
     from .difficulty import DifficultyUndefined, current_scale
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
 
-    _check_search(search, game or DEFAULT_GAME)  # resuming without --game: the run's own settings decide
     try:
-        scale = current_scale(game or game_of_run(out)).name if difficulty else None
+        held = read_manifest(locate(out))  # None: a new run (open_run checks it all again, under the lock)
+        if held is not None:
+            game = game or run_game(held)
+            search = search if "search" in given else held.get("search", search)
+            max_iters = max_iters if "max_iters" in given else held.get("max_iters")
+        held_scale = None if held is None else held.get("difficulty_scale")
+        if "difficulty" in given:  # the run's own scale if it has one (a newer one would be refused)
+            scale = (held_scale or current_scale(game).name) if difficulty else None
+        else:
+            scale = held_scale
     except DifficultyUndefined as error:
         raise click.UsageError(f"--difficulty: {error}") from None
     except DatasetError as error:
         raise click.ClickException(str(error)) from None
+    _check_search(search, game or DEFAULT_GAME)
     try:
         deals = DealSet.parse(ranges) if ranges else None
         if deals_file is not None:

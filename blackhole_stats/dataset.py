@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
 from . import __version__, _testhooks
-from .dealing import GameNumber
+from .dealing import FLOAT_EXACT, GameNumber
 from .deals import DealSet, DealSpecError
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, GAMES as ALL_GAMES, Game, UnknownGameError, game_by_key
@@ -116,6 +116,8 @@ _TEMP = re.compile(re.escape(TEMP_PREFIX) + f"(?:_?{re.escape(MANIFEST_NAME)}|{_
 """Our own unfinished files, by name: only these are ever deleted or ignored."""
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://(.*)", re.DOTALL)
 _DIGITS = re.compile(r"[0-9]+")
+_WHOLE_FLOAT_TEXT = re.compile(r"([0-9]+)\.0*")
+"""How pandas writes a float column of whole numbers to CSV: `1.0`."""
 
 _OUTCOME_VALUES = pa.array(OUTCOMES, pa.string())
 _TAG_VALUES = pa.array(TAGS, pa.string())
@@ -393,22 +395,26 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     """Exact game numbers from a `deal` column, with `deal_exact` where `deal` is null (format 2).
 
     The one reader of game numbers (report, verify, resuming): any integer
-    type, format 1's decimal128, a notebook's whole floats or decimals, a
-    CSV's digit strings. Returns int64 when every number fits, else Python ints
-    (dtype object). DatasetError for anything that is not a whole number.
+    type, format 1's decimal128, a notebook's whole floats (up to 2^53, where
+    floats are exact) or decimals, a CSV's digit strings (or pandas' `1.0`).
+    Returns int64 when every number fits, else Python ints (dtype object).
+    DatasetError for anything that is not a whole number.
     """
     deal = _one_chunk(deal)
     kind = deal.type
     if not (pa.types.is_integer(kind) or pa.types.is_decimal(kind) or pa.types.is_floating(kind)
             or pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)):
         raise DatasetError(f"column deal is {kind}, not whole game numbers")
+    if pa.types.is_floating(kind):
+        _check_float_exact(deal)
     try:
         fitting = pc.cast(deal, pa.int64())  # safe: refuses fractions and overflow
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         fitting = None
     if fitting is not None and fitting.null_count == 0:
         return _positive(fitting.to_numpy())
-    numbers = fitting.to_pylist() if fitting is not None else [_whole(value) for value in deal.to_pylist()]
+    numbers = (fitting.to_pylist() if fitting is not None
+               else [_whole(value, row) for row, value in enumerate(deal.to_pylist())])
     exact = _one_chunk(deal_exact).to_pylist() if deal_exact is not None else [None] * len(numbers)
     for row, (number, spelt) in enumerate(zip(numbers, exact)):
         if number is None:
@@ -433,12 +439,32 @@ def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
-def _whole(value) -> int | None:
-    """A game number from one value that did not cast to int64 (too big, or a string with spaces)."""
+def _check_float_exact(deal: pa.Array) -> None:
+    """Refuse floats too big to be sure of (a number past 2^53 written as a float may have been rounded
+    to a neighbour: a report of it would name another deal)."""
+    big = pc.greater(pc.abs(deal), FLOAT_EXACT).fill_null(False)
+    if pc.any(big).as_py():
+        row = pc.index(big, True).as_py()
+        _float_too_big(row, deal[row].as_py())
+
+
+def _float_too_big(row: int, value) -> None:
+    raise DatasetError(f"row {row + 1} has game number {value!r} as a float: past 2^53 a float may hold a "
+                       "neighbour of the number written; keep deal as integers or text")
+
+
+def _whole(value, row: int = 0) -> int | None:
+    """A game number from one value that did not cast to int64 (too big, a string with spaces, or
+    pandas' `1.0` for a float column written to CSV)."""
     if value is None:
         return None
     if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
         return int(value.strip())
+    if isinstance(value, str) and (whole := _WHOLE_FLOAT_TEXT.fullmatch(value.strip())):
+        number = int(whole.group(1))
+        if number > FLOAT_EXACT:
+            _float_too_big(row, value)
+        return number
     if isinstance(value, int):
         return value
     if isinstance(value, float) and value.is_integer():

@@ -3,8 +3,8 @@
 Plain text is one number per line, in deal order, each exactly as PySolFC
 shows it (`123`, `ms123`, numbers beyond 2^64 in full): the shape of the
 seeds file PySolFC's "winnable deals only" Klondike mode reads. JSON and CSV
-carry the other columns too (outcome, iterations, cards played, difficulty,
-tag), every one for every dataset, null where the dataset has none (a run
+carry the game and the other columns too (outcome, iterations, cards played,
+difficulty, tag), every one for every dataset, null where the dataset has none (a run
 without --difficulty), so a notebook reads one schema; their `deal` is that
 same text, so no reader rounds a 20-digit number.
 """
@@ -18,10 +18,12 @@ import math
 import pandas as pd
 
 from .dealing import game_name
+from .games import DEFAULT_GAME, Game
 
 FORMATS = ("text", "json", "csv")
-COLUMNS = ("deal", "outcome", "iterations", "cards_played", "difficulty", "tag")
-"""What every JSON and CSV row holds (null for a column the dataset lacks)."""
+COLUMNS = ("game", "deal", "outcome", "iterations", "cards_played", "difficulty", "tag")
+"""What every JSON and CSV row holds (null for a column the dataset lacks); `game` first, as in the
+dataset, so `report` reads the list back as the game it is of."""
 
 
 class ExportError(ValueError):
@@ -50,19 +52,19 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
     return chosen
 
 
-def render(rows: pd.DataFrame, fmt: str) -> str:
-    """The rows as text (numbers only), JSON (a list of objects) or CSV (with a header)."""
+def render(rows: pd.DataFrame, fmt: str, game: Game = DEFAULT_GAME) -> str:
+    """The rows of `game` as text (numbers only), JSON (a list of objects) or CSV (with a header)."""
     names = [game_name(number, ms) for number, ms in zip(rows["deal"].tolist(), rows["ms"].tolist())]
     if fmt == "text":
         return "".join(name + "\n" for name in names)
-    columns = COLUMNS[1:]
+    columns = COLUMNS[2:]
     cells = (rows[column].tolist() if column in rows else [None] * len(rows) for column in columns)
-    records = [{"deal": name, **{column: _plain(value) for column, value in zip(columns, values)}}
+    records = [{"game": game.key, "deal": name, **{column: _plain(value) for column, value in zip(columns, values)}}
                for name, *values in zip(names, *cells)]
     if fmt == "json":
         return json.dumps(records, indent=None, separators=(",", ":"), allow_nan=False) + "\n"
     out = io.StringIO()
-    writer = csv.DictWriter(out, ["deal", *columns], lineterminator="\n")
+    writer = csv.DictWriter(out, COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(records)
     return out.getvalue()

@@ -67,7 +67,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     """
     source = str(path)
     fs, files = data_files(source)
-    frames = [_read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
+    frames = [_read_csv(fs, file, required) if _is_csv(file) else _read_parquet(fs, file, required)
               for file in files]
     if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
         frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
@@ -165,27 +165,44 @@ def _null_or(value):
     return None if value is None or (not isinstance(value, str) and pd.isna(value)) else value
 
 
-def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, default: Game | None = None) -> Game:
+def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, default: Game | None = None,
+            given: Game | None = None) -> Game:
     """The one game of a normalized dataset's rows: its `game` column, else its run's manifest, else
-    `default` (Black Hole: every dataset from before the family is Black Hole's).
+    `given`, else `default`, else Black Hole (every dataset from before the family is Black Hole's).
 
-    DatasetError for rows of several games (a report of the sum would describe no game), or rows
-    whose game is not the one their run's manifest names.
+    DatasetError for rows of several games (a report of the sum would describe no game), rows
+    whose game is not the one their run's manifest names, or a dataset that names a game other
+    than `given` (what the user said it holds).
     """
     stated = run_game(manifest) if manifest else None
-    if "game" not in data or not len(data):
-        return stated or default or DEFAULT_GAME
-    counts = data["game"].value_counts()
-    present = [(key, int(n)) for key, n in counts.items() if n]
-    if len(present) > 1:
-        held = ", ".join(f"{key}: {n:,} rows" for key, n in present)
-        raise DatasetError(f"{source} mixes games ({held}): report one game at a time (select its rows by the "
-                           "game column), or compare two with --compare")
-    game = game_by_key(present[0][0])
-    if stated is not None and stated != game:
-        raise DatasetError(f"{source}: its rows are {game.key} deals, but its run's manifest says {stated.key} "
-                           "(blackhole-stats verify names the files)")
-    return game
+    named = stated
+    if "game" in data and len(data):
+        counts = data["game"].value_counts()
+        present = [(key, int(n)) for key, n in counts.items() if n]
+        if len(present) > 1:
+            held = ", ".join(f"{key}: {n:,} rows" for key, n in present)
+            raise DatasetError(f"{source} mixes games ({held}): report one game at a time (select its rows by "
+                               "the game column), or compare two with --compare")
+        named = game_by_key(present[0][0])
+        if stated is not None and stated != named:
+            raise DatasetError(f"{source}: its rows are {named.key} deals, but its run's manifest says "
+                               f"{stated.key} (blackhole-stats verify names the files)")
+    if named is None and not _is_csv(source):
+        named = BLACK_HOLE  # Parquet without a game: written before the family, which began with Black Hole
+    if named is not None and given is not None and named != given:
+        raise DatasetError(f"{source} holds {named.key} deals ({named.name}), not {given.key}")
+    return named or given or default or DEFAULT_GAME
+
+
+def names_no_game(data: pd.DataFrame, source: str, manifest: dict | None) -> bool:
+    """Whether `source` is a CSV that says nothing of its game (another solver's verdicts, say):
+    its game is then only assumed. Parquet without a `game` column is from before the family: Black Hole."""
+    return "game" not in data and manifest is None and _is_csv(source)
+
+
+def _is_csv(source: str) -> bool:
+    """As `load` decides how to read a file."""
+    return str(source).lower().endswith(".csv")
 
 
 def wilson_interval(successes, trials, z: float = Z95):

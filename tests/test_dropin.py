@@ -320,7 +320,7 @@ def test_flag_order_follows_the_peer():
     (["--game", "golf", "/no/such/board"], b"", 1, "Cannot open '/no/such/board' for reading!"),
     (["--game", "black_hole"], b"Talon: 8H\nFoundations: AS\n", 1, "Black Hole has no talon"),
     (["--game", "golf"], b"Foundations: -\n", 1, "never empty"),
-    (["--game", "golf"], b"Talon: 8H\r\nFoundations: TH\n", 1, "stray '\\r'"),
+    (["--game", "golf"], b"Talon: 8H\rFoundations: TH\n", 1, "stray '\\r'"),
     (["--game", "black_hole"], b"Foundations: AS\nAS 2C\n", 1, "card AS is also"),
     (["--game", "black_hole"], b"\xff\xfe", 1, "not UTF-8"),
     (["--game", "golf", "a", "b"], b"", 2, "One board file only"),
@@ -328,6 +328,16 @@ def test_flag_order_follows_the_peer():
 def test_bad_usage_and_input_are_one_line(args, stdin, code, message):
     err = assert_one_line_failure(solve(*args, stdin=stdin), code)
     assert message in err
+
+
+def test_crlf_boards_read_as_the_peer_reads_them_on_windows():
+    """PySolFC on Windows writes the board through a text-mode pipe: every line ends in CRLF."""
+    for game in ("black_hole", "golf"):
+        board = reference_boards(game)[2]
+        plain, windows = (solve(*PEER_FLAGS[game], stdin=text)
+                          for text in (board.encode(), board.replace("\n", "\r\n").encode()))
+        assert plain.returncode in (0, 255) and plain.stdout.startswith((b"Solved!", b"Unsolved!")), plain.stderr
+        assert (windows.returncode, windows.stdout, windows.stderr) == (plain.returncode, plain.stdout, b"")
 
 
 def test_help_and_version():

@@ -57,7 +57,7 @@ def test_each_tag_lists_the_solvable_deals_whose_score_falls_in_it_and_the_tags_
 def test_json_and_csv_carry_every_column_with_the_deal_as_pysolfc_shows_it(tagged):
     records = json.loads(cli("export", tagged, "--format", "json").stdout)
     assert [record["deal"] for record in records] == [str(n) for n in range(1, 41)]
-    assert set(records[0]) == {"deal", "outcome", "iterations", "cards_played", "difficulty", "tag"}
+    assert set(records[0]) == {"game", "deal", "outcome", "iterations", "cards_played", "difficulty", "tag"}
     solved = [r for r in records if r["outcome"] == "solved"]
     assert all(r["tag"] in TAGS and isinstance(r["difficulty"], float) for r in solved)
     assert all(r["tag"] is None and r["difficulty"] is None for r in records if r["outcome"] != "solved")
@@ -134,7 +134,7 @@ def test_an_exported_csv_reads_back_with_its_ms_deals(tmp_path):
     assert cli("run", "--range", "ms1-ms3,31999-32001", "--out", out, "--workers", "1").returncode == 0
     listing = tmp_path / "verdicts.csv"
     listing.write_bytes(cli("export", out, "--format", "csv").stdout)
-    assert b"\nms2," in listing.read_bytes()
+    assert b"\nblack_hole,ms2," in listing.read_bytes()
     for flags in ([], ["--solvable"], ["--unsolvable"]):
         again = cli("export", listing, *flags)
         assert again.returncode == 0 and again.stdout == cli("export", out, *flags).stdout, flags

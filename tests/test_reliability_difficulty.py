@@ -1,10 +1,11 @@
 """Faults around difficulty scores, driven through the real CLI.
 
 What it proves:
-* a run made with --difficulty and one made without never mix: resuming or
-  extending either with the other setting is refused in one line before
-  anything is written, so every chunk of a run has the same columns (readers
-  of the directory see one schema);
+* a run made with --difficulty and one made without never mix: extending a
+  plain run with --difficulty is refused in one line before anything is
+  written, and a tagged run extended without the flag is tagged as it was
+  made, so every chunk of a run has the same columns (readers of the
+  directory see one schema);
 * `verify` catches a stored score that is not the deal's (it computes the
   first solvable deal's score of each chunk again) and a tag that is not its
   score's on the run's scale, naming the deal;
@@ -15,7 +16,9 @@ What it proves:
 * `run --game G --difficulty` tags each game on its own scale (the tags are
   the scale's for the deal's score computed again here), verifies, and
   resumes with --difficulty but without --game on the run's own game's
-  scale; a scale of another game is refused before anything is written.
+  scale; a scale of another game is refused before anything is written;
+* resuming with `--out DIR` alone keeps the run's --difficulty and
+  --max-iters; giving another value is refused and changes nothing.
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import deal
-from blackhole_stats.difficulty import SCALES, DifficultyError, difficulty
+from blackhole_stats.difficulty import SCALES, DifficultyError, current_scale, difficulty
 from blackhole_stats.games import get_game
 from conftest import REPO, SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause
 
@@ -44,11 +47,16 @@ def test_difficulty_and_plain_runs_never_mix(tmp_path):
     tagged, plain = tmp_path / "tagged", tmp_path / "plain"
     assert cli("run", "--range", "1-12", "--difficulty", "--out", tagged, "--workers", "1").returncode == 0
     assert cli("run", "--range", "1-12", "--out", plain, "--workers", "1").returncode == 0
-    for out, flag, held in ((tagged, (), "difficulty scale black_hole/1"), (plain, ("--difficulty",), "no difficulty")):
-        before = snapshot(out)
-        error = assert_one_line_failure(cli("run", "--range", "1-20", *flag, "--out", out))
-        assert held in error and "use the same settings" in error
-        assert snapshot(out) == before
+    before = snapshot(plain)
+    error = assert_one_line_failure(cli("run", "--range", "1-20", "--difficulty", "--out", plain))
+    assert "no difficulty" in error and "use the same settings" in error
+    assert snapshot(plain) == before
+    # without the flag, a tagged run is extended as it was made: its new chunks are tagged too
+    assert cli("run", "--range", "1-20", "--out", tagged, "--workers", "1").returncode == 0
+    table = pq.read_table(tagged)
+    assert table.num_rows == 20 and table.schema.names == pq.read_table(next(tagged.glob("part-*"))).schema.names
+    solved = [row for row in table.to_pylist() if row["outcome"] == "solved"]
+    assert any(row["deal"] > 12 for row in solved) and all(row["tag"] is not None for row in solved)
     manifest = json.loads((tmp_path / "tagged.run" / "manifest.json").read_text())
     assert manifest["difficulty_scale"] == "black_hole/1"
     assert json.loads((tmp_path / "plain.run" / "manifest.json").read_text())["difficulty_scale"] is None
@@ -139,4 +147,27 @@ def test_a_scale_of_another_game_is_refused_before_anything_is_written(tmp_path)
     before = snapshot(out)
     with pytest.raises(DifficultyError, match="'black_hole/1' tags Black Hole deals, not Golf"):
         run(str(out), DealSet.parse(["1-8"]), difficulty_scale="black_hole/1", workers=1)  # the run's game
+    assert snapshot(out) == before
+
+
+def test_resuming_with_only_out_keeps_the_runs_own_settings(tmp_path):
+    """A run made with --difficulty and --max-iters resumes from `--out DIR` alone (the resume a
+    user types), with its own settings; a setting given anew that differs is still refused."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-6", "--difficulty", "--max-iters", "100000", "--out", out, "--workers", "1",
+               "--chunk-size", "3").returncode == 0
+    resumed = cli("run", "--range", "7-9", "--out", out, "--workers", "1", "--chunk-size", "3")
+    assert resumed.returncode == 0 and b"6 of the run's 9 deals were already done" in resumed.stdout, resumed
+    assert cli("run", "--out", out).returncode == 0
+    table = pq.read_table(out)
+    assert sorted(table["deal"].to_pylist()) == list(range(1, 10))
+    scale = current_scale()
+    for row in table.to_pylist():
+        score = difficulty(deal(row["deal"])) if row["outcome"] == "solved" else None
+        assert row["difficulty"] == score and row["tag"] == (None if score is None else scale.tag(score)), row
+    manifest = json.loads((tmp_path / "run.run" / "manifest.json").read_text())
+    assert (manifest["max_iters"], manifest["difficulty_scale"]) == (100000, scale.name)
+    before = snapshot(out)
+    assert "max_iters=100000, not 500" in assert_one_line_failure(cli("run", "--out", out, "--max-iters", "500"))
+    assert "classic" in assert_one_line_failure(cli("run", "--out", out, "--search", "classic"))
     assert snapshot(out) == before

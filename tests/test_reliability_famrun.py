@@ -19,7 +19,10 @@ What it proves, each against data this package did not produce (the peer solver'
   the committed compact study without a `game` column) read as Black Hole, and take no other game;
 * `report --compare` across two games of the same deals counts the deals one wins and the other
   does not (as the peer's CSVs count them), and refuses two datasets that share no deal;
-* `export --game` is checked against the dataset's game.
+* `export --game` is checked against the dataset's game;
+* a CSV that names no game (the peer's) is never reported as another game in silence: `report`
+  notes on stderr the game it assumed, `--game`/`--compare-game` name it, and `export --game`
+  takes it at its word; our own JSON/CSV lists carry the game, so they read back as their game.
 """
 from __future__ import annotations
 
@@ -330,11 +333,40 @@ def test_compare_across_games_counts_what_each_wins_as_the_peer_does(runs):
 
 def test_compare_with_the_peers_csv_takes_it_to_be_of_the_datasets_game(runs):
     csv_path = require_reference("family/peer_dead_king_golf_1_1000.csv")
-    result = cli("report", runs["dead_king_golf"], "--compare", csv_path, "--format", "json")
-    assert result.returncode == 0, result.stderr
-    comparison = json.loads(result.stdout)
-    assert (comparison["b"]["game"], comparison["common"], comparison["contradictions"]) == ("dead_king_golf", DEALS, 0)
-    assert comparison["verdicts_differ"] == [] and comparison["cards_played_differ"] == []
+    for named in ((), ("--compare-game", "dead_king_golf")):
+        result = cli("report", runs["dead_king_golf"], "--compare", csv_path, "--format", "json", *named)
+        assert result.returncode == 0, result.stderr
+        comparison = json.loads(result.stdout)
+        assert (comparison["b"]["game"], comparison["common"], comparison["contradictions"]) == (
+            "dead_king_golf", DEALS, 0)
+        assert comparison["verdicts_differ"] == [] and comparison["cards_played_differ"] == []
+        assert (b"does not say which game" in result.stderr) == (not named), result.stderr
+    assert "holds dead_king_golf deals (Dead King Golf), not golf" in assert_one_line_failure(
+        cli("report", runs["golf"], "--compare", runs["dead_king_golf"], "--compare-game", "golf"))
+
+
+def test_a_csv_that_names_no_game_is_never_silently_another_game(runs, tmp_path):
+    csv_path = require_reference("family/peer_golf_1_1000.csv")
+    expected = peer("golf")
+    solvable = [str(n) for n in sorted(expected) if expected[n]["outcome"] == "solved"]
+    assumed = cli("report", csv_path, "--format", "json")
+    assert assumed.returncode == 0 and json.loads(assumed.stdout)["game"] == "black_hole"
+    assert assumed.stderr.decode().count("\n") == 1 and "read as Black Hole (--game names it)" in \
+        assumed.stderr.decode(), assumed.stderr
+    named = cli("report", csv_path, "--game", "golf", "--format", "json")
+    assert named.returncode == 0 and named.stderr == b"", named.stderr
+    report = json.loads(named.stdout)
+    assert report["game"] == "golf" and report["outcomes"]["solved"] == len(solvable)
+    exported = cli("export", csv_path, "--solvable", "--game", "golf")
+    assert exported.returncode == 0 and exported.stdout.decode().split() == solvable, exported.stderr
+    assert "holds golf deals (Golf), not relaxed_golf" in assert_one_line_failure(
+        cli("report", runs["golf"], "--game", "relaxed_golf"))
+    listing = tmp_path / "golf.csv"  # our own list says its game: it reads back as Golf, with no note
+    listing.write_bytes(cli("export", runs["golf"], "--format", "csv").stdout)
+    again = cli("report", listing, "--format", "json")
+    assert again.returncode == 0 and again.stderr == b"" and json.loads(again.stdout)["game"] == "golf"
+    records = json.loads(cli("export", runs["golf"], "--format", "json").stdout)
+    assert {record["game"] for record in records} == {"golf"} and len(records) == DEALS
 
 
 def test_compare_of_datasets_that_share_no_deal_is_refused(tmp_path, runs):

@@ -49,7 +49,7 @@ def test_export_json_and_csv_give_every_column_null_where_the_run_computed_none(
     expected = peer("peer_1_1000.csv")
     records = json.loads(cli("export", untagged, "--format", "json").stdout)
     assert [set(record) for record in records] == [
-        {"deal", "outcome", "iterations", "cards_played", "difficulty", "tag"}] * 30
+        {"game", "deal", "outcome", "iterations", "cards_played", "difficulty", "tag"}] * 30
     assert [record["outcome"] for record in records] == [expected[n]["outcome"] for n in range(1, 31)]
     assert all(record["difficulty"] is None and record["tag"] is None for record in records)
     listing = tmp_path / "deals.csv"
@@ -57,7 +57,7 @@ def test_export_json_and_csv_give_every_column_null_where_the_run_computed_none(
     with listing.open(newline="") as handle:
         reader = csv.DictReader(handle)
         rows = list(reader)
-    assert reader.fieldnames == ["deal", "outcome", "iterations", "cards_played", "difficulty", "tag"]
+    assert reader.fieldnames == ["game", "deal", "outcome", "iterations", "cards_played", "difficulty", "tag"]
     assert all(row["difficulty"] == row["tag"] == "" for row in rows) and len(rows) == 30
     # read back, its empty tag column is no tag: --tag is refused, not answered with an empty list
     assert "has no difficulty tags" in assert_one_line_failure(cli("export", listing, "--tag", "hard"))
