@@ -27,7 +27,7 @@ from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deal
                       run_game, shown_game)
 from .dealing import game_name
 from .difficulty import TAGS
-from .games import BLACK_HOLE, DEFAULT_GAME, Game, game_by_key
+from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
 from .quoting import quoted
 from .solver import OUTCOMES
 
@@ -107,11 +107,25 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     scored = [name for name in ("difficulty", "tag") if name in frame]
     if scored and frame[scored].isna().all().all():  # export's empty columns of a run without --difficulty
         frame = frame.drop(columns=scored)
-    if "game" in frame:  # a key, possibly padded in a hand-made CSV
-        frame = frame.assign(game=frame["game"].astype(object).where(frame["game"].isna(),
-                                                                     frame["game"].astype(str).str.strip()))
+    if "game" in frame:
+        frame = frame.assign(game=_game_keys(file, frame["game"]))
     return _spelt_deals(file, frame.drop(columns="deal"), frame["deal"],
                         frame["deal_exact"] if "deal_exact" in frame else None)
+
+
+def _game_keys(file: str, games: pd.Series) -> pd.Series:
+    """A hand-made CSV's game cells as keys: any spelling --game takes (`golf`, `Golf`, `36`, padded);
+    an empty cell is refused with its row (it would leave the row's game to a guess)."""
+    empty = games.isna() | (games.astype(str).str.strip() == "")
+    if empty.any():
+        raise DatasetError(f"{file}: row {int(np.flatnonzero(empty)[0]) + 1} has no game (its game cell is empty)")
+    keys = {}
+    for value in games.unique():
+        try:
+            keys[value] = get_game(value).key
+        except UnknownGameError:
+            keys[value] = value  # named as unknown, with the games there are, by _normalize
+    return games.map(keys)
 
 
 def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd.Series | None) -> pd.DataFrame:

@@ -536,7 +536,12 @@ def test_tables_spell_ms_and_deals_as_they_will_and_are_read_exactly(tmp_path):
     pd.DataFrame({"deal": ["ms5", "6"], "outcome": ["solved", "unsolved"]}).to_parquet(text)
     data = report.load(text, required=report.VERDICTS)
     assert list(zip(data["deal"].tolist(), data["ms"].tolist())) == [(6, False), (5, True)]
+    named = tmp_path / "named.csv"  # game cells as a person types them: whatever --game takes
+    named.write_text("game,deal,outcome\nGolf,1,solved\n 36 ,2,unsolved\n")
+    assert report.load(named, required=report.VERDICTS)["game"].tolist() == ["golf", "golf"]
     for name, content, words in (("flag.csv", "deal,ms,outcome\n5,maybe,solved\n", "column ms holds 'maybe'"),
+                                 ("blank.csv", "game,deal,outcome\ngolf,1,solved\n ,2,solved\n",
+                                  "row 2 has no game"),
                                  ("hex.csv", "deal,outcome\n0x10,solved\n", "holds '0x10'")):
         (tmp_path / name).write_text(content)
         done = cli("export", tmp_path / name)
