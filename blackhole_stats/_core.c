@@ -1315,6 +1315,9 @@ static inline int watch_tick(Watch *w)
 
 #define FIRST_RUN_BUDGET 100 /* nodes; half as many again at each restart */
 
+typedef struct ValueMap ValueMap; /* the difficulty block's exact map of canonical keys */
+static int value_map_says_winnable(const ValueMap *m, uint64_t key);
+
 typedef struct {
     Position pos;
     FactTable *refuted;
@@ -1330,6 +1333,7 @@ typedef struct {
     int spare_hint;     /* for can_leave_one */
     int won_len;        /* moves of the line that reached the goal */
     uint8_t path[MAX_LINE];
+    const ValueMap *winnable; /* trap walks only (else NULL): positions known to be winnable, a goal too */
 } FastSearch;
 
 /* Count a node; double the table's window when the search has outgrown it. */
@@ -1359,7 +1363,7 @@ static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, in
     count_node(&fs->nodes, &fs->grow_at, fs->refuted);
     if (s->left < fs->fewest_left)
         fs->fewest_left = s->left;
-    if (s->left <= fs->spare) {
+    if (s->left <= fs->spare || (fs->winnable && value_map_says_winnable(fs->winnable, position_key(s)))) {
         fs->won_len = depth;
         return 1;
     }
@@ -1804,6 +1808,7 @@ static void fast_search_start(FastSearch *fs, const Position *start, FactTable *
     fs->won_len = 0;
     fs->noise = 0;
     fs->rng = 12345u; /* fixed: a deal's count must not depend on the deals before it */
+    fs->winnable = NULL;
     fact_table_new_generation(table);
     table->use_values = start->talon_len > 0; /* without a talon, t is always 0 */
     fs->grow_at = fact_table_window_slots(table);
@@ -2140,12 +2145,12 @@ static PyObject *Solver_busy(SolverObject *self, void *closure)
  * and validated by the same code.
  * ====================================================================== */
 
-typedef struct {
+struct ValueMap {
     uint64_t *keys;   /* key + 1; 0 = empty */
     double *values;
     size_t capacity;  /* power of two */
     size_t used;
-} ValueMap;
+};
 
 static int value_map_init(ValueMap *m, size_t capacity)
 {
@@ -2171,6 +2176,13 @@ static size_t value_map_slot(const ValueMap *m, uint64_t key)
     while (m->keys[j] && m->keys[j] != key + 1)
         j = (j + 1) & mask;
     return j;
+}
+
+/* Trap walks store -1 for a winnable position (see trap_verdict). */
+static int value_map_says_winnable(const ValueMap *m, uint64_t key)
+{
+    size_t j = value_map_slot(m, key);
+    return m->keys[j] && m->values[j] == -1.0;
 }
 
 static int value_map_put(ValueMap *m, uint64_t key, double value)
@@ -2324,7 +2336,30 @@ done:
  * Each move's verdict comes from the fast search (with restarts, as
  * fast_solve) and is memoised by canonical key for the walks of one call
  * (value: -1 winnable, else the depth). Deterministic for a position,
- * walks, probes and seed. */
+ * walks, probes and seed.
+ *
+ * Shortcuts, and why the walks stay bit-identical. The walks' output is
+ * fixed by the verdicts (winnable or not) and by the order in which the
+ * two generators are drawn from: the walk's one draw per step, and
+ * trap_depth's draws, made the first time a lost position is met (its
+ * depth is then memoised). So any change that keeps every verdict and
+ * keeps trap_depth's draws and result leaves the walks unchanged:
+ *   - a winning line the search found proves every position along it
+ *     winnable: they are memoised as -1 (only ever -1: a lost position is
+ *     memoised only by trap_verdict, with its depth, so no draw moves);
+ *   - the search stops at a position memoised as winnable (a goal as good
+ *     as an empty board: a line to it extends to a win). The search is
+ *     exact either way, so only its effort changes, never its verdict;
+ *   - the refutation table is kept for the whole call (refutations are
+ *     facts about a position, whatever the root: fast_dfs stores one only
+ *     when every move from it was refuted, never for an aborted run);
+ *   - trap_depth simulates the same moves in the same order with lighter
+ *     state (see there).
+ * One caveat: the effort of each search changes, so a verdict that needed
+ * more than max_iters positions before might not now, or the reverse (the
+ * score is then None); the largest verdict search on deals 1..300 of each
+ * of the five games took 0.8 million positions, a twelfth of MAX_ITERS. tests/test_difficulty.py checks the
+ * walks against a plain Python recomputation of the definition. */
 
 #define TRAP_UNKNOWN (-2)
 #define MAX_TRAPS (MAX_LINE * MAX_MOVES) /* a walk passes at most this many moves */
@@ -2342,17 +2377,45 @@ typedef struct {
 
 /* How far play goes on from a lost position: the most cards any of `probes`
  * uniformly random continuations plays (a lower bound of the exact most,
- * for a small fraction of its cost). */
+ * for a small fraction of its cost). A continuation sees a player's moves
+ * as player_moves(PLAN_PILE_ORDER) lists them (the piles whose top card
+ * fits, left to right, then the talon) and draws one per move from `rng`.
+ * It keeps only what those moves depend on: the heights, the piles topped
+ * by each rank (as play keeps `tops`), the foundation and the talon turned;
+ * the k-th move is the k-th lowest pile bit, or the talon after them all.
+ * Several times cheaper than make_move and player_moves, same draws. */
 static int trap_depth(const Position *lost, int probes, uint32_t *rng)
 {
     int best = 0;
     for (int k = 0; k < probes; k++) {
-        Position s = *lost;
-        int depth = 0, moves[MAX_MOVES], n;
-        while ((n = player_moves(&s, PLAN_PILE_ORDER, moves))) {
+        uint8_t h[NPILES];
+        uint32_t tops[NRANKS + 1];
+        memcpy(h, lost->h, sizeof h);
+        memcpy(tops, lost->tops, sizeof tops);
+        int f = lost->f, t = lost->t, depth = 0;
+        for (;; depth++) {
+            uint32_t playable = 0;
+            if (f == EMPTY_F) /* as playable_on: any top card */
+                for (int r = 0; r < NRANKS; r++)
+                    playable |= tops[r];
+            else
+                playable = tops[lost->fit_ranks[f][0]] | tops[lost->fit_ranks[f][1]];
+            uint32_t piles = (uint32_t)bit_count(playable), n = piles + (t < lost->talon_len);
+            if (!n)
+                break;
             *rng = *rng * 1664525u + 1013904223u;
-            make_move(&s, moves[(*rng >> 8) % (uint32_t)n]);
-            depth++;
+            uint32_t pick = (*rng >> 8) % n;
+            if (pick == piles) {
+                f = lost->talon[t++];
+                continue;
+            }
+            for (; pick; pick--)
+                playable &= playable - 1;
+            int p = lowest_bit(playable), r = lost->rank[p][--h[p]];
+            tops[r] &= ~(1u << p);
+            if (h[p])
+                tops[lost->rank[p][h[p] - 1]] |= 1u << p;
+            f = r;
         }
         if (depth > best)
             best = depth;
@@ -2382,12 +2445,23 @@ static double trap_verdict(TrapWalks *tw, const Position *s)
     fs.spare = 0;
     fs.spare_hint = 0;
     fs.won_len = 0;
+    fs.winnable = &tw->verdicts;
     int found = restarted_search(&fs, tw->nodes + tw->max_iters); /* restarts as in fast_solve */
     tw->nodes = fs.nodes;
     tw->grow_at = fs.grow_at;
     if (found == GOAL_UNDECIDED) {
         tw->status = fs.watch->raised ? SEARCH_INTERRUPTED : 1;
         return TRAP_UNKNOWN;
+    }
+    if (found == GOAL_REACHED) {
+        Position line = *s;
+        for (int i = 0; i < fs.won_len; i++) {
+            make_move(&line, fs.path[i]);
+            if (!value_map_put(&tw->verdicts, position_key(&line), -1.0)) {
+                tw->status = SEARCH_NO_MEMORY;
+                return TRAP_UNKNOWN;
+            }
+        }
     }
     double verdict = found == GOAL_REACHED ? -1.0 : trap_depth(s, tw->probes, &tw->rng);
     if (!value_map_put(&tw->verdicts, key, verdict)) {

@@ -11,7 +11,7 @@ from blackhole_stats import Board, deal
 from blackhole_stats import _core
 from blackhole_stats.difficulty import (CURRENT, DEPTH_STEP, SCALES, TAGS, DifficultyError, DifficultyUndefined,
                                         current_scale, difficulty, parse_tag, scale, scale_for, score_of_traps)
-from blackhole_stats.games import GAMES, get_game
+from blackhole_stats.games import EMPTY_FOUNDATION, GAMES, get_game
 from blackhole_stats.solver import Solver
 from conftest import REPO
 
@@ -161,3 +161,123 @@ def test_a_game_without_a_scale_is_refused_by_name_and_a_scale_only_tags_its_own
     with pytest.raises(DifficultyError, match="tags Black Hole deals, not Golf"):
         scale_for("black_hole/1", "golf")
     assert scale_for("black_hole/1") is SCALES["black_hole/1"]
+
+
+class SlowTrapWalks:
+    """Solver.trap_walks recomputed in plain Python, independently of the compiled core's shortcuts
+    (its search's dead-end tests and refutation table, the winnable lines it remembers, its light
+    random continuations): exact verdicts by a memoised search over every move, and the definition
+    itself: the same canonical positions (suits ignored, piles interchangeable, the talon cards
+    turned), the same moves (a player's: piles whose card fits, in pile order, then the talon) and
+    the same draws of the same generators. Small positions only."""
+
+    def __init__(self, board: Board, probes: int, seed: int):
+        self.fits, self.talon, self.probes = board.game.fits_masks, tuple(c.rank for c in board.talon), probes
+        self.start = (EMPTY_FOUNDATION if board.foundation is None else board.foundation.rank,
+                      tuple(tuple(card.rank for card in pile) for pile in board.piles), 0)
+        self.walk_rng, self.depth_rng = seed, seed ^ 0x9E3779B9
+        self.won: dict = {}
+        self.verdicts: dict = {}
+
+    @staticmethod
+    def draw(rng: int) -> int:
+        return (rng * 1664525 + 1013904223) & 0xFFFFFFFF
+
+    def moves(self, position) -> list:
+        foundation, piles, turned = position
+        moves = [p for p, pile in enumerate(piles) if pile and self.fits[foundation] >> pile[-1] & 1]
+        return moves + [None] * (turned < len(self.talon))
+
+    def play(self, position, move):
+        foundation, piles, turned = position
+        if move is None:
+            return self.talon[turned], piles, turned + 1
+        return piles[move][-1], piles[:move] + (piles[move][:-1],) + piles[move + 1:], turned
+
+    @staticmethod
+    def key(position):
+        foundation, piles, turned = position
+        return foundation, tuple(sorted(piles)), turned
+
+    def winnable(self, position) -> bool:
+        key = self.key(position)
+        if key not in self.won:
+            self.won[key] = not any(position[1]) or any(self.winnable(self.play(position, move))
+                                                        for move in self.moves(position))
+        return self.won[key]
+
+    def depth(self, position) -> int:
+        best = 0
+        for _ in range(self.probes):
+            line, played = position, 0
+            while moves := self.moves(line):
+                self.depth_rng = self.draw(self.depth_rng)
+                line, played = self.play(line, moves[(self.depth_rng >> 8) % len(moves)]), played + 1
+            best = max(best, played)
+        return best
+
+    def verdict(self, position) -> int:
+        """-1 if winnable, else the trap's depth: computed (drawing) only the first time a position is met."""
+        key = self.key(position)
+        if key not in self.verdicts:
+            self.verdicts[key] = -1 if self.winnable(position) else self.depth(position)
+        return self.verdicts[key]
+
+    def walks(self, walks: int) -> list[bytes] | None:
+        if self.verdict(self.start) != -1:
+            return None
+        found = []
+        for _ in range(walks):
+            position, depths = self.start, []
+            while any(position[1]):
+                winning, offered = [], set()
+                for move in self.moves(position):
+                    if move is not None:
+                        if position[1][move] in offered:
+                            continue  # a pile equal to one tried: the same position
+                        offered.add(position[1][move])
+                    verdict = self.verdict(self.play(position, move))
+                    if verdict == -1:
+                        winning.append(move)
+                    else:
+                        depths.append(verdict)
+                self.walk_rng = self.draw(self.walk_rng)
+                position = self.play(position, winning[(self.walk_rng >> 8) % len(winning)])
+            found.append(bytes(depths))
+        return found
+
+
+def endgames(game, cards_left: int, count: int):
+    """Positions of `game` with `cards_left` pile cards, reached by playing a winning deal's
+    solution, then each position one move after it (the traps there are unwinnable ones)."""
+    solver, number = Solver(), 0
+    while count:
+        number += 1
+        board = deal(number, game)
+        solution = solver.solve(board, most_played=False).solution
+        if solution is None:
+            continue
+        for pile in solution.piles:
+            if board.cards_left <= cards_left:
+                break
+            board = board.play(None if pile == 255 else pile)[1]
+        yield board
+        yield from (board.play(move.pile)[1] for move in board.legal_moves())
+        count -= 1
+
+
+@pytest.mark.parametrize("game", GAMES, ids=str)
+def test_trap_walks_are_the_definition_computed_slowly_in_python(game):
+    """The compiled core takes shortcuts (a winning line found proves every position on it
+    winnable; its searches stop at a position known to be winnable; random continuations track
+    heights only): each must leave the score bit-identical, i.e. the same verdicts and the same
+    draws in the same order. A plain Python recomputation of the definition must give the same
+    walks, trap for trap, on end games of every game (traps and unwinnable positions included)."""
+    solver, traps, unwinnable = Solver(), 0, 0
+    for board in endgames(game, 16, 6):
+        for seed in (1, 7):
+            expected = SlowTrapWalks(board, 8, seed).walks(6)
+            assert solver.trap_walks(board, 6, 8, seed, 10**6) == expected, board.to_text()
+            traps += sum(map(len, expected or []))
+            unwinnable += expected is None
+    assert traps and unwinnable  # the comparison covered traps and lost starts

@@ -38,9 +38,43 @@ def test_bench_solver_times_three_ways_and_agrees_with_the_peer(tmp_path):
 
 
 def test_bench_scripts_refuse_fewer_than_five_repeats():
-    for name in ("bench_solver.py", "bench_run.py"):
+    for name in ("bench_solver.py", "bench_run.py", "bench_difficulty.py"):
         result = script(name, "--repeats", "4")
         assert result.returncode == 2 and "at least 5" in result.stderr
+
+
+def test_bench_difficulty_times_the_score_of_each_winnable_deal_against_a_baseline(tmp_path):
+    with require_reference("peer_1_1000.csv").open(newline="") as handle:
+        solved = sum(row["outcome"] == "solved" for row in csv.DictReader(handle) if int(row["deal"]) <= 12)
+    result = script("bench_difficulty.py", "--deals", "1-12", "--baseline", sys.executable,
+                    "--summary", str(tmp_path / "difficulty.json"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"Black Hole, deals 1-12: {solved} winnable;")
+    assert "scores bit-identical" in result.stdout
+    written = json.loads((tmp_path / "difficulty.json").read_text())
+    assert written["winnable"] == solved and written["command"].endswith(f"--baseline {sys.executable}")
+    for name in ("this build", "baseline"):
+        [line] = [line for line in result.stdout.splitlines() if line.strip().startswith(name)]
+        median, low, high = map(float, re.search(r"([\d.]+)  \(([\d.]+)\.\.([\d.]+)\)", line).groups())
+        figure = written["score_cpu_ms_per_winnable_deal"][name]
+        assert 0 < low <= median <= high and median == round(figure["median"], 2)
+
+
+def test_bench_difficulty_fails_when_the_baseline_scores_differently(tmp_path):
+    """A baseline whose score walks 8 times instead of 16 (as another definition would): exit 1, named."""
+    other = tmp_path / "other-python"
+    other.write_text(f"""#!/bin/sh
+exec {sys.executable} -c 'import os, runpy, sys
+import blackhole_stats.difficulty as scoring
+scoring.WALKS = 8
+sys.argv = sys.argv[1:]
+sys.path.insert(0, os.path.dirname(sys.argv[0]))
+runpy.run_path(sys.argv[0], run_name="__main__")' "$@"
+""")
+    other.chmod(0o755)
+    result = script("bench_difficulty.py", "--deals", "2-6", "--baseline", str(other))
+    assert result.returncode == 1 and "scores differ from the baseline's" in result.stderr, result.stderr
+    assert "DIFFER" in result.stdout
 
 
 def test_check_peer_finds_no_mismatch_with_the_fast_search():
