@@ -407,8 +407,9 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
         raise DatasetError(f"column deal is {kind}, not whole game numbers")
     if pa.types.is_floating(kind):
         _check_float_exact(deal)
+    castable = _castable(deal)
     try:
-        fitting = pc.cast(_digits_only(deal), pa.int64())  # safe: refuses fractions and overflow
+        fitting = None if castable is None else pc.cast(castable, pa.int64())  # safe: no fractions, no overflow
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         fitting = None
     if fitting is not None and fitting.null_count == 0:
@@ -439,13 +440,13 @@ def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
-def _digits_only(deal: pa.Array) -> pa.Array:
-    """Text deals trimmed, for Arrow's cast, if every one is digits; else an array that will not cast
-    (Arrow would read '0x10' as 16), so that each goes through `_whole`. Other types as they are."""
+def _castable(deal: pa.Array) -> pa.Array | None:
+    """What Arrow's cast to int64 may take: text deals trimmed if every one is (signed) digits, else
+    None (Arrow would read '0x10' as 16), so that each goes through `_whole`; other types as they are."""
     if not (pa.types.is_string(deal.type) or pa.types.is_large_string(deal.type)):
         return deal
     if pc.all(pc.match_substring_regex(deal, r"^\s*-?[0-9]+\s*$")).as_py() is False:
-        return pa.array(["not digits"])
+        return None
     return pc.utf8_trim_whitespace(deal)
 
 

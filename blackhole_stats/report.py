@@ -109,7 +109,7 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
         frame = frame.drop(columns=scored)
     if "game" in frame:
         frame = frame.assign(game=_game_keys(file, frame["game"]))
-    return _spelt_deals(file, frame.drop(columns="deal"), frame["deal"],
+    return _spelt_deals(file, frame.drop(columns=["deal", "deal_exact"], errors="ignore"), frame["deal"],
                         frame["deal_exact"] if "deal_exact" in frame else None)
 
 
