@@ -839,38 +839,61 @@ static inline uint16_t fits_any(const Position *s, uint16_t reach)
  * of pile p (from the top) it took. */
 static int reach_bound(const Position *s, int taken[NPILES])
 {
-    int total = 0;
-    uint16_t taken_ranks = 0, exposed = 0; /* exposed: ranks of the next card of each pile */
-    for (int p = 0; p < s->npiles; p++) {
-        taken[p] = s->f == EMPTY_F ? s->h[p] : 0;
-        if (s->h[p])
-            exposed |= (uint16_t)(1u << s->rank[p][s->h[p] - 1]);
-    }
-    if (s->f == EMPTY_F)
+    if (s->f == EMPTY_F) {
+        for (int p = 0; p < s->npiles; p++)
+            taken[p] = s->h[p];
         return s->left;
+    }
+    /* next[r]: the piles whose next card not taken has rank r; exposed: the
+     * ranks with such piles. A pass visits only the piles whose next card
+     * fits, so the fixed point costs the cards taken, not a scan of every
+     * pile per step. */
+    uint32_t next[NRANKS];
+    uint16_t taken_ranks = 0, exposed = 0;
+    int total = 0;
+    for (int r = 0; r < NRANKS; r++) {
+        next[r] = s->tops[r];
+        if (next[r])
+            exposed |= (uint16_t)(1u << r);
+    }
+    for (int p = 0; p < s->npiles; p++)
+        taken[p] = 0;
     for (int j = s->t - 1; j < s->talon_len && total < s->left; j++) {
         uint16_t reach = (uint16_t)(1u << (j < s->t ? s->f : s->talon[j]));
         for (;;) {
-            uint16_t near = fits_any(s, reach);
-            if (!(near & exposed)) {
+            uint16_t near = fits_any(s, reach), ready = (uint16_t)(near & exposed);
+            if (!ready) {
                 uint16_t stepped = (uint16_t)(near & taken_ranks & ~reach);
                 if (!stepped)
                     break;
                 reach |= stepped;
                 continue;
             }
-            exposed = 0;
-            for (int p = 0; p < s->npiles; p++) {
-                while (taken[p] < s->h[p]) {
-                    int r = s->rank[p][s->h[p] - 1 - taken[p]];
-                    if (!(near >> r & 1)) {
-                        exposed |= (uint16_t)(1u << r);
-                        break;
+            /* Take from each such pile while its cards fit (near stays as it
+             * was for the whole pass); a pile stops at a card whose rank is
+             * not in near, so not in ready either. */
+            exposed &= (uint16_t)~ready;
+            for (uint16_t ranks = ready; ranks; ranks &= (uint16_t)(ranks - 1)) {
+                int first = lowest_bit(ranks);
+                uint32_t piles = next[first];
+                next[first] = 0;
+                for (; piles; piles &= piles - 1) {
+                    int p = lowest_bit(piles), h = s->h[p], k = taken[p], r = first;
+                    for (;;) {
+                        k++;
+                        total++;
+                        taken_ranks |= (uint16_t)(1u << r);
+                        reach |= (uint16_t)(1u << r);
+                        if (k == h)
+                            break;
+                        r = s->rank[p][h - 1 - k];
+                        if (!(near >> r & 1)) {
+                            next[r] |= 1u << p;
+                            exposed |= (uint16_t)(1u << r);
+                            break;
+                        }
                     }
-                    taken[p]++;
-                    total++;
-                    taken_ranks |= (uint16_t)(1u << r);
-                    reach |= (uint16_t)(1u << r);
+                    taken[p] = k;
                 }
             }
         }
