@@ -1,3 +1,3 @@
 """The package's version, written in this one place: pyproject.toml reads it from here, and importing
 it costs nothing (importlib.metadata would take tens of milliseconds of every command's start-up)."""
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"

@@ -367,7 +367,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     """
     from . import report  # pandas loads only for this command
     from .dataset import DatasetError, inside_dataset, read_manifest
-    from .plots import PlotsUnavailable, write_plots
+    from .plots import PlotsUnavailable
 
     try:
         for source in (dataset, other) if plots_dir is not None else ():
@@ -386,12 +386,22 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
                                other, other_game, "--compare-game")
             other_report = report.build_report(other_data, other, other_manifest, other_game)
             result = report.compare(data, other_data, result, other_report)
-        written = write_plots(data, plots_dir, game) if plots_dir is not None else []
-    except (DatasetError, PlotsUnavailable, OSError) as error:  # OSError: --plots DIR unwritable
+        written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
+    except (DatasetError, PlotsUnavailable) as error:
         raise click.ClickException(str(error)) from None
     click.echo(report.render(result, fmt))
     for path in written:
         click.echo(f"wrote {path}", err=True)
+
+
+def _write_plots(data, plots_dir: str, game: Game) -> list:
+    """The charts, or one line saying why --plots DIR cannot take them (no such parent, read-only, ...)."""
+    from .plots import write_plots
+
+    try:
+        return write_plots(data, plots_dir, game)
+    except OSError as error:
+        raise click.ClickException(f"cannot write the plots to {plots_dir}: {error.strerror or error}") from None
 
 
 def _note_assumed_game(assumed: bool, source: str, game: Game, option: str) -> None:

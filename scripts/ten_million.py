@@ -145,7 +145,8 @@ def render(facts: dict, provenance: dict) -> str:
         "",
         f"`{provenance['command']}`, in {len(provenance['sessions'])} sessions on a shared 2-core machine "
         f"(niced, beside other work, so its wall time is no speed figure; `scripts/bench_run.py` measures "
-        f"throughput). Versions that solved it: {', '.join(provenance['versions'])}.",
+        f"throughput). Tool versions its sessions recorded: {', '.join(provenance['versions'])} (development "
+        f"builds called themselves 0.1.0 until 0.2.0.dev0).",
         "",
     ]
     return "\n".join(lines)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import re
 import sys
 
 import numpy as np
@@ -85,3 +86,18 @@ def test_the_report_is_what_the_script_renders_from_its_figures(facts, monkeypat
     spec.loader.exec_module(module)
     assert (STUDY / "REPORT.md").read_text(encoding="utf-8") == module.render(facts, facts["run"])
     sys.modules.pop("winnable_bitmap", None)
+
+
+def test_readme_quotes_only_the_reports_figures(facts):
+    """README's 'Ten million deals' section: every number in it is one REPORT.md states (which the
+    tests above tie to the bitmap), or one of the few words of its prose."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    body = readme.split("\n## Ten million deals\n", 1)[1].split("\n## ", 1)[0]
+    report = (STUDY / "REPORT.md").read_text(encoding="utf-8")
+    stated = set(re.findall(r"[+-]?\d[\d,]*(?:\.\d+)?%?", report))
+    words = {"10,000,000", "1.25", "1", "95%", "9", "5%", "0"}  # the range, the bitmap's MB, the prose's
+    quoted = re.findall(r"[+-]?\d[\d,]*(?:\.\d+)?%?", body.replace("1..10,000,000", "").replace("1..31,999", ""))
+    assert quoted and set(quoted) - words <= stated, sorted(set(quoted) - words - stated)
+    whole = facts["solvable"]
+    assert f"**{whole['successes']:,} of {facts['deals']:,} deals can be won: {100 * whole['fraction']:.3f}%**" in \
+        " ".join(body.split())
