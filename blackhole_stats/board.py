@@ -129,19 +129,22 @@ class Board:
         return cls.from_lines(lines, game)
 
     @classmethod
-    def read(cls, stream: BinaryIO, game: Game = BLACK_HOLE, crlf: bool = False) -> Board:
+    def read(cls, stream: BinaryIO, game: Game = BLACK_HOLE) -> Board:
         """Parse board text from a binary stream, reading no further than the first bad line.
 
         A huge file or a pipe that never ends costs a line's worth of memory
-        before it is refused, never its whole size. `crlf` also takes lines
-        ending in '\\r\\n' (what Windows' text-mode pipes send).
+        before it is refused, never its whole size.
         """
-        return cls.from_lines(_stream_lines(stream, crlf), game)
+        return cls.from_lines(_stream_lines(stream), game)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], game: Game = BLACK_HOLE) -> Board:
-        """Parse board lines (without their '\\n'); stops at the first bad one, even in an endless iterable."""
-        numbered = enumerate(lines, 1)
+        """Parse board lines (without their '\\n'); stops at the first bad one, even in an endless iterable.
+
+        A line may end in '\\r' (CRLF text: Windows editors, and PySolFC's text-mode pipe to the solver
+        there); a '\\r' anywhere else is refused.
+        """
+        numbered = enumerate((line.removesuffix("\r") for line in lines), 1)
         seen: dict[Card, str] = {}
 
         def take(token: str, number: int, where: str) -> Card:
@@ -436,13 +439,12 @@ def _svg_empty(x: int, y: int) -> str:
             f'fill="none" stroke="#d8f0e0" stroke-dasharray="4 3"/>')
 
 
-def _stream_lines(stream: BinaryIO, crlf: bool = False) -> Iterator[str]:
+def _stream_lines(stream: BinaryIO) -> Iterator[str]:
     """Decoded lines of a binary stream; a longer line than MAX_LINE arrives cut, to be refused."""
     number = 1
     while raw := stream.readline(MAX_LINE + 1):  # the line and its '\n'
-        line = raw.removesuffix(b"\n")
         try:
-            yield (line.removesuffix(b"\r") if crlf and raw.endswith(b"\n") else line).decode("utf-8")
+            yield raw.removesuffix(b"\n").decode("utf-8")
         except UnicodeDecodeError:
             raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
         number += 1
@@ -450,7 +452,7 @@ def _stream_lines(stream: BinaryIO, crlf: bool = False) -> Iterator[str]:
 
 def _check_line(line: str, number: int) -> None:
     if "\r" in line:
-        raise BoardParseError(f"line {number}: stray '\\r' (line endings must be '\\n')")
+        raise BoardParseError(f"line {number}: stray '\\r' (line endings must be '\\n' or '\\r\\n')")
     if len(line) > MAX_LINE:
         raise BoardParseError(f"line {number}: longer than {MAX_LINE} characters ({quoted(line)})")
 

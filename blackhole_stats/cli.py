@@ -340,8 +340,8 @@ def _describe(label: str | None, result, game: Game) -> str:
               help="Another dataset, .parquet file or CSV (deal, outcome, optional iterations, ms, "
                    "cards_played or max_played): list deals whose verdicts differ, statistics side by side.")
 @click.option("--game", "game_kind", type=GameType(), default=None,
-              help="The game DATASET's deals are of, for a CSV that does not say; checked against a dataset "
-                   "that does  [default: the dataset's game, else Black Hole]")
+              help="The game DATASET's deals are of, for a file that does not say (no game column, no run "
+                   "manifest); checked against a dataset that does  [default: the dataset's game, else Black Hole]")
 @click.option("--compare-game", type=GameType(), default=None,
               help="The same for the --compare side  [default: its own game, else DATASET's]")
 def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | None, game_kind: Game | None,
@@ -352,7 +352,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     iteration statistics per outcome, how close unsolvable deals got, the
     hardest deals and the run's settings. Reads only the documented columns.
     One game a report: the game column's, else the run's, else --game, else
-    Black Hole (a note on stderr says when a CSV's game is only assumed); a
+    Black Hole (a note on stderr says when the game is only assumed); a
     dataset mixing games is refused. --compare works across two games of the
     same deals (which deals one wins and the other does not).
 
@@ -369,6 +369,10 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     from .dataset import DatasetError, inside_dataset, read_manifest
     from .plots import PlotsUnavailable
 
+    if compare_game is not None and other is None:
+        raise click.UsageError("--compare-game names the game of the --compare side: give --compare too")
+    if plots_dir == "":
+        raise click.BadParameter("an empty name is no directory", param_hint="'--plots'")
     try:
         for source in (dataset, other) if plots_dir is not None else ():
             if source is not None and inside_dataset(plots_dir, source):
@@ -376,19 +380,19 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
                                        "would read the PNGs too: choose a directory outside it")
         data, manifest = report.load(dataset), read_manifest(dataset)
         game = report.game_of(data, dataset, manifest, given=game_kind)
-        _note_assumed_game(report.names_no_game(data, dataset, manifest) and game_kind is None, dataset, game,
-                           "--game")
         result = report.build_report(data, dataset, manifest, game)
+        assumed = [(data, manifest, game_kind, dataset, game, "--game")]
         if other is not None:
             other_data, other_manifest = report.load(other, required=report.VERDICTS), read_manifest(other)
             other_game = report.game_of(other_data, other, other_manifest, default=game, given=compare_game)
-            _note_assumed_game(report.names_no_game(other_data, other, other_manifest) and compare_game is None,
-                               other, other_game, "--compare-game")
+            assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))
             other_report = report.build_report(other_data, other, other_manifest, other_game)
             result = report.compare(data, other_data, result, other_report)
         written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable) as error:
         raise click.ClickException(str(error)) from None
+    for note in assumed:  # once the report stands: a refusal stays one line
+        _note_assumed_game(*note)
     click.echo(report.render(result, fmt))
     for path in written:
         click.echo(f"wrote {path}", err=True)
@@ -404,10 +408,13 @@ def _write_plots(data, plots_dir: str, game: Game) -> list:
         raise click.ClickException(f"cannot write the plots to {plots_dir}: {error.strerror or error}") from None
 
 
-def _note_assumed_game(assumed: bool, source: str, game: Game, option: str) -> None:
-    """Say on stderr that a CSV's game was assumed, not read: a report titled with the wrong game is
-    silently wrong, and verdicts compared under the wrong rules look like contradictions."""
-    if assumed:
+def _note_assumed_game(data, manifest: dict | None, given: Game | None, source: str, game: Game,
+                       option: str) -> None:
+    """Say on stderr that a dataset's game was assumed, not read: a report or list labelled with the
+    wrong game is silently wrong, and verdicts compared under the wrong rules look like contradictions."""
+    from .report import names_no_game
+
+    if given is None and names_no_game(data, manifest):
         click.echo(f"note: {source} does not say which game its deals are of; read as {game.name} "
                    f"({option} names it)", err=True)
 
@@ -424,8 +431,8 @@ def _note_assumed_game(assumed: bool, source: str, game: Game, option: str) -> N
                    "difficulty and tag.")
 @click.option("--game", "game_kind", type=GameType(), default=None,
               help="The game the list is for: checked against the dataset's (a list of Golf deals is no "
-                   "list of Black Hole deals), or naming it for a CSV that does not say  [default: the "
-                   "dataset's game, else Black Hole]")
+                   "list of Black Hole deals), or naming it for a file that does not say  [default: the "
+                   "dataset's game, else Black Hole, with a note]")
 def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[str, ...], fmt: str,
                    game_kind: Game | None) -> None:
     """Write the game numbers of DATASET (a run directory, a .parquet file or a CSV) to stdout, in deal order.
@@ -456,10 +463,12 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
     outcome = "solved" if solvable or wanted else "unsolved" if unsolvable else None
     try:
         data = report.load(dataset, required=report.VERDICTS)
-        game = report.game_of(data, dataset, read_manifest(dataset), given=game_kind)
+        manifest = read_manifest(dataset)
+        game = report.game_of(data, dataset, manifest, given=game_kind)
         rows = export.select(data, dataset, outcome, wanted)
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
+    _note_assumed_game(data, manifest, game_kind, dataset, game, "--game")
     click.echo(export.render(rows, fmt, game), nl=False)
 
 
@@ -533,27 +542,27 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, game_kind: Game |
 def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, difficulty, given, scheduler,
          wait_for_workers, progress) -> None:
     """The `run` command within its interrupt handling; settings not `given` are the resumed run's own."""
-    from .dataset import DatasetError, locate, read_manifest, run_game
+    from .dataset import DatasetError, check_held_settings, locate, read_manifest
     from .deals import DealSet, DealSpecError
-    from .difficulty import DifficultyUndefined, current_scale
+    from .difficulty import DifficultyError, DifficultyUndefined, current_scale
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
 
+    _check_search(search, game or DEFAULT_GAME)
     try:
         held = read_manifest(locate(out))  # None: a new run (open_run checks it all again, under the lock)
+        held_scale = None
         if held is not None:
-            game = game or run_game(held)
-            search = search if "search" in given else held.get("search", search)
+            game, held_scale = check_held_settings(out, held, game), held.get("difficulty_scale")
+            search = search if "search" in given else held["search"]
             max_iters = max_iters if "max_iters" in given else held.get("max_iters")
-        held_scale = None if held is None else held.get("difficulty_scale")
-        if "difficulty" in given:  # the run's own scale if it has one (a newer one would be refused)
+        if "difficulty" in given:  # the run's own scale if it has one
             scale = (held_scale or current_scale(game).name) if difficulty else None
         else:
             scale = held_scale
     except DifficultyUndefined as error:
         raise click.UsageError(f"--difficulty: {error}") from None
-    except DatasetError as error:
+    except (DatasetError, DifficultyError) as error:
         raise click.ClickException(str(error)) from None
-    _check_search(search, game or DEFAULT_GAME)
     try:
         deals = DealSet.parse(ranges) if ranges else None
         if deals_file is not None:

@@ -40,10 +40,10 @@ from pyarrow import fs as pafs
 from . import __version__, _testhooks
 from .dealing import FLOAT_EXACT, GameNumber
 from .deals import DealSet, DealSpecError
-from .difficulty import TAGS
+from .difficulty import SCALES, TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, GAMES as ALL_GAMES, Game, UnknownGameError, game_by_key
 from .quoting import QUOTE_LIMIT, quoted
-from .solver import OUTCOMES
+from .solver import OUTCOMES, SEARCHES
 
 GAMES = tuple(game.key for game in ALL_GAMES)
 """The games a row can be of, as the `game` column spells them: every chunk's dictionary holds all of
@@ -395,8 +395,8 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     """Exact game numbers from a `deal` column, with `deal_exact` where `deal` is null (format 2).
 
     The one reader of game numbers (report, verify, resuming): any integer
-    type, format 1's decimal128, a notebook's whole floats (up to 2^53, where
-    floats are exact) or decimals, a CSV's digit strings (or pandas' `1.0`).
+    type, format 1's decimal128, a notebook's whole floats (below 2^53, where
+    floats are exact; 2^24 for float32) or decimals, a CSV's digit strings (or pandas' `1.0`).
     Returns int64 when every number fits, else Python ints (dtype object).
     DatasetError for anything that is not a whole number.
     """
@@ -408,7 +408,7 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     if pa.types.is_floating(kind):
         _check_float_exact(deal)
     try:
-        fitting = pc.cast(deal, pa.int64())  # safe: refuses fractions and overflow
+        fitting = pc.cast(_digits_only(deal), pa.int64())  # safe: refuses fractions and overflow
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         fitting = None
     if fitting is not None and fitting.null_count == 0:
@@ -439,18 +439,30 @@ def _one_chunk(column: pa.Array | pa.ChunkedArray) -> pa.Array:
     return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
 
 
+def _digits_only(deal: pa.Array) -> pa.Array:
+    """Text deals trimmed, for Arrow's cast, if every one is digits; else an array that will not cast
+    (Arrow would read '0x10' as 16), so that each goes through `_whole`. Other types as they are."""
+    if not (pa.types.is_string(deal.type) or pa.types.is_large_string(deal.type)):
+        return deal
+    if pc.all(pc.match_substring_regex(deal, r"^\s*-?[0-9]+\s*$")).as_py() is False:
+        return pa.array(["not digits"])
+    return pc.utf8_trim_whitespace(deal)
+
+
 def _check_float_exact(deal: pa.Array) -> None:
-    """Refuse floats too big to be sure of (a number past 2^53 written as a float may have been rounded
-    to a neighbour: a report of it would name another deal)."""
-    big = pc.greater(pc.abs(deal), FLOAT_EXACT).fill_null(False)
+    """Refuse floats too big to be sure of: from 2^53 up (2^24 for float32) a float may be the
+    rounding of a neighbour of its value, and a report of it would name another deal."""
+    limit = 2 ** (np.finfo(deal.type.to_pandas_dtype()).nmant + 1)
+    big = pc.greater_equal(pc.abs(deal.cast(pa.float64())), float(limit)).fill_null(False)
     if pc.any(big).as_py():
         row = pc.index(big, True).as_py()
-        _float_too_big(row, deal[row].as_py())
+        _float_too_big(row, deal[row].as_py(), limit)
 
 
-def _float_too_big(row: int, value) -> None:
-    raise DatasetError(f"row {row + 1} has game number {value!r} as a float: past 2^53 a float may hold a "
-                       "neighbour of the number written; keep deal as integers or text")
+def _float_too_big(row: int, value, limit: int) -> None:
+    power = int(math.log2(limit))
+    raise DatasetError(f"row {row + 1} has game number {value!r} as a float: from 2^{power} up a float may be a "
+                       "neighbour of the number written, rounded; keep deal as integers or text")
 
 
 def _whole(value, row: int = 0) -> int | None:
@@ -462,8 +474,8 @@ def _whole(value, row: int = 0) -> int | None:
         return int(value.strip())
     if isinstance(value, str) and (whole := _WHOLE_FLOAT_TEXT.fullmatch(value.strip())):
         number = int(whole.group(1))
-        if number > FLOAT_EXACT:
-            _float_too_big(row, value)
+        if number >= FLOAT_EXACT:
+            _float_too_big(row, value, FLOAT_EXACT)
         return number
     if isinstance(value, int):
         return value
@@ -910,10 +922,7 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
     if found > RESULTS_FORMAT:
         raise DatasetError(f"{out} holds results of format {found}; this version ({__version__}) writes "
                            f"format {RESULTS_FORMAT}: use another --out")
-    own = run_game(manifest)
-    if game is not None and game != own:
-        raise DatasetError(f"{out} holds a run of {own.key} ({own.name}), not {game.key}: resume it with "
-                           f"--game {own.key} (or without --game), or use another --out")
+    check_held_settings(out, manifest, game)
     if manifest.get("difficulty_scale") != difficulty_scale:
         asked = "without --difficulty" if difficulty_scale is None else f"with difficulty scale {difficulty_scale}"
         held = ("no difficulty columns" if manifest.get("difficulty_scale") is None
@@ -922,8 +931,33 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
                            "to it, or another --out")
     for key, value in {"search": search, "max_iters": max_iters}.items():
         if manifest.get(key) != value:
-            raise DatasetError(f"{out} holds a run with {key}={manifest.get(key)!r}, not {value!r}: "
-                               "use the same settings to add to it, or another --out")
+            raise DatasetError(f"{out} holds a run with {key}={_setting(manifest.get(key))}, not "
+                               f"{_setting(value)}: use the same settings to add to it, or another --out")
+
+
+def _setting(value) -> str:
+    """A run setting as messages show it: None is a max_iters of no bound (search is never None)."""
+    return "no bound" if value is None else repr(value)
+
+
+def check_held_settings(out: str, manifest: dict, game: Game | None = None) -> Game:
+    """The run's game, once it is `game` (None: any) and its search and scale are ones this version
+    can resume with (a later version's, or a damaged manifest's, would fail every chunk
+    after the manifest changed)."""
+    own = run_game(manifest)
+    if game is not None and game != own:
+        raise DatasetError(f"{out} holds a run of {own.key} ({own.name}), not {game.key}: resume it with "
+                           f"--game {own.key} (or without --game), or use another --out")
+    game = own
+    search, scale = manifest.get("search"), manifest.get("difficulty_scale")  # max_iters: _manifest_problem
+    if search not in SEARCHES:
+        problem = f"search {quoted(search)}"
+    elif scale is not None and (scale not in SCALES or SCALES[scale].game != game.key):
+        problem = f"difficulty scale {quoted(scale)}"
+    else:
+        return game
+    raise DatasetError(f"{out} holds a run with {problem}, which this version ({__version__}) cannot resume "
+                       f"a {game.name} run with: use another --out")
 
 
 def _upgrade_manifest(manifest: dict) -> None:

@@ -27,7 +27,11 @@ MAX_DIGITS = 4000
 """Longest number accepted (CPython refuses to convert much longer ones)."""
 _TOO_LONG = 10**MAX_DIGITS
 FLOAT_EXACT = 2**53
-"""Floats hold every whole number up to here; past it, 26464608654870335080 reads back as ...488."""
+"""Floats hold every whole number below here; from here up one may be a rounded neighbour of the
+number meant (2^53 + 1 reads back as 2^53; 26464608654870335080 as ...488)."""
+
+_FLOAT_EXACT_OF_SIZE = {2: 2**11, 4: 2**24}
+"""The same bound for numpy's narrower floats, by their size in bytes (float16, float32)."""
 
 _SEPARATORS = re.compile(r"[\s#\-_.,]")
 
@@ -106,9 +110,9 @@ def _whole_number(value: object) -> int:
     """The int a number stands for: ints, numpy integers, and floats or Decimals with no fraction.
 
     Datasets hand deals back as numpy integers, Decimals (the decimal128
-    column) or floats (a column with gaps, or DuckDB's decimals in pandas) up to
-    2^53, past which a float may stand for a neighbouring number; a bool is not
-    a game number.
+    column) or floats (a column with gaps, or DuckDB's decimals in pandas) below
+    2^53 (2^24 for a numpy float32), from where a float may stand for a
+    neighbouring number; a bool is not a game number.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Number):
         kind = "a truth value" if isinstance(value, bool) else type(value).__name__
@@ -123,9 +127,11 @@ def _whole_number(value: object) -> int:
         denominator = 0
     if denominator != 1:
         raise DealNumberError(f"invalid game number {value!r}: not a whole number")
-    if abs(numerator) > FLOAT_EXACT and isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
-        raise DealNumberError(f"invalid game number {value!r}: a float past 2^53 may be a neighbouring "
-                              "number rounded; read the column as integers or text")
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
+        exact = _FLOAT_EXACT_OF_SIZE.get(getattr(getattr(value, "dtype", None), "itemsize", 8), FLOAT_EXACT)
+        if abs(numerator) >= exact:
+            raise DealNumberError(f"invalid game number {value!r}: a float from 2^{exact.bit_length() - 1} up "
+                                  "may be a neighbouring number rounded; read the column as integers or text")
     return numerator
 
 

@@ -200,9 +200,9 @@ def read_board(path: str, game):
         if path == "-":
             if sys.stdin is None:
                 raise Failure("Error! Standard input is closed.", EXIT_BAD_INPUT)
-            return Board.read(sys.stdin.buffer, game, crlf=True)  # PySolFC on Windows pipes text mode: CRLF
+            return Board.read(sys.stdin.buffer, game)
         with open(path, "rb") as stream:
-            return Board.read(stream, game, crlf=True)
+            return Board.read(stream, game)
     except OSError as error:
         shown = path if path.isprintable() else repr(path)
         raise Failure(f"Cannot open '{shown}' for reading! ({error.strerror})", EXIT_BAD_INPUT) from None

@@ -27,7 +27,8 @@ from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deal
                       run_game, shown_game)
 from .dealing import game_name
 from .difficulty import TAGS
-from .games import BLACK_HOLE, DEFAULT_GAME, Game, game_by_key
+from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
+from .quoting import quoted
 from .solver import OUTCOMES
 
 COLUMNS = ("game", "deal", "ms", "outcome", "iterations", "cards_played", "seconds", "difficulty", "tag")
@@ -67,7 +68,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     """
     source = str(path)
     fs, files = data_files(source)
-    frames = [_read_csv(fs, file, required) if _is_csv(file) else _read_parquet(fs, file, required)
+    frames = [_read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
               for file in files]
     if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
         frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
@@ -83,32 +84,79 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
                               filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
-    deals = _game_numbers(file, table["deal"], table["deal_exact"] if "deal_exact" in names else None)
     frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas()
-    frame.insert(0, "deal", deals)
+    deal = table["deal"]
+    if pa.types.is_string(deal.type) or pa.types.is_large_string(deal.type):  # export's text, kept as text
+        exact = table["deal_exact"].to_pandas() if "deal_exact" in names else None
+        return _spelt_deals(file, frame, deal.to_pandas(), exact)
+    frame.insert(0, "deal", _game_numbers(file, deal, table["deal_exact"] if "deal_exact" in names else None))
     return frame
 
 
 def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     try:
         with fs.open_input_file(file) as handle:
-            frame = pd.read_csv(handle, dtype={"deal": str})
+            frame = pd.read_csv(handle, dtype={"deal": str, "deal_exact": str})
     except (OSError, pa.ArrowException, UnicodeDecodeError, pd.errors.ParserError,
             pd.errors.EmptyDataError) as error:
         raise DatasetError(f"{file}: not a readable CSV file ({first_line(error)})") from None
     if "cards_played" not in frame and "max_played" in frame:
         frame = frame.rename(columns={"max_played": "cards_played"})
     _check_columns(file, frame.columns, required)
-    frame = frame[[name for name in COLUMNS if name in frame]]
-    if "game" in frame:  # a key, possibly padded in a hand-made CSV
-        frame = frame.assign(game=frame["game"].astype(object).where(frame["game"].isna(),
-                                                                     frame["game"].astype(str).str.strip()))
-    text = frame["deal"].astype(object).where(frame["deal"].notna(), None)
-    spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)  # 'ms5', as export writes
+    frame = frame[[name for name in (*COLUMNS, "deal_exact") if name in frame]]
+    scored = [name for name in ("difficulty", "tag") if name in frame]
+    if scored and frame[scored].isna().all().all():  # export's empty columns of a run without --difficulty
+        frame = frame.drop(columns=scored)
+    if "game" in frame:
+        frame = frame.assign(game=_game_keys(file, frame["game"]))
+    return _spelt_deals(file, frame.drop(columns="deal"), frame["deal"],
+                        frame["deal_exact"] if "deal_exact" in frame else None)
+
+
+def _game_keys(file: str, games: pd.Series) -> pd.Series:
+    """A hand-made CSV's game cells as keys: any spelling --game takes (`golf`, `Golf`, `36`, padded);
+    an empty cell is refused with its row (it would leave the row's game to a guess)."""
+    empty = games.isna() | (games.astype(str).str.strip() == "")
+    if empty.any():
+        raise DatasetError(f"{file}: row {int(np.flatnonzero(empty)[0]) + 1} has no game (its game cell is empty)")
+    keys = {}
+    for value in games.unique():
+        try:
+            keys[value] = get_game(value).key
+        except UnknownGameError:
+            keys[value] = value  # named as unknown, with the games there are, by _normalize
+    return games.map(keys)
+
+
+def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd.Series | None) -> pd.DataFrame:
+    """`frame` with the game numbers of deals spelt as text ('123', 'ms5' as export writes them; a
+    number past 2^63 in `deal_exact` where `deal` is empty, as pandas writes a run's rows to CSV)."""
+    text = deal.astype(object).where(deal.notna(), None)
+    if deal_exact is not None:
+        text = text.where(text.notna(), deal_exact.astype(object).where(deal_exact.notna(), None))
+    spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)
     if spelt_ms.any():
         text = text.str.strip().str.slice(2).where(spelt_ms, text)
-        frame = frame.assign(ms=frame["ms"].where(~spelt_ms, True) if "ms" in frame else spelt_ms)
-    return frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
+        frame = frame.assign(ms=_ms_flags(file, frame["ms"]).where(~spelt_ms, True) if "ms" in frame else spelt_ms)
+    frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
+    return frame[["deal", *(name for name in frame.columns if name != "deal")]]
+
+
+_MS_WORDS = {"true": True, "t": True, "yes": True, "y": True, "1": True, "1.0": True,
+             "false": False, "f": False, "no": False, "n": False, "0": False, "0.0": False, "": False}
+"""How tables spell the `ms` flag: True/False, t/f (psql), yes/no, 1/0; an empty cell is an ordinary deal."""
+
+
+def _ms_flags(file: str, ms: pd.Series) -> pd.Series:
+    """The `ms` column as bools; DatasetError for a value that is no truth value (any non-empty text
+    would read as true, turning ordinary deals into ms deals)."""
+    if pd.api.types.is_bool_dtype(ms) and not ms.isna().any():
+        return ms.astype(bool)
+    words = ms.astype(object).where(ms.notna(), "").astype(str).str.strip().str.lower()
+    unknown = ~words.isin(_MS_WORDS.keys())
+    if unknown.any():
+        raise DatasetError(f"{file}: column ms holds {quoted(ms[unknown].iloc[0])}, not true or false")
+    return words.map(_MS_WORDS).astype(bool)
 
 
 def _game_numbers(file: str, deal, deal_exact=None) -> np.ndarray:
@@ -133,7 +181,7 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
                            f"expected {', '.join(OUTCOMES)}")
     data = pd.DataFrame({
         "deal": frame["deal"].to_numpy(),
-        "ms": frame["ms"].astype(object).fillna(False).astype(bool).to_numpy() if "ms" in frame else False,
+        "ms": _ms_flags(source, frame["ms"]).to_numpy() if "ms" in frame else False,
         "outcome": pd.Categorical(outcome.to_numpy(), categories=OUTCOMES),
     })
     if "game" in frame:
@@ -174,7 +222,7 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
     whose game is not the one their run's manifest names, or a dataset that names a game other
     than `given` (what the user said it holds).
     """
-    stated = run_game(manifest) if manifest else None
+    stated = run_game(manifest) if manifest else None  # a run from before the family: Black Hole
     named = stated
     if "game" in data and len(data):
         counts = data["game"].value_counts()
@@ -187,22 +235,16 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
         if stated is not None and stated != named:
             raise DatasetError(f"{source}: its rows are {named.key} deals, but its run's manifest says "
                                f"{stated.key} (blackhole-stats verify names the files)")
-    if named is None and not _is_csv(source):
-        named = BLACK_HOLE  # Parquet without a game: written before the family, which began with Black Hole
     if named is not None and given is not None and named != given:
         raise DatasetError(f"{source} holds {named.key} deals ({named.name}), not {given.key}")
     return named or given or default or DEFAULT_GAME
 
 
-def names_no_game(data: pd.DataFrame, source: str, manifest: dict | None) -> bool:
-    """Whether `source` is a CSV that says nothing of its game (another solver's verdicts, say):
-    its game is then only assumed. Parquet without a `game` column is from before the family: Black Hole."""
-    return "game" not in data and manifest is None and _is_csv(source)
-
-
-def _is_csv(source: str) -> bool:
-    """As `load` decides how to read a file."""
-    return str(source).lower().endswith(".csv")
+def names_no_game(data: pd.DataFrame, manifest: dict | None) -> bool:
+    """Whether a dataset says nothing of its game: no `game` column and no run manifest (another
+    solver's CSV, a file made in a notebook, the compact study of Black Hole). Its game is then
+    only assumed, and `--game` names it."""
+    return "game" not in data and manifest is None
 
 
 def wilson_interval(successes, trials, z: float = Z95):

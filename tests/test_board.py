@@ -121,9 +121,9 @@ ERROR_CASES = {
     "foundation card in a pile": (replace_line(DEAL_1, 7, "AS 4C 8S"), 8, "AS"),
     "18 piles": (DEAL_1 + "QQ\n", 19, "QQ"),
     "4 cards in a pile": (replace_line(DEAL_1, 4, "JC JS JH 5C"), 5, "5C"),
-    "carriage return line 1": (DEAL_1.replace("\n", "\r\n", 1), 1, "\\r"),
-    "carriage return line 6": (replace_line(DEAL_1, 5, "5D AH 7D\r"), 6, "\\r"),
-    "CRLF board": (DEAL_1.replace("\n", "\r\n"), 1, "\\r"),
+    "carriage return inside line 1": (DEAL_1.replace("Foundations: ", "Foundations:\r ", 1), 1, "\\r"),
+    "carriage return inside line 6": (replace_line(DEAL_1, 5, "5D AH\r7D"), 6, "\\r"),
+    "CR line ends (old Macs)": (DEAL_1.replace("\n", "\r"), 1, "\\r"),
     "trailing junk line": (DEAL_1 + "end\n", 19, "end"),
     "trailing blank line": (DEAL_1 + "\n", 19, "''"),
     "leading space in pile": (replace_line(DEAL_1, 12, " " + DEAL_1.split("\n")[12]), 13, "starts with a space"),
@@ -318,3 +318,10 @@ def test_pretty_lists_piles_with_symbols():
     lines = Board.from_text(text).pretty().splitlines()
     assert lines[0] == "Foundation: A♠" and len(lines) == 18
     assert lines[1].split() == ["0:", "J♦", "K♠", "10♥"]  # pile 0 of the reference board: JD KS TH
+
+
+def test_crlf_text_is_the_same_board():
+    """Windows editors, and PySolFC's text-mode pipe on Windows, end lines with CRLF."""
+    crlf = DEAL_1.replace("\n", "\r\n")
+    assert Board.from_text(crlf) == Board.from_text(DEAL_1) == deal(1)
+    assert Board.read(io.BytesIO(crlf.encode())) == deal(1)

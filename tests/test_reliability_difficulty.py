@@ -171,3 +171,28 @@ def test_resuming_with_only_out_keeps_the_runs_own_settings(tmp_path):
     assert "max_iters=100000, not 500" in assert_one_line_failure(cli("run", "--out", out, "--max-iters", "500"))
     assert "classic" in assert_one_line_failure(cli("run", "--out", out, "--search", "classic"))
     assert snapshot(out) == before
+
+
+def test_resuming_with_another_game_or_with_settings_this_version_lacks_is_one_line(tmp_path):
+    """The run's own settings are checked before they are used: a resume never writes a manifest it
+    cannot then solve with, and never ends in a traceback."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-4", "--difficulty", "--out", out, "--workers", "1").returncode == 0
+    before = snapshot(out)
+    for extra in ((), ("--difficulty",)):
+        error = assert_one_line_failure(cli("run", "--out", out, "--game", "golf", *extra))
+        assert "holds a run of black_hole (Black Hole), not golf" in error
+    assert snapshot(out) == before
+    path = tmp_path / "run.run" / "manifest.json"
+    original = json.loads(path.read_text())
+    for key, value, named in (("search", "turbo", "search 'turbo'"),
+                              ("difficulty_scale", "black_hole/0", "difficulty scale 'black_hole/0'"),
+                              ("difficulty_scale", "golf/1", "difficulty scale 'golf/1'")):
+        path.write_text(json.dumps({**original, key: value}))
+        manifest = path.read_bytes()
+        for arguments in (("--out", out), ("--out", out, "--range", "5-8")):
+            error = assert_one_line_failure(cli("run", *arguments))
+            assert named in error and "cannot resume" in error, error
+            assert path.read_bytes() == manifest
+            assert {name: data for name, data in snapshot(out).items() if name != path} == \
+                {name: data for name, data in before.items() if name != path}

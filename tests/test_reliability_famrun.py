@@ -16,7 +16,8 @@ What it proves, each against data this package did not produce (the peer solver'
 * `verify` judges rows by the run's game: a solution that is legal only in Relaxed Golf,
   stored in a Golf run, is an illegal move; cards played outside what the game allows is named;
 * datasets from before the family (format 1 of 0.1.0, format 2 without a manifest `game`, and
-  the committed compact study without a `game` column) read as Black Hole, and take no other game;
+  the committed compact study without a `game` column, with a note that its game is assumed) read as
+  Black Hole, and the runs take no other game;
 * `report --compare` across two games of the same deals counts the deals one wins and the other
   does not (as the peer's CSVs count them), and refuses two datasets that share no deal;
 * `export --game` is checked against the dataset's game;
@@ -31,6 +32,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -287,13 +289,15 @@ def test_datasets_from_before_the_family_are_black_hole_and_take_no_other_game(t
     before = snapshot(old)
     assert "holds a run of black_hole" in assert_one_line_failure(cli("run", "--game", "golf", "--out", old))
     assert snapshot(old) == before
-    for source in (old, REPO / "results" / "deals.parquet"):  # the committed study has no game column
-        if not Path(source).exists():
-            continue
-        result = cli("report", source, "--format", "json")
-        assert result.returncode == 0 and json.loads(result.stdout)["game"] == "black_hole", result.stderr
-        assert "holds black_hole deals (Black Hole), not golf" in \
-            assert_one_line_failure(cli("export", source, "--game", "golf", "--solvable"))
+    result = cli("report", old, "--format", "json")  # a run of 0.1.0: its manifest makes it Black Hole's
+    assert result.returncode == 0 and json.loads(result.stdout)["game"] == "black_hole", result.stderr
+    assert result.stderr == b""
+    assert "holds black_hole deals (Black Hole), not golf" in \
+        assert_one_line_failure(cli("export", old, "--game", "golf", "--solvable"))
+    study = REPO / "results" / "deals.parquet"  # the committed study: no game column, no manifest
+    result = cli("report", study, "--format", "json")
+    assert result.returncode == 0 and json.loads(result.stdout)["game"] == "black_hole"
+    assert b"does not say which game its deals are of; read as Black Hole (--game names it)" in result.stderr
     assert cli("run", "--out", old).returncode == 0  # brought up to date: a Black Hole run of format 2
     assert manifest(old)["game"] == "black_hole" and cli("verify", old).returncode == 0
 
@@ -365,8 +369,21 @@ def test_a_csv_that_names_no_game_is_never_silently_another_game(runs, tmp_path)
     listing.write_bytes(cli("export", runs["golf"], "--format", "csv").stdout)
     again = cli("report", listing, "--format", "json")
     assert again.returncode == 0 and again.stderr == b"" and json.loads(again.stdout)["game"] == "golf"
+    assert json.loads(again.stdout)["difficulty"] is None  # the list's empty tag columns are no tags
     records = json.loads(cli("export", runs["golf"], "--format", "json").stdout)
     assert {record["game"] for record in records} == {"golf"} and len(records) == DEALS
+    listed = cli("export", csv_path, "--solvable", "--format", "csv")  # the list says the game it assumed
+    assert listed.returncode == 0 and b"read as Black Hole (--game names it)" in listed.stderr
+    table = tmp_path / "peer_golf.parquet"  # made in a notebook: no game column, no manifest
+    frame = pd.read_csv(csv_path).rename(columns={"max_played": "cards_played"})
+    frame.to_parquet(table)
+    compared = cli("report", runs["golf"], "--compare", table, "--format", "json")
+    assert compared.returncode == 0 and json.loads(compared.stdout)["b"]["game"] == "golf"
+    assert json.loads(compared.stdout)["contradictions"] == 0
+    assert b"read as Golf (--compare-game names it)" in compared.stderr
+    assert json.loads(cli("report", table, "--game", "golf", "--format", "json").stdout)["game"] == "golf"
+    assert "give --compare too" in assert_one_line_failure(
+        cli("report", runs["golf"], "--compare-game", "golf"), 2)
 
 
 def test_compare_of_datasets_that_share_no_deal_is_refused(tmp_path, runs):

@@ -368,7 +368,8 @@ def test_deal_numbers_as_a_dataset_hands_them_back(tmp_path):
 
 @pytest.mark.parametrize("value, number", [
     (5, 5), (np.int64(5), 5), (np.uint64(7), 7), (np.int32(32000), 32000), (Decimal("5"), 5),
-    (Decimal("5.000"), 5), (5.0, 5), (np.float64(9.0), 9), (2.0**53, 2**53), (Decimal(10**20), 10**20),
+    (Decimal("5.000"), 5), (5.0, 5), (np.float64(9.0), 9), (2.0**53 - 1, 2**53 - 1), (np.float32(2**24 - 1), 2**24 - 1),
+    (Decimal(10**20), 10**20),
 ])
 def test_integral_values_are_game_numbers(value, number):
     game = GameNumber.parse(value)
@@ -378,7 +379,8 @@ def test_integral_values_are_game_numbers(value, number):
 @pytest.mark.parametrize("value", [True, False, np.bool_(True), float("nan"), float("inf"), 5.5,
                                    Decimal("5.5"), Decimal("NaN"), Decimal("Infinity"), np.float64("nan"),
                                    -1, np.int64(-3), 0, 0.0, Decimal(0), 1 + 0j, None, b"5", [5],
-                                   2.0**53 + 2, 1e20, float(26464608654870335080)],  # floats that may be rounded
+                                   2.0**53, 2.0**53 + 2, np.float32(2**24), 1e20,
+                                   float(26464608654870335080)],  # floats that may be rounded
                          ids=repr)
 def test_other_values_are_refused(value):
     with pytest.raises(DealNumberError):

@@ -519,3 +519,31 @@ def test_committed_results_in_format_1_report_the_same(name, tmp_path):
                    tmp_path / name)
     old, new = (json.loads(run_cli(path, "--format", "json").stdout) for path in (tmp_path / name, source))
     assert {**old, "source": None} == {**new, "source": None}
+
+
+def test_tables_spell_ms_and_deals_as_they_will_and_are_read_exactly(tmp_path):
+    """What notebooks and databases write: psql's t/f for ms, pandas' empty deal with deal_exact,
+    export's 'ms5' kept as text in Parquet; text that is no flag or no decimal number is refused."""
+    spelt = tmp_path / "spelt.csv"
+    spelt.write_text("deal,ms,outcome\n5,f,solved\n6,t,solved\n7,,unsolved\n8, No ,solved\n")
+    data = report.load(spelt, required=report.VERDICTS)
+    assert list(zip(data["deal"].tolist(), data["ms"].tolist())) == [(5, False), (7, False), (8, False), (6, True)]
+    wide = tmp_path / "wide.csv"  # pd.read_parquet(run).to_csv(): deal empty where deal_exact holds it
+    pd.DataFrame({"deal": [5.0, None], "deal_exact": [None, "100000000000000000000"],
+                  "outcome": ["solved", "unsolved"]}).to_csv(wide, index=False)
+    assert report.load(wide, required=report.VERDICTS)["deal"].tolist() == [5, 10**20]
+    text = tmp_path / "text.parquet"  # export's CSV read by pandas and written back as Parquet
+    pd.DataFrame({"deal": ["ms5", "6"], "outcome": ["solved", "unsolved"]}).to_parquet(text)
+    data = report.load(text, required=report.VERDICTS)
+    assert list(zip(data["deal"].tolist(), data["ms"].tolist())) == [(6, False), (5, True)]
+    named = tmp_path / "named.csv"  # game cells as a person types them: whatever --game takes
+    named.write_text("game,deal,outcome\nGolf,1,solved\n 36 ,2,unsolved\n")
+    assert report.load(named, required=report.VERDICTS)["game"].tolist() == ["golf", "golf"]
+    for name, content, words in (("flag.csv", "deal,ms,outcome\n5,maybe,solved\n", "column ms holds 'maybe'"),
+                                 ("blank.csv", "game,deal,outcome\ngolf,1,solved\n ,2,solved\n",
+                                  "row 2 has no game"),
+                                 ("hex.csv", "deal,outcome\n0x10,solved\n", "holds '0x10'")):
+        (tmp_path / name).write_text(content)
+        done = cli("export", tmp_path / name)
+        error = done.stderr.decode()
+        assert done.returncode == 1 and words in error and error.count("\n") == 1 and not done.stdout, error

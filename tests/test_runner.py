@@ -217,7 +217,7 @@ def test_other_settings_and_bad_deal_files_are_one_line(tmp_path):
     assert again.returncode == 0 and again.stdout.startswith("0 deals solved now")
     changed = cli("run", "--range", "1-5", "--out", out, "--max-iters", "10")
     assert changed.returncode == 1 and changed.stderr.count("\n") == 1
-    assert "max_iters=None, not 10" in changed.stderr
+    assert "max_iters=no bound, not 10" in changed.stderr
     listing = tmp_path / "deals.txt"
     listing.write_text("12\n\nms3\nthirteen\n")
     bad = cli("run", "--deals", listing, "--out", tmp_path / "other")
