@@ -223,10 +223,16 @@ static inline uint64_t mix64(uint64_t x)
 #define START_BITS 17
 
 
+/* A key may carry the talon cards turned in its low `turned_bits` bits
+ * (0: plain keys): such an entry is found by the position alone and holds
+ * for that many talon cards turned or more (see max_dfs). */
+#define TURNED_BITS 5 /* talon cards turned: 0..MAX_TALON */
+
 typedef struct {
     uint64_t *tags;
     uint8_t *values;
     int use_values;           /* read and write values (a table may skip them for a search) */
+    int turned_bits;          /* 0, or TURNED_BITS for keys carrying the talon cards turned */
     uint64_t bucket_mask;     /* the window in use */
     uint64_t start_mask;
     uint64_t max_mask;
@@ -239,6 +245,7 @@ static int fact_table_init(FactTable *t, int bits, int with_values)
     t->tags = calloc(slots, sizeof(uint64_t));
     t->values = with_values ? calloc(slots, 1) : NULL;
     t->use_values = with_values;
+    t->turned_bits = 0;
     t->max_mask = (slots / WAYS) - 1;
     t->start_mask = bits > START_BITS ? ((1ull << START_BITS) / WAYS) - 1 : t->max_mask;
     t->bucket_mask = t->start_mask;
@@ -291,7 +298,7 @@ static void fact_table_grow(FactTable *t)
             if ((tag >> KEY_BITS) != t->gen)
                 continue;
             uint64_t key = tag & ((1ull << KEY_BITS) - 1);
-            if ((mix64(key) & t->bucket_mask) == bucket)
+            if ((mix64(key >> t->turned_bits) & t->bucket_mask) == bucket)
                 continue;
             t->tags[slot] = 0;
             fact_table_put(t, key, t->use_values ? t->values[slot] : 0);
@@ -301,7 +308,7 @@ static void fact_table_grow(FactTable *t)
 
 static inline uint64_t *fact_table_bucket(const FactTable *t, uint64_t key)
 {
-    return t->tags + (mix64(key) & t->bucket_mask) * WAYS;
+    return t->tags + (mix64(key >> t->turned_bits) & t->bucket_mask) * WAYS;
 }
 
 /* Returns the slot index of key, or -1. */
@@ -315,13 +322,27 @@ static inline long fact_table_find(const FactTable *t, uint64_t key)
     return -1;
 }
 
+/* The slot of an entry for the position of key (its low turned_bits
+ * bits: talon cards turned) made with at most that many turned, or -1. */
+static inline long fact_table_find_turned(const FactTable *t, uint64_t key)
+{
+    uint64_t tag = (t->gen << KEY_BITS) | key, turned = (1ull << t->turned_bits) - 1;
+    uint64_t *b = fact_table_bucket(t, key);
+    for (int i = 0; i < WAYS; i++)
+        if ((b[i] & ~turned) == (tag & ~turned) && (b[i] & turned) <= (tag & turned))
+            return (long)(b - t->tags) + i;
+    return -1;
+}
+
+/* Stores key's fact, replacing any entry for the same position (whatever
+ * its talon cards turned). */
 static void fact_table_put(FactTable *t, uint64_t key, int value)
 {
-    uint64_t tag = (t->gen << KEY_BITS) | key;
+    uint64_t tag = (t->gen << KEY_BITS) | key, position = key >> t->turned_bits;
     uint64_t *b = fact_table_bucket(t, key);
-    int slot = (int)((key ^ (key >> 17)) & (WAYS - 1)); /* victim if full */
+    int slot = (int)((position ^ (position >> 17)) & (WAYS - 1)); /* victim if full */
     for (int i = 0; i < WAYS; i++) {
-        if (b[i] == tag || (b[i] >> KEY_BITS) != t->gen) { slot = i; break; }
+        if (b[i] >> t->turned_bits == tag >> t->turned_bits || (b[i] >> KEY_BITS) != t->gen) { slot = i; break; }
     }
     b[slot] = tag;
     if (t->use_values)
@@ -407,6 +428,13 @@ static inline uint64_t piles_f_key(const Position *s)
 static inline uint64_t position_key(const Position *s)
 {
     return piles_f_key(s) + (uint64_t)s->t * s->t_weight;
+}
+
+/* The most-played search's key: piles_f_key with the talon cards turned in
+ * its low TURNED_BITS bits (none without a talon: then t is always 0). */
+static inline uint64_t turned_key(const Position *s)
+{
+    return s->talon_len ? piles_f_key(s) << TURNED_BITS | (uint64_t)s->t : piles_f_key(s);
 }
 
 /* piles_f_key after a move, without making it. */
@@ -592,7 +620,9 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
             place *= (uint64_t)(holders + 1);
         }
     }
-    long double others = (long double)(NRANKS + 1) * (talon_len + 1);
+    /* Room for f and t; with a talon, t gets TURNED_BITS of its own (the
+     * most-played search's keys carry it in their low bits). */
+    long double others = (long double)(NRANKS + 1) * (talon_len ? 1 << TURNED_BITS : 1);
     if (product * others >= (long double)(1ull << KEY_BITS)) {
         product = 1.0L;
         place = 1;
@@ -809,38 +839,61 @@ static inline uint16_t fits_any(const Position *s, uint16_t reach)
  * of pile p (from the top) it took. */
 static int reach_bound(const Position *s, int taken[NPILES])
 {
-    int total = 0;
-    uint16_t taken_ranks = 0, exposed = 0; /* exposed: ranks of the next card of each pile */
-    for (int p = 0; p < s->npiles; p++) {
-        taken[p] = s->f == EMPTY_F ? s->h[p] : 0;
-        if (s->h[p])
-            exposed |= (uint16_t)(1u << s->rank[p][s->h[p] - 1]);
-    }
-    if (s->f == EMPTY_F)
+    if (s->f == EMPTY_F) {
+        for (int p = 0; p < s->npiles; p++)
+            taken[p] = s->h[p];
         return s->left;
+    }
+    /* next[r]: the piles whose next card not taken has rank r; exposed: the
+     * ranks with such piles. A pass visits only the piles whose next card
+     * fits, so the fixed point costs the cards taken, not a scan of every
+     * pile per step. */
+    uint32_t next[NRANKS];
+    uint16_t taken_ranks = 0, exposed = 0;
+    int total = 0;
+    for (int r = 0; r < NRANKS; r++) {
+        next[r] = s->tops[r];
+        if (next[r])
+            exposed |= (uint16_t)(1u << r);
+    }
+    for (int p = 0; p < s->npiles; p++)
+        taken[p] = 0;
     for (int j = s->t - 1; j < s->talon_len && total < s->left; j++) {
         uint16_t reach = (uint16_t)(1u << (j < s->t ? s->f : s->talon[j]));
         for (;;) {
-            uint16_t near = fits_any(s, reach);
-            if (!(near & exposed)) {
+            uint16_t near = fits_any(s, reach), ready = (uint16_t)(near & exposed);
+            if (!ready) {
                 uint16_t stepped = (uint16_t)(near & taken_ranks & ~reach);
                 if (!stepped)
                     break;
                 reach |= stepped;
                 continue;
             }
-            exposed = 0;
-            for (int p = 0; p < s->npiles; p++) {
-                while (taken[p] < s->h[p]) {
-                    int r = s->rank[p][s->h[p] - 1 - taken[p]];
-                    if (!(near >> r & 1)) {
-                        exposed |= (uint16_t)(1u << r);
-                        break;
+            /* Take from each such pile while its cards fit (near stays as it
+             * was for the whole pass); a pile stops at a card whose rank is
+             * not in near, so not in ready either. */
+            exposed &= (uint16_t)~ready;
+            for (uint16_t ranks = ready; ranks; ranks &= (uint16_t)(ranks - 1)) {
+                int first = lowest_bit(ranks);
+                uint32_t piles = next[first];
+                next[first] = 0;
+                for (; piles; piles &= piles - 1) {
+                    int p = lowest_bit(piles), h = s->h[p], k = taken[p], r = first;
+                    for (;;) {
+                        k++;
+                        total++;
+                        taken_ranks |= (uint16_t)(1u << r);
+                        reach |= (uint16_t)(1u << r);
+                        if (k == h)
+                            break;
+                        r = s->rank[p][h - 1 - k];
+                        if (!(near >> r & 1)) {
+                            next[r] |= 1u << p;
+                            exposed |= (uint16_t)(1u << r);
+                            break;
+                        }
                     }
-                    taken[p]++;
-                    total++;
-                    taken_ranks |= (uint16_t)(1u << r);
-                    reach |= (uint16_t)(1u << r);
+                    taken[p] = k;
                 }
             }
         }
@@ -1427,6 +1480,16 @@ static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, in
  * extended by turning the rest of the talon, so the most cards a line puts
  * on the foundation is the most pile cards plus every talon card left.
  *
+ * Talon dominance, as in the verdict search (see fast_dfs): from
+ * (piles, f, t) any line of (piles, f, t') with t' > t can be played,
+ * turning t' - t + 1 cards where it turns one, and it plays the same pile
+ * cards. So a bound on the pile cards still playable from (piles, f, t)
+ * bounds (piles, f, t') too: the table is keyed by piles and foundation,
+ * with t in the key's low bits, and an entry is used at its t or later
+ * (fact_table_find_turned). It holds in every game with a talon (the
+ * argument uses only that a talon turn needs nothing and changes only f);
+ * without a talon t is always 0 and the keys are plain.
+ *
  * The two steps get the node budget the verdict search left over; if that
  * runs out, the figure is reported as unknown (never a smaller number).
  * ====================================================================== */
@@ -1456,11 +1519,11 @@ static int max_dfs(MaxSearch *ms, int depth)
         ms->best = depth;
     if (s->left == 0)
         return 0;
-    uint64_t key = position_key(s);
+    uint64_t key = turned_key(s);
     /* Every line from the start leaves `cap` cards, so every line from here
      * does too. The reach bound last: it costs the most. */
     int bound = s->left - ms->cap;
-    long slot = fact_table_find(ms->bounds, key);
+    long slot = fact_table_find_turned(ms->bounds, key);
     if (slot >= 0 && ms->bounds->values[slot] < bound)
         bound = ms->bounds->values[slot];
     if (depth + bound <= ms->best)
@@ -1811,6 +1874,7 @@ static void fast_search_start(FastSearch *fs, const Position *start, FactTable *
     fs->winnable = NULL;
     fact_table_new_generation(table);
     table->use_values = start->talon_len > 0; /* without a talon, t is always 0 */
+    table->turned_bits = 0;
     fs->grow_at = fact_table_window_slots(table);
 }
 
@@ -1915,6 +1979,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     ms.best = deepest;
     ms.cap = cap;
     self->bounds.use_values = 1;
+    self->bounds.turned_bits = start->talon_len ? TURNED_BITS : 0;
     fact_table_new_generation(&self->bounds);
     ms.grow_at = fact_table_window_slots(&self->bounds);
     max_dfs(&ms, 0);
