@@ -108,6 +108,21 @@ def test_the_winnable_bitmap_expands_to_the_peers_solvable_deals(tagged, tmp_pat
     assert expanded.stdout.splitlines() == [str(n) for n in sorted(peer) if peer[n] == "solved"]
 
 
+def test_the_tag_bitmaps_expand_to_exports_lists_per_tag(tagged, tmp_path):
+    script = REPO / "scripts" / "winnable_bitmap.py"
+    packed = subprocess.run([sys.executable, script, "pack-tags", tagged, tmp_path / "deals"],
+                            capture_output=True, text=True)
+    assert packed.returncode == 0, packed.stderr
+    for tag in TAGS:
+        bits = tmp_path / f"deals_{tag.replace(' ', '_')}.bits"
+        expanded = subprocess.run([sys.executable, script, "expand", bits], capture_output=True, text=True)
+        assert expanded.stdout.splitlines() == lines(cli("export", tagged, "--tag", tag)), tag
+    refused = subprocess.run([sys.executable, script, "pack-tags", REPO / "results" / "deals.parquet",
+                              tmp_path / "untagged"], capture_output=True, text=True)
+    assert refused.returncode == 1 and "missing column tag" in refused.stderr and "Traceback" not in refused.stderr
+    assert not list(tmp_path.glob("untagged*"))
+
+
 def test_report_shows_how_many_solvable_deals_each_tag_holds(tagged):
     report = json.loads(cli("report", tagged, "--format", "json").stdout)
     peer = peer_outcomes(40)

@@ -216,3 +216,21 @@ def test_readme_gives_black_holes_validation_table_and_the_significant_steps_as_
     rho = {game_key: re.search(r"needs more\): ([\d.]+)\.", section(game_key)).group(1) for game_key in CURRENT}
     low, high = min(rho, key=lambda key: float(rho[key])), max(rho, key=lambda key: float(rho[key]))
     assert f"is between {rho[low]} ({get_game(low).name}) and {rho[high]} ({get_game(high).name})" in text
+
+
+def test_the_committed_tag_bitmaps_split_the_winnable_million():
+    """results/winnable's five tag bitmaps: disjoint, together the winnable bitmap, counted as its
+    README says, and a sample of deals scored again here lands in its tag's bitmap."""
+    folder = REPO / "results" / "winnable"
+    winnable = np.unpackbits(np.fromfile(folder / "black_hole_1_1000000.bits", dtype=np.uint8), bitorder="little")
+    tagged = {tag: np.unpackbits(np.fromfile(folder / f"black_hole_1_1000000_{tag.replace(' ', '_')}.bits",
+                                             dtype=np.uint8), bitorder="little") for tag in TAGS}
+    stacked = np.vstack(list(tagged.values())).astype(int)
+    assert stacked.sum(axis=0).max() == 1 and np.array_equal(stacked.sum(axis=0), winnable)
+    guide = " ".join((folder / "README.md").read_text(encoding="utf-8").split())
+    for tag, bits in tagged.items():
+        assert f"| {tag} | `black_hole_1_1000000_{tag.replace(' ', '_')}.bits` | {int(bits.sum()):,} |" in guide
+    scale = SCALES["black_hole/1"]
+    sample = np.random.default_rng(14).choice(np.flatnonzero(winnable), 12, replace=False)
+    for index in sample.tolist():
+        assert tagged[scale.tag(difficulty(deal(index + 1)))][index], index + 1
