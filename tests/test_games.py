@@ -271,15 +271,19 @@ def small_positions(draw, game_key: str):
     cards = draw(st.permutations(range(52)))
     size = draw(st.integers(0, 9))
     talon_size = draw(st.integers(0, min(4, game.talon_size)))
+    return spread_over_piles(draw, game, cards, size, talon_size)
+
+
+def spread_over_piles(draw, game, cards: list[int], size: int, talon_size: int):
+    """The first `size` cards dealt onto random piles (the next pile where one is full), then the
+    talon and the foundation card: a position of `game` for the brute-force comparisons."""
     piles: list[list[int]] = [[] for _ in range(game.piles)]
     for card in cards[:size]:
         target = draw(st.integers(0, game.piles - 1))
         while len(piles[target]) == game.pile_size:
             target = (target + 1) % game.piles
         piles[target].append(card)
-    talon = list(cards[size:size + talon_size])
-    foundation = cards[size + talon_size]
-    return piles, talon, foundation
+    return piles, list(cards[size:size + talon_size]), cards[size + talon_size]
 
 
 @st.composite
@@ -291,13 +295,7 @@ def dense_positions(draw, game_key: str):
     cards = draw(st.permutations([suit * 13 + rank for suit in range(4) for rank in range(low, low + 5)]))
     size = draw(st.integers(0, min(13, game.piles * game.pile_size)))
     talon_size = draw(st.integers(0, min(6, game.talon_size)))
-    piles: list[list[int]] = [[] for _ in range(game.piles)]
-    for card in cards[:size]:
-        target = draw(st.integers(0, game.piles - 1))
-        while len(piles[target]) == game.pile_size:
-            target = (target + 1) % game.piles
-        piles[target].append(card)
-    return piles, list(cards[size:size + talon_size]), cards[size + talon_size]
+    return spread_over_piles(draw, game, cards, size, talon_size)
 
 
 @st.composite
@@ -310,13 +308,7 @@ def near_miss_positions(draw, game_key: str):
     cards = draw(st.permutations([suit * 13 + rank for suit in range(4) for rank in range(low, low + 6)]))
     size = draw(st.integers(12, 16))
     talon_size = draw(st.integers(3, 7))
-    piles: list[list[int]] = [[] for _ in range(game.piles)]
-    for card in cards[:size]:
-        target = draw(st.integers(0, game.piles - 1))
-        while len(piles[target]) == game.pile_size:
-            target = (target + 1) % game.piles
-        piles[target].append(card)
-    return piles, list(cards[size:size + talon_size]), cards[size + talon_size]
+    return spread_over_piles(draw, game, cards, size, talon_size)
 
 
 def card_text(card_id: int) -> str:
