@@ -34,6 +34,7 @@ FOUNDATION_PREFIX = "Foundations: "
 EMPTY_MARK = "-"
 """The foundation line's word for an empty foundation."""
 TALON_PREFIX = "Talon:"
+BYTE_ORDER_MARK = "\ufeff"
 TALON_MOVE = 255
 """The pile byte of a talon turn in a line of play (what the compiled core uses)."""
 EMPTY_FOUNDATION_ID = len(DECK)
@@ -142,9 +143,10 @@ class Board:
         """Parse board lines (without their '\\n'); stops at the first bad one, even in an endless iterable.
 
         A line may end in '\\r' (CRLF text: Windows editors, and PySolFC's text-mode pipe to the solver
-        there); a '\\r' anywhere else is refused.
+        there); a '\\r' anywhere else is refused. The first line may start with a byte-order mark
+        (Notepad's "UTF-8 with BOM"), which is no card.
         """
-        numbered = enumerate((line.removesuffix("\r") for line in lines), 1)
+        numbered = enumerate((line.removesuffix("\r") for line in _without_byte_order_mark(lines)), 1)
         seen: dict[Card, str] = {}
 
         def take(token: str, number: int, where: str) -> Card:
@@ -448,6 +450,15 @@ def _stream_lines(stream: BinaryIO) -> Iterator[str]:
         except UnicodeDecodeError:
             raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
         number += 1
+
+
+def _without_byte_order_mark(lines: Iterable[str]) -> Iterator[str]:
+    """The lines, the first without a leading byte-order mark, still one line at a time."""
+    lines = iter(lines)
+    first = next(lines, None)
+    if first is not None:
+        yield first.removeprefix(BYTE_ORDER_MARK)
+        yield from lines
 
 
 def _check_line(line: str, number: int) -> None:

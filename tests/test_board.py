@@ -1,6 +1,7 @@
 """Board text: round trips, partial positions, parse errors, fuzzing."""
 from __future__ import annotations
 
+import codecs
 import io
 import random
 
@@ -325,3 +326,15 @@ def test_crlf_text_is_the_same_board():
     crlf = DEAL_1.replace("\n", "\r\n")
     assert Board.from_text(crlf) == Board.from_text(DEAL_1) == deal(1)
     assert Board.read(io.BytesIO(crlf.encode())) == deal(1)
+
+
+def test_a_byte_order_mark_before_the_first_line_is_no_card():
+    """Notepad saves "UTF-8 with BOM"; a mark anywhere else is still a bad token."""
+    for text in (DEAL_1, DEAL_1.replace("\n", "\r\n")):
+        assert Board.from_text("\ufeff" + text) == deal(1)
+        assert Board.read(io.BytesIO(codecs.BOM_UTF8 + text.encode())) == deal(1)
+    lines = DEAL_1.splitlines(keepends=True)
+    with pytest.raises(BoardParseError, match="line 2"):
+        Board.from_text(lines[0] + "\ufeff" + "".join(lines[1:]))
+    with pytest.raises(BoardParseError, match="line 1"):
+        Board.from_text("\ufeff\ufeff" + DEAL_1)
