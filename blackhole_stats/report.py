@@ -14,6 +14,7 @@ refused rather than summed. `--compare` works across games of the same deals.
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .cards import DECK
 from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
                       run_game, shown_game)
 from .dealing import game_name
@@ -198,14 +200,33 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             if (values.isna() & frame[column].notna() if may_be_null else values.isna()).any():
                 what = "non-numeric" if may_be_null else "missing or non-numeric"
                 raise DatasetError(f"{source}: column {column} has {what} values")
-            try:
-                data[column] = values.astype(dtype).array
-            except (TypeError, ValueError):  # 3.5 cards
-                raise DatasetError(f"{source}: column {column} must hold whole numbers") from None
+            _check_range(source, column, values.dropna().to_numpy())
+            data[column] = values.astype(dtype).array
     if "difficulty" in frame and "tag" in frame:
         data["difficulty"] = pd.to_numeric(frame["difficulty"], errors="coerce").astype("float64").to_numpy()
         data["tag"] = pd.Categorical(frame["tag"].astype(object).to_numpy(), categories=TAGS)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
+
+
+COLUMN_RANGES = {"iterations": (0, 2**63 - 1, True), "cards_played": (0, len(DECK), True),
+                 "seconds": (0, math.inf, False)}
+"""Each numeric column's bounds (inclusive) and whether it holds whole numbers: a count past int64
+would wrap around when stored, a fraction would be cut, and no deal plays more cards than a deck."""
+
+
+def _check_range(source: str, column: str, values: np.ndarray) -> None:
+    """DatasetError naming the first value of a column outside its range (COLUMN_RANGES)."""
+    low, high, whole = COLUMN_RANGES[column]
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values) | (values < low) | (values >= float(high) + 1 if whole else values > high)
+        if whole:
+            bad |= values != np.floor(values)
+    else:
+        bad = (values < low) | (values > high)
+    if bad.any():
+        value = values[bad.argmax()].item()
+        kind, bounds = ("whole numbers", f"from {low:,} to {high:,}") if whole else ("numbers", f"of {low} or more")
+        raise DatasetError(f"{source}: column {column} has {value!r}; it must hold {kind} {bounds}")
 
 
 def _null_or(value):
@@ -353,11 +374,26 @@ class Report:
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
 
 
+def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
+    """DatasetError naming the first deal whose cards_played its outcome cannot have in `game`
+    (a table of them would count lines no deal of the game can play)."""
+    for outcome in OUTCOMES:
+        allowed = game.cards_played_range(outcome)
+        played = data["cards_played"]
+        bad = (data["outcome"] == outcome) & played.notna() & ~played.between(allowed.start, allowed.stop - 1)
+        if bad.any():
+            row = data.loc[bad.idxmax()]
+            raise DatasetError(f"{source}: deal {game_name(row['deal'], row['ms'])} is {outcome} with cards_played "
+                               f"{row['cards_played']}, but {game.name} allows {allowed.start} to {allowed.stop - 1}")
+
+
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None
                  ) -> Report:
     """Compute a Report from a normalized dataset (see `load`) of `game` (None: `game_of` it) and its
     run's manifest, if any."""
     game = game or game_of(data, source, manifest)
+    if "cards_played" in data:
+        _check_cards_played(data, source, game)
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
     iterations = cards_played = cards_played_unknown = no_first_move = None

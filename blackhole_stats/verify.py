@@ -201,10 +201,8 @@ def _row_problem(rules: Game, game: GameNumber, outcome: str, played: int | None
                  max_iters: int | None) -> str | None:
     """What is wrong with one row of a run of `rules`, or None.
 
-    Cards played, by the game's description: a win plays exactly its solution's moves (every pile
-    card, and in Golf the talon cards turned on the way); any other line falls short of
-    every card there is (`playable_cards`), and an unsolvable deal's best line plays at least
-    what every line does (`fewest_cards_played`: the talon, a first card on an empty foundation).
+    Cards played: a win plays exactly its solution's moves; other rows hold what the game allows
+    (`Game.cards_played_range`).
     """
     if outcome not in OUTCOMES:
         return f"unknown outcome {outcome!r}"
@@ -220,9 +218,9 @@ def _row_problem(rules: Game, game: GameNumber, outcome: str, played: int | None
         return f"{outcome}, but with a solution"
     if played is None:  # unknown only if an unsolvable deal's most-played search ran out of budget
         return None if outcome == "unsolved" and max_iters is not None else f"{outcome}, but no cards_played"
-    fewest = rules.fewest_cards_played if outcome == "unsolved" else 0  # intractable: the best line found
-    if not fewest <= played < rules.playable_cards:
-        return f"{outcome}, but cards_played is {played} ({rules.name}: {fewest} to {rules.playable_cards - 1})"
+    allowed = rules.cards_played_range(outcome)
+    if played not in allowed:
+        return f"{outcome}, but cards_played is {played} ({rules.name}: {allowed.start} to {allowed.stop - 1})"
     if outcome == "intractable" and max_iters is None:
         return "intractable, but the run had no iteration limit"
     return None

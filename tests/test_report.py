@@ -325,9 +325,11 @@ def test_compare_two_datasets_finds_exactly_the_changed_deals(dataset, rows, tmp
         name(by_outcome["unsolved"][0]): "solved",    # contradiction
         name(by_outcome["solved"][1]): "intractable",  # undecided, not a contradiction
     }
+    played_as = {"solved": 51, "unsolved": 50, "intractable": 50}  # what each outcome can have played
     for row in other:
         if name(row) in changes:
             row["outcome"] = changes[name(row)]
+            row["cards_played"] = played_as[row["outcome"]]
     closer = by_outcome["unsolved"][1]
     closer["cards_played"] = 49 if closer["cards_played"] != 49 else 48
     write_arrow(tmp_path / "other", other, parts=2)
@@ -352,10 +354,10 @@ def test_compare_with_another_solvers_csv(dataset, rows, tmp_path):
         writer.writerow(["deal", "outcome", "iterations", "states_generated", "iterations_rank_reach_prune",
                          "max_played"])
         for row in plain:
-            outcome = row["outcome"]
-            if name(row) in flipped:
-                outcome = "unsolved" if outcome == "solved" else "solved"
-            writer.writerow([row["deal"], outcome, row["iterations"] * 2, 0, 0, row["cards_played"]])
+            outcome, played = row["outcome"], row["cards_played"]
+            if name(row) in flipped:  # with the cards that verdict plays
+                outcome, played = ("unsolved", 50) if outcome == "solved" else ("solved", 51)
+            writer.writerow([row["deal"], outcome, row["iterations"] * 2, 0, 0, played])
 
     done = run_cli(dataset, "--compare", csv_path, "--format", "json")
     assert done.returncode == 0, done.stderr
@@ -382,6 +384,44 @@ def test_bad_values_are_named(tmp_path):
     frame.to_parquet(tmp_path / "bad.parquet")
     with pytest.raises(DatasetError, match="column outcome has 'maybe'"):
         report.load(tmp_path)
+
+
+@pytest.mark.parametrize("column, values, shown", [
+    ("iterations", pd.Series([9_300_000_000_000_000_000, 10], dtype="uint64"), "9300000000000000000"),  # past int64
+    ("iterations", pd.Series([2**64 - 1, 10], dtype="uint64"), "18446744073709551615"),  # would wrap to -1
+    ("iterations", [5.5, 5.0], "5.5"),  # would be cut to 5
+    ("iterations", [1e30, 5.0], "1e+30"),
+    ("iterations", [-5, 5], "-5"),
+    ("cards_played", [-3, 50], "-3"),
+    ("cards_played", [53.0, 50.0], "53.0"),  # more than a deck
+    ("seconds", [-1.0, 0.5], "-1.0"),
+    ("seconds", [float("inf"), 0.5], "inf"),
+])
+def test_numbers_no_deal_can_have_are_named_not_wrapped_or_cut(tmp_path, column, values, shown):
+    """Stored as int64, 2^63 and up would wrap around (the mean goes negative) and 5.5 would be cut to 5."""
+    frame = pd.DataFrame({"deal": [1, 2], "outcome": ["unsolved", "unsolved"], "iterations": [7, 8],
+                          "cards_played": [40, 41], "seconds": [0.1, 0.2]})
+    frame[column] = values
+    frame.to_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(DatasetError, match=f"column {column} has {re.escape(shown)}; it must hold"):
+        report.load(tmp_path)
+
+
+@pytest.mark.parametrize("game, outcome, played, allowed", [
+    ("black_hole", "unsolved", 51, "0 to 50"),   # a line that plays every card wins
+    ("black_hole", "solved", 50, "51 to 51"),
+    ("golf", "unsolved", 10, "16 to 50"),       # every line turns the 16 talon cards
+    ("golf", "solved", 34, "35 to 51"),         # a win empties the 35 pile cards
+    ("all_in_a_row", "intractable", 52, "0 to 51"),
+])
+def test_cards_played_the_outcome_cannot_have_in_the_game_is_named(tmp_path, game, outcome, played, allowed):
+    frame = pd.DataFrame({"deal": [1, 2], "game": [game, game], "outcome": ["unsolved", outcome],
+                          "iterations": [7, 8], "cards_played": [report.get_game(game).fewest_cards_played, played]})
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    failed = run_cli(tmp_path / "bad.csv")
+    assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+    assert f"deal 2 is {outcome} with cards_played {played}, but {report.get_game(game).name} allows {allowed}" \
+        in failed.stderr
 
 
 def _bad_inputs(root: Path) -> dict[str, list]:
