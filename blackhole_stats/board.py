@@ -44,8 +44,12 @@ SVG_FAN_STEP = 36
 """How much of a covered card shows: room for '10♥' in the picture's font."""
 SVG_PILE_GAP, SVG_MARGIN = 18, 14
 
-MAX_LINE = 64
-"""Longest board line read (characters; a valid one has at most 15): longer is refused unread."""
+MAX_LINE = 4096
+"""Longest board line read (characters): a valid one has at most 15 cards, but the peer reads any
+number of spaces between them and at the end; longer is refused unread (the peer's whole board
+fits in 4092 bytes)."""
+MAX_LINES = 1000
+"""Lines read before a board is refused: a board has at most 19, and blank lines around it are skipped."""
 
 # bytes.translate table: PySolFC card id (suit * 13 + rank) -> rank.
 RANK_OF_ID = bytes(i % NUM_RANKS if i < 52 else 0 for i in range(256))
@@ -146,7 +150,7 @@ class Board:
         there); a '\\r' anywhere else is refused. The first line may start with a byte-order mark
         (Notepad's "UTF-8 with BOM"), which is no card.
         """
-        numbered = enumerate((line.removesuffix("\r") for line in _without_byte_order_mark(lines)), 1)
+        numbered = _numbered(_without_byte_order_mark(lines))
         seen: dict[Card, str] = {}
 
         def take(token: str, number: int, where: str) -> Card:
@@ -175,7 +179,12 @@ class Board:
             return [take(token, number, "in the talon") for token in tokens]
 
         talon: list[Card] | None = None
-        number, line = next(numbered, (1, ""))
+        number, line = 0, ""
+        for number, line in numbered:  # blank lines before the board: the peer skips them too
+            if line:
+                break
+        else:
+            number += 1  # the line after the last: there is none
         _check_line(line, number)
         if line.startswith(TALON_PREFIX):
             talon = read_talon(line, number, after_foundation=True)
@@ -206,6 +215,8 @@ class Board:
             if line.startswith(FOUNDATION_PREFIX.rstrip()):
                 raise BoardParseError(f"line {number}: a second Foundations line ({quoted(line)})")
             if number >= first_pile + game.piles:
+                if not line:
+                    continue  # blank lines after the last pile, which the peer never reads
                 raise BoardParseError(f"line {number}: more than {game.piles} piles ({quoted(line)})")
             if line.startswith(" "):
                 raise BoardParseError(f"line {number}: starts with a space (a pile's line starts with its bottom "
@@ -442,14 +453,27 @@ def _svg_empty(x: int, y: int) -> str:
 
 
 def _stream_lines(stream: BinaryIO) -> Iterator[str]:
-    """Decoded lines of a binary stream; a longer line than MAX_LINE arrives cut, to be refused."""
+    """Decoded lines of a binary stream; a line longer than MAX_LINE is refused unread, before its cut
+    end could be taken for bad UTF-8."""
     number = 1
-    while raw := stream.readline(MAX_LINE + 1):  # the line and its '\n'
+    most = 4 * MAX_LINE + 2  # bytes: MAX_LINE characters of UTF-8 and a CRLF
+    while raw := stream.readline(most + 1):
+        if len(raw) > most:
+            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters ({quoted(raw)})")
         try:
             yield raw.removesuffix(b"\n").decode("utf-8")
         except UnicodeDecodeError:
             raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
         number += 1
+
+
+def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
+    """(number, line) from 1, each without a CRLF's '\\r'; refuses a MAX_LINES-th line (endless blank
+    lines, which the parser skips, would otherwise be read forever)."""
+    for number, line in enumerate(lines, 1):
+        if number > MAX_LINES:
+            raise BoardParseError(f"line {number}: more than {MAX_LINES:,} lines: not a board")
+        yield number, line.removesuffix("\r")
 
 
 def _without_byte_order_mark(lines: Iterable[str]) -> Iterator[str]:
@@ -465,7 +489,7 @@ def _check_line(line: str, number: int) -> None:
     if "\r" in line:
         raise BoardParseError(f"line {number}: stray '\\r' (line endings must be '\\n' or '\\r\\n')")
     if len(line) > MAX_LINE:
-        raise BoardParseError(f"line {number}: longer than {MAX_LINE} characters ({quoted(line)})")
+        raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters ({quoted(line)})")
 
 
 def _cards_of(text: str) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import Board, BoardParseError, Card, IllegalMove, deal
+from blackhole_stats import Board, BoardParseError, Card, IllegalMove, deal, get_game
 
 from conftest import reference_board, reference_boards, require_reference
 
@@ -126,7 +126,7 @@ ERROR_CASES = {
     "carriage return inside line 6": (replace_line(DEAL_1, 5, "5D AH\r7D"), 6, "\\r"),
     "CR line ends (old Macs)": (DEAL_1.replace("\n", "\r"), 1, "\\r"),
     "trailing junk line": (DEAL_1 + "end\n", 19, "end"),
-    "trailing blank line": (DEAL_1 + "\n", 19, "''"),
+    "junk after blank lines after the piles": (DEAL_1 + "\n\nend\n", 21, "end"),
     "leading space in pile": (replace_line(DEAL_1, 12, " " + DEAL_1.split("\n")[12]), 13, "starts with a space"),
     "line of spaces": (replace_line(DEAL_1, 12, "  "), 13, "starts with a space"),
     "second foundation line": (replace_line(DEAL_1, 12, "Foundations: AS"), 13, "a second Foundations line"),
@@ -235,9 +235,31 @@ def test_reading_stops_at_the_first_bad_line():
         Board.read(stream)
     assert stream.tell() == len(DEAL_1) + 3  # nothing after line 19 was read
     endless = io.BytesIO(b"Foundations: AS\n" + b"2C" * 10**6)
-    with pytest.raises(BoardParseError, match="line 2: longer than 64 characters"):
+    with pytest.raises(BoardParseError, match="line 2: longer than 4,096 characters"):
         Board.read(endless)
-    assert endless.tell() < 100
+    assert endless.tell() < 20_000
+    blank = io.BytesIO(b"\n" * 10**6)
+    with pytest.raises(BoardParseError, match="line 1001: more than 1,000 lines: not a board"):
+        Board.read(blank)
+    assert blank.tell() == 1001
+
+
+def test_blank_lines_around_a_board_are_skipped_as_the_peer_skips_them():
+    """The peer skips newlines before the first line and reads no further than the last pile."""
+    for game, text in (("black_hole", DEAL_1), ("golf", deal(2, "golf").to_text())):
+        kind = get_game(game)
+        assert Board.from_text("\n\n" + text + "\n\n", kind) == Board.from_text(text, kind)
+        assert Board.read(io.BytesIO(("\r\n" + text + "\r\n").encode()), kind) == Board.from_text(text, kind)
+
+
+def test_long_lines_of_spaces_read_as_the_peer_reads_them():
+    """Any number of spaces between cards and at a line's end; a multi-byte character cut at the
+    limit is a long line, not bad UTF-8."""
+    lines = DEAL_1.split("\n")
+    spread = "\n".join([lines[0].replace(" ", " " * 300), "   ".join(lines[1].split()) + " " * 3000, *lines[2:]])
+    assert Board.from_text(spread) == Board.read(io.BytesIO(spread.encode())) == deal(1)
+    with pytest.raises(BoardParseError, match="line 2: longer than 4,096 characters"):
+        Board.read(io.BytesIO(("Foundations: AS\n" + "\u00e9" * 10_000 + "\n").encode()))
 
 
 def test_fuzz_cases_are_not_all_rejected():

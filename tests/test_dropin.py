@@ -340,6 +340,15 @@ def test_crlf_boards_read_as_the_peer_reads_them_on_windows():
         assert (windows.returncode, windows.stdout, windows.stderr) == (plain.returncode, plain.stdout, b"")
 
 
+def test_blank_lines_around_a_board_change_nothing_as_for_the_peer():
+    """The peer skips newlines before the board and reads no further than its last pile."""
+    for game in ("black_hole", "golf"):
+        board = reference_boards(game)[2]
+        plain, padded = (solve(*PEER_FLAGS[game], stdin=text.encode()) for text in (board, "\n\n" + board + "\n\n"))
+        assert plain.returncode in (0, 255) and plain.stdout.startswith((b"Solved!", b"Unsolved!")), plain.stderr
+        assert (padded.returncode, padded.stdout, padded.stderr) == (plain.returncode, plain.stdout, b"")
+
+
 def test_help_and_version():
     shown = solve("--help")
     assert shown.returncode == 0 and shown.stderr == b""

@@ -339,7 +339,7 @@ def small_board_rss(huge_inputs) -> int:
 
 
 @pytest.mark.parametrize("name, where", [("junk after the board", "line 19: more than 17 piles"),
-                                         ("one endless line", "line 2: longer than 64 characters"),
+                                         ("one endless line", "line 2: longer than 4,096 characters"),
                                          ("zeros", "line 1: ")])
 @pytest.mark.parametrize("via", ["--board", "stdin"])
 def test_huge_board_input_is_refused_with_small_memory(huge_inputs, small_board_rss, name, where, via):
