@@ -141,7 +141,7 @@ class Solver:
         """Deal a game number of `game` (Black Hole by default) and solve it: the row a run
         stores for it, as a dict.
 
-        Keys: `deal` (the number, an int), `ms`, `outcome` (a name), `iterations`,
+        Keys: `game` (its key), `deal` (the number, an int), `ms`, `outcome` (a name), `iterations`,
         `cards_played`, `solution` (the text form, None unless solved), `seconds`.
         `pandas.DataFrame([solver.solve_deal(n) for n in range(1, 101)])` is a
         small dataset; `run` calls exactly this for every deal.
@@ -164,8 +164,8 @@ class Solver:
             text = line_text(layout, game, piles)
             if text is None:
                 Solution(deal(number, game), piles)  # raises SolutionError naming the move
-        return {"deal": number.number, "ms": number.ms, "outcome": OUTCOMES[outcome], "iterations": iterations,
-                "cards_played": played, "solution": text, "seconds": seconds}
+        return {"game": game.key, "deal": number.number, "ms": number.ms, "outcome": OUTCOMES[outcome],
+                "iterations": iterations, "cards_played": played, "solution": text, "seconds": seconds}
 
 
 def check_search(search: str, game: Game) -> None:
@@ -176,9 +176,13 @@ def check_search(search: str, game: Game) -> None:
 
 
 def check_max_iters(max_iters: int | None) -> None:
-    """Refuse a budget outside 1..MAX_ITERS (None: no limit), instead of letting it wrap around."""
-    if max_iters is not None and not 1 <= max_iters <= MAX_ITERS:
-        raise ValueError(f"max_iters must be between 1 and {MAX_ITERS} (2^63-1), not {max_iters}")
+    """Refuse a budget that is no whole number in 1..MAX_ITERS (None: no limit), instead of letting it
+    wrap around; True is no budget of 1 (as `deal(True)` is no deal 1)."""
+    if max_iters is None:
+        return
+    if isinstance(max_iters, bool) or not isinstance(max_iters, numbers.Integral) or \
+            not 1 <= max_iters <= MAX_ITERS:
+        raise ValueError(f"max_iters must be a whole number from 1 to {MAX_ITERS} (2^63-1), not {max_iters!r}")
 
 
 _per_thread = threading.local()

@@ -200,7 +200,7 @@ def test_out_of_range_budgets_are_refused_everywhere(budget, tmp_path):
         [line] = [line for line in err.splitlines() if line.startswith("Error:")]
         assert "--max-iters" in line and str(MAX_ITERS) in line and str(budget) in line
     assert not (tmp_path / "run").exists()
-    with pytest.raises(ValueError, match=f"max_iters must be between 1 and {MAX_ITERS}"):
+    with pytest.raises(ValueError, match=f"max_iters must be a whole number from 1 to {MAX_ITERS}"):
         Solver().solve(deal(2), max_iters=budget)
     with pytest.raises(ValueError, match="max_iters"):
         solve(deal(2), max_iters=budget)

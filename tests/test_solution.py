@@ -2,6 +2,7 @@
 dataset rows (as pandas, numpy, pyarrow, polars and DuckDB hand them back) to their board and solution."""
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import duckdb
@@ -13,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import Board, GameNumber, Solver, board_of, deal, solution_of, solve
+from blackhole_stats import Board, GameNumber, Solver, board_of, deal, report, solution_of, solve
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
 from blackhole_stats.games import GAMES
@@ -250,6 +251,22 @@ def test_a_line_that_is_not_a_win_has_no_text_and_solve_deal_would_say_why():
         assert line_text(board.layout, board.game, broken) is None
         with pytest.raises(SolutionError):
             Solution(board, broken)
+
+
+def test_solve_deal_rows_say_their_game_so_a_frame_of_them_reports_as_that_game(tmp_path):
+    rows = [Solver().solve_deal(n, game="golf") for n in range(1, 4)]
+    assert {row["game"] for row in rows} == {"golf"}
+    pd.DataFrame(rows).to_parquet(tmp_path / "golf.parquet")
+    data = report.load(tmp_path / "golf.parquet")
+    assert report.game_of(data, "golf.parquet").key == "golf" and not report.names_no_game(data, None)
+
+
+def test_budgets_that_are_no_whole_number_are_refused_not_taken_for_one():
+    """True would run as a budget of 1 position (as deal(True) would be deal 1): refused, as floats are."""
+    for budget in (True, False, 5.0, "5"):
+        with pytest.raises(ValueError, match=f"max_iters must be a whole number .* not {re.escape(repr(budget))}"):
+            Solver().solve(deal(2), max_iters=budget)
+    assert Solver().solve(deal(2), max_iters=np.int64(10**6)).outcome == "solved"
 
 
 def test_solve_deal_rows_make_a_data_frame():
