@@ -380,13 +380,13 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
                                        "would read the PNGs too: choose a directory outside it")
         data, manifest = report.load(dataset), read_manifest(dataset)
         game = report.game_of(data, dataset, manifest, given=game_kind)
-        result = report.build_report(data, dataset, manifest, game)
         assumed = [(data, manifest, game_kind, dataset, game, "--game")]
+        result = _built_report(*assumed[0])
         if other is not None:
             other_data, other_manifest = report.load(other, required=report.VERDICTS), read_manifest(other)
             other_game = report.game_of(other_data, other, other_manifest, default=game, given=compare_game)
             assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))
-            other_report = report.build_report(other_data, other, other_manifest, other_game)
+            other_report = _built_report(*assumed[1])
             result = report.compare(data, other_data, result, other_report)
         written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable) as error:
@@ -408,15 +408,38 @@ def _write_plots(data, plots_dir: str, game: Game) -> list:
         raise click.ClickException(f"cannot write the plots to {plots_dir}: {error.strerror or error}") from None
 
 
-def _note_assumed_game(data, manifest: dict | None, given: Game | None, source: str, game: Game,
-                       option: str) -> None:
-    """Say on stderr that a dataset's game was assumed, not read: a report or list labelled with the
-    wrong game is silently wrong, and verdicts compared under the wrong rules look like contradictions."""
+def _assumed_game(data, manifest: dict | None, given: Game | None, source: str, game: Game, option: str
+                  ) -> str | None:
+    """What to say when a dataset's game was assumed, not read (else None): a report or list labelled
+    with the wrong game is silently wrong, and verdicts compared under the wrong rules look like
+    contradictions."""
     from .report import names_no_game
 
     if given is None and names_no_game(data, manifest):
-        click.echo(f"note: {source} does not say which game its deals are of; read as {game.name} "
-                   f"({option} names it)", err=True)
+        return f"{source} does not say which game its deals are of; read as {game.name} ({option} names it)"
+    return None
+
+
+def _note_assumed_game(*dataset) -> None:
+    """The note on stderr, once the command stands (a refusal stays one line)."""
+    note = _assumed_game(*dataset)
+    if note:
+        click.echo(f"note: {note}", err=True)
+
+
+def _built_report(data, manifest: dict | None, given: Game | None, source: str, game: Game, option: str):
+    """The report of one dataset; a refusal of a dataset whose game was assumed says so (a Golf file
+    read as Black Hole holds cards_played no Black Hole deal can have)."""
+    from . import report
+    from .dataset import DatasetError
+
+    try:
+        return report.build_report(data, source, manifest, game)
+    except DatasetError as error:
+        note = _assumed_game(data, manifest, given, source, game, option)
+        if note is None:
+            raise
+        raise DatasetError(f"{error} (note: {note})") from None
 
 
 @main.command("export", short_help="List a dataset's game numbers: solvable, unsolvable, by tag.")
