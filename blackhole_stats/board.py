@@ -20,7 +20,7 @@ from functools import cached_property
 
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game
-from .quoting import quoted
+from .quoting import QUOTE_LIMIT, quoted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `typing` and `html` (for the SVG) would cost `blackhole-solve`'s start-up
@@ -459,7 +459,8 @@ def _stream_lines(stream: BinaryIO) -> Iterator[str]:
     most = 4 * MAX_LINE + 2  # bytes: MAX_LINE characters of UTF-8 and a CRLF
     while raw := stream.readline(most + 1):
         if len(raw) > most:
-            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters ({quoted(raw)})")
+            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts "
+                                  f"{quoted(raw[:QUOTE_LIMIT])}...)")  # the rest unread: no count to give
         try:
             yield raw.removesuffix(b"\n").decode("utf-8")
         except UnicodeDecodeError:

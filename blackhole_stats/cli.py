@@ -379,14 +379,14 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
                 raise click.UsageError(f"--plots {plots_dir} is inside the dataset {source}, whose readers "
                                        "would read the PNGs too: choose a directory outside it")
         data, manifest = report.load(dataset), read_manifest(dataset)
-        game = report.game_of(data, dataset, manifest, given=game_kind)
+        game = _game_of(data, dataset, manifest, game_kind, "--game")
+        result = report.build_report(data, dataset, manifest, game)
         assumed = [(data, manifest, game_kind, dataset, game, "--game")]
-        result = _built_report(*assumed[0])
         if other is not None:
             other_data, other_manifest = report.load(other, required=report.VERDICTS), read_manifest(other)
-            other_game = report.game_of(other_data, other, other_manifest, default=game, given=compare_game)
+            other_game = _game_of(other_data, other, other_manifest, compare_game, "--compare-game", default=game)
             assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))
-            other_report = _built_report(*assumed[1])
+            other_report = report.build_report(other_data, other, other_manifest, other_game)
             result = report.compare(data, other_data, result, other_report)
         written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable) as error:
@@ -427,16 +427,17 @@ def _note_assumed_game(*dataset) -> None:
         click.echo(f"note: {note}", err=True)
 
 
-def _built_report(data, manifest: dict | None, given: Game | None, source: str, game: Game, option: str):
-    """The report of one dataset; a refusal of a dataset whose game was assumed says so (a Golf file
-    read as Black Hole holds cards_played no Black Hole deal can have)."""
+def _game_of(data, source: str, manifest: dict | None, given: Game | None, option: str, default: Game | None = None
+             ) -> Game:
+    """report.game_of; a refusal of a dataset whose game was assumed says so (a Golf file read as
+    Black Hole holds cards_played no Black Hole deal can have)."""
     from . import report
     from .dataset import DatasetError
 
     try:
-        return report.build_report(data, source, manifest, game)
+        return report.game_of(data, source, manifest, default=default, given=given)
     except DatasetError as error:
-        note = _assumed_game(data, manifest, given, source, game, option)
+        note = _assumed_game(data, manifest, given, source, default or DEFAULT_GAME, option)
         if note is None:
             raise
         raise DatasetError(f"{error} (note: {note})") from None
@@ -487,7 +488,7 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
     try:
         data = report.load(dataset, required=report.VERDICTS)
         manifest = read_manifest(dataset)
-        game = report.game_of(data, dataset, manifest, given=game_kind)
+        game = _game_of(data, dataset, manifest, game_kind, "--game")
         rows = export.select(data, dataset, outcome, wanted)
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None

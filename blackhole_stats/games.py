@@ -90,10 +90,11 @@ class Game:
     def cards_played_range(self, outcome: str) -> range:
         """The `cards_played` a deal's row with `outcome` can hold: a win plays every pile card and
         the talon cards turned on the way; an unsolvable deal's best line plays at least what every
-        line does and not every card; an intractable deal's best line found, not every card."""
+        line does and not every card; an intractable deal's best line found, not every card, counts
+        the talon left as played (any line can turn it)."""
         if outcome == "solved":
             return range(self.layout_cards, self.playable_cards + 1)
-        return range(self.fewest_cards_played if outcome == "unsolved" else 0, self.playable_cards)
+        return range(self.fewest_cards_played if outcome == "unsolved" else self.talon_size, self.playable_cards)
 
     def fits(self, card_rank: int, foundation_rank: int) -> bool:
         """May a card of `card_rank` be played from a pile onto `foundation_rank`

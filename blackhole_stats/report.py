@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from .cards import DECK
 from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
                       run_game, shown_game)
-from .dealing import game_name
+from .dealing import MS_MAX, game_name
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
 from .quoting import quoted
@@ -157,7 +157,7 @@ def _ms_flags(file: str, ms: pd.Series) -> pd.Series:
     words = ms.astype(object).where(ms.notna(), "").astype(str).str.strip().str.lower()
     unknown = ~words.isin(_MS_WORDS.keys())
     if unknown.any():
-        raise DatasetError(f"{file}: column ms holds {quoted(ms[unknown].iloc[0])}, not true or false")
+        raise DatasetError(f"{file}: column ms holds {quoted(str(ms[unknown].iloc[0]))}, not true or false")
     return words.map(_MS_WORDS).astype(bool)
 
 
@@ -193,8 +193,14 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             raise DatasetError(f"{source}: column game has {shown_game(_null_or(unknown[0]))}, which is no game this "
                                f"version knows ({', '.join(GAMES)})")
         data["game"] = pd.Categorical(games.to_numpy(), categories=GAMES)
+    past = np.flatnonzero(data["ms"].to_numpy() & (data["deal"] > MS_MAX).to_numpy())
+    if len(past):
+        raise DatasetError(f"{source}: deal {game_name(data['deal'].iloc[past[0]], True)} is no game number: "
+                           f"ms numbers go up to {MS_MAX}")
     for column, dtype in (("iterations", "int64"), ("cards_played", "Int64"), ("seconds", "float64")):
         if column in frame:
+            if pd.api.types.is_bool_dtype(frame[column]) or frame[column].dtype.kind in "mM":
+                raise DatasetError(f"{source}: column {column} is {frame[column].dtype}, not numbers")  # no 0/1, no ns
             values = pd.to_numeric(frame[column], errors="coerce")
             may_be_null = column == "cards_played"  # null: not determined within --max-iters
             if (values.isna() & frame[column].notna() if may_be_null else values.isna()).any():
@@ -217,6 +223,13 @@ would wrap around when stored, a fraction would be cut, and no deal plays more c
 def _check_range(source: str, column: str, values: np.ndarray) -> None:
     """DatasetError naming the first value of a column outside its range (COLUMN_RANGES)."""
     low, high, whole = COLUMN_RANGES[column]
+    if whole and values.dtype.kind == "f":
+        exact = 2 ** (np.finfo(values.dtype).nmant + 1)
+        big = np.abs(values) >= exact
+        if big.any():
+            raise DatasetError(f"{source}: column {column} has {values[big.argmax()].item()!r} as a float: from "
+                               f"2^{exact.bit_length() - 1} up a float may be a neighbour of the number written, "
+                               "rounded")
     if values.dtype.kind == "f":
         bad = ~np.isfinite(values) | (values < low) | (values >= float(high) + 1 if whole else values > high)
         if whole:
@@ -240,8 +253,8 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
     `given`, else `default`, else Black Hole (every dataset from before the family is Black Hole's).
 
     DatasetError for rows of several games (a report of the sum would describe no game), rows
-    whose game is not the one their run's manifest names, or a dataset that names a game other
-    than `given` (what the user said it holds).
+    whose game is not the one their run's manifest names, a dataset that names a game other
+    than `given` (what the user said it holds), or rows that game cannot have (`cards_played`).
     """
     stated = run_game(manifest) if manifest else None  # a run from before the family: Black Hole
     named = stated
@@ -258,7 +271,10 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
                                f"{stated.key} (blackhole-stats verify names the files)")
     if named is not None and given is not None and named != given:
         raise DatasetError(f"{source} holds {named.key} deals ({named.name}), not {given.key}")
-    return named or given or default or DEFAULT_GAME
+    game = named or given or default or DEFAULT_GAME
+    if "cards_played" in data:
+        _check_cards_played(data, source, game)
+    return game
 
 
 def names_no_game(data: pd.DataFrame, manifest: dict | None) -> bool:
@@ -377,14 +393,18 @@ class Report:
 def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
     """DatasetError naming the first deal whose cards_played its outcome cannot have in `game`
     (a table of them would count lines no deal of the game can play)."""
+    played = data["cards_played"]
     for outcome in OUTCOMES:
         allowed = game.cards_played_range(outcome)
-        played = data["cards_played"]
-        bad = (data["outcome"] == outcome) & played.notna() & ~played.between(allowed.start, allowed.stop - 1)
+        fits = played.between(allowed.start, allowed.stop - 1).fillna(False).astype(bool)
+        if outcome == "unsolved":
+            fits |= played.isna()  # the most-played search ran out of --max-iters
+        bad = (data["outcome"] == outcome).to_numpy() & ~fits.to_numpy()
         if bad.any():
-            row = data.loc[bad.idxmax()]
-            raise DatasetError(f"{source}: deal {game_name(row['deal'], row['ms'])} is {outcome} with cards_played "
-                               f"{row['cards_played']}, but {game.name} allows {allowed.start} to {allowed.stop - 1}")
+            row = data.iloc[bad.argmax()]
+            shown = "no cards_played" if pd.isna(row["cards_played"]) else f"cards_played {row['cards_played']}"
+            raise DatasetError(f"{source}: deal {game_name(row['deal'], row['ms'])} is {outcome} with {shown}, "
+                               f"but {game.name} allows {allowed.start} to {allowed.stop - 1}")
 
 
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None
@@ -392,8 +412,6 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
     """Compute a Report from a normalized dataset (see `load`) of `game` (None: `game_of` it) and its
     run's manifest, if any."""
     game = game or game_of(data, source, manifest)
-    if "cards_played" in data:
-        _check_cards_played(data, source, game)
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
     iterations = cards_played = cards_played_unknown = no_first_move = None

@@ -19,6 +19,7 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -153,8 +154,8 @@ def check_report(result: report.Report, rows: list[dict]) -> None:
     assert result.solve_seconds == pytest.approx(sum(row["seconds"] for row in rows))
 
 
-def run_cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([str(CLI), "report", *map(str, args)], capture_output=True, text=True, timeout=120)
+def run_cli(*args, command: str = "report") -> subprocess.CompletedProcess:
+    return subprocess.run([str(CLI), command, *map(str, args)], capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
@@ -390,7 +391,6 @@ def test_bad_values_are_named(tmp_path):
     ("iterations", pd.Series([9_300_000_000_000_000_000, 10], dtype="uint64"), "9300000000000000000"),  # past int64
     ("iterations", pd.Series([2**64 - 1, 10], dtype="uint64"), "18446744073709551615"),  # would wrap to -1
     ("iterations", [5.5, 5.0], "5.5"),  # would be cut to 5
-    ("iterations", [1e30, 5.0], "1e+30"),
     ("iterations", [-5, 5], "-5"),
     ("cards_played", [-3, 50], "-3"),
     ("cards_played", [53.0, 50.0], "53.0"),  # more than a deck
@@ -410,18 +410,50 @@ def test_numbers_no_deal_can_have_are_named_not_wrapped_or_cut(tmp_path, column,
 @pytest.mark.parametrize("game, outcome, played, allowed", [
     ("black_hole", "unsolved", 51, "0 to 50"),   # a line that plays every card wins
     ("black_hole", "solved", 50, "51 to 51"),
+    ("black_hole", "solved", None, "51 to 51"),  # a win has its line
     ("golf", "unsolved", 10, "16 to 50"),       # every line turns the 16 talon cards
     ("golf", "solved", 34, "35 to 51"),         # a win empties the 35 pile cards
+    ("golf", "intractable", 10, "16 to 50"),    # the best line found counts the talon left
     ("all_in_a_row", "intractable", 52, "0 to 51"),
 ])
 def test_cards_played_the_outcome_cannot_have_in_the_game_is_named(tmp_path, game, outcome, played, allowed):
+    """By report and export alike: a list of them would be as wrong as a table."""
     frame = pd.DataFrame({"deal": [1, 2], "game": [game, game], "outcome": ["unsolved", outcome],
                           "iterations": [7, 8], "cards_played": [report.get_game(game).fewest_cards_played, played]})
     frame.to_csv(tmp_path / "bad.csv", index=False)
-    failed = run_cli(tmp_path / "bad.csv")
-    assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
-    assert f"deal 2 is {outcome} with cards_played {played}, but {report.get_game(game).name} allows {allowed}" \
-        in failed.stderr
+    shown = "no cards_played" if played is None else f"cards_played {played}"
+    for command in ("report", "export"):
+        failed = run_cli(tmp_path / "bad.csv", command=command)
+        assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+        assert f"deal 2 is {outcome} with {shown}, but {report.get_game(game).name} allows {allowed}" \
+            in failed.stderr
+
+
+@pytest.mark.parametrize("column, values, message", [
+    ("ms", [2, 0], "column ms holds '2', not true or false"),
+    ("ms", [0.5, 0.0], "column ms holds '0.5', not true or false"),
+    ("seconds", [True, False], "column seconds is bool, not numbers"),  # no solve took 1 s
+    ("seconds", pd.to_timedelta([1.5, 2.0], unit="s"), "column seconds is timedelta64"),  # not 1.5e9 s
+    ("iterations", [True, False], "column iterations is bool, not numbers"),
+    ("iterations", [2.0**53, 7.0], "column iterations has 9007199254740992.0 as a float: from 2^53 up"),
+    ("iterations", [1e30, 7.0], "column iterations has 1e+30 as a float"),
+    ("iterations", np.array([2.0**24, 7.0], dtype="float32"), "as a float: from 2^24 up"),
+])
+def test_columns_of_the_wrong_kind_are_named_not_read_as_numbers(tmp_path, column, values, message):
+    frame = pd.DataFrame({"deal": [1, 2], "ms": [False, False], "outcome": ["unsolved", "unsolved"],
+                          "iterations": [7, 8], "cards_played": [40, 41], "seconds": [0.1, 0.2]})
+    frame[column] = values
+    frame.to_parquet(tmp_path / "bad.parquet")
+    with pytest.raises(DatasetError, match=re.escape(message)):
+        report.load(tmp_path)
+
+
+def test_ms_numbers_past_the_last_ms_deal_are_no_game_numbers(tmp_path):
+    (tmp_path / "ms.csv").write_text("deal,outcome,iterations,cards_played\nms8589934592,unsolved,9,3\n")
+    for command in ("report", "export"):
+        failed = run_cli(tmp_path / "ms.csv", command=command)
+        assert "deal ms8589934592 is no game number: ms numbers go up to 8589934591" in failed.stderr
+        assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
 
 
 def _bad_inputs(root: Path) -> dict[str, list]:
