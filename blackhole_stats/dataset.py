@@ -450,10 +450,15 @@ def _castable(deal: pa.Array) -> pa.Array | None:
     return pc.utf8_trim_whitespace(deal)
 
 
+def float_exact_below(dtype) -> int:
+    """Where a float type stops holding every whole number: from 2^53 up (2^24 for float32) a float
+    may be the rounding of a neighbour of its value."""
+    return 2 ** (np.finfo(dtype).nmant + 1)
+
+
 def _check_float_exact(deal: pa.Array) -> None:
-    """Refuse floats too big to be sure of: from 2^53 up (2^24 for float32) a float may be the
-    rounding of a neighbour of its value, and a report of it would name another deal."""
-    limit = 2 ** (np.finfo(deal.type.to_pandas_dtype()).nmant + 1)
+    """Refuse floats too big to be sure of (float_exact_below): a report of one would name another deal."""
+    limit = float_exact_below(deal.type.to_pandas_dtype())
     big = pc.greater_equal(pc.abs(deal.cast(pa.float64())), float(limit)).fill_null(False)
     if pc.any(big).as_py():
         row = pc.index(big, True).as_py()

@@ -25,8 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
-                      run_game, shown_game)
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, float_exact_below,
+                      game_numbers, run_game, shown_game)
 from .dealing import MS_MAX, game_name
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -224,7 +224,7 @@ def _check_range(source: str, column: str, values: np.ndarray) -> None:
     """DatasetError naming the first value of a column outside its range (COLUMN_RANGES)."""
     low, high, whole = COLUMN_RANGES[column]
     if whole and values.dtype.kind == "f":
-        exact = 2 ** (np.finfo(values.dtype).nmant + 1)
+        exact = float_exact_below(values.dtype)
         big = np.abs(values) >= exact
         if big.any():
             raise DatasetError(f"{source}: column {column} has {values[big.argmax()].item()!r} as a float: from "
