@@ -554,6 +554,31 @@ def test_a_games_winnable_bitmap_is_its_solved_deals(game):
     assert not bits[len(data):].any()
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_readme_quotes_each_committed_family_study(game):
+    """README's "Studied so far" gives each committed game's count, fraction, interval and CPU time
+    as its study.json has them."""
+    folder, _ = game_results(game)
+    facts = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+    solvable, timing = facts["fast"]["solvable"], facts["timing"]
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split("Studied so far", 1)[1]
+                    .split("\n\n", 1)[0].split())
+    assert (f"**{facts['name']}**, PySolFC deals 1..{facts['fast']['last']:,}: {solvable['successes']:,} solvable, "
+            f"{100 * solvable['fraction']:.2f}% (95% interval {100 * solvable['low']:.2f}%.."
+            f"{100 * solvable['high']:.2f}%)") in text
+    assert f"{timing['cpu_seconds']:,.0f} CPU-s (2 workers, {timing['wall_seconds']:,.0f} s wall)" in text
+    assert facts["vs_peer"]["verdicts_differ"] == facts["vs_peer"]["unsolved_cards_played_differ"] == 0
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_winnable_guide_lists_each_committed_family_bitmap(game):
+    folder, data = game_results(game)
+    facts = json.loads((folder / "study.json").read_text(encoding="utf-8"))
+    guide = (RESULTS / "winnable" / "README.md").read_text(encoding="utf-8")
+    assert (f"| {facts['name']} | `../{game}/{facts['bitmap']}` | {int((data['outcome'] == 'solved').sum()):,} |"
+            in guide)
+
+
 def test_the_family_table_is_what_the_committed_studies_give(study):
     """results/FAMILY.md is what study.py renders from the committed files, and its figures are the data's."""
     text = (RESULTS / "FAMILY.md").read_text(encoding="utf-8")
