@@ -453,14 +453,15 @@ def _svg_empty(x: int, y: int) -> str:
 
 
 def _stream_lines(stream: BinaryIO) -> Iterator[str]:
-    """Decoded lines of a binary stream; a line longer than MAX_LINE is refused unread, before its cut
-    end could be taken for bad UTF-8."""
+    """Decoded lines of a binary stream. A line too long in bytes to hold MAX_LINE characters is
+    refused after reading no more than that (its cut end is no bad UTF-8); _check_line refuses the
+    lines between, by characters."""
     number = 1
     most = 4 * MAX_LINE + 2  # bytes: MAX_LINE characters of UTF-8 and a CRLF
     while raw := stream.readline(most + 1):
         if len(raw) > most:
-            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts "
-                                  f"{quoted(raw[:QUOTE_LIMIT])}...)")  # the rest unread: no count to give
+            start = raw[:QUOTE_LIMIT].decode("utf-8", "replace")  # the rest unread: no count to give
+            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts {quoted(start)}...)")
         try:
             yield raw.removesuffix(b"\n").decode("utf-8")
         except UnicodeDecodeError:
@@ -469,8 +470,8 @@ def _stream_lines(stream: BinaryIO) -> Iterator[str]:
 
 
 def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
-    """(number, line) from 1, each without a CRLF's '\\r'; refuses a MAX_LINES-th line (endless blank
-    lines, which the parser skips, would otherwise be read forever)."""
+    """(number, line) from 1, each without a CRLF's '\\r'; refuses the line after the MAX_LINES-th
+    (endless blank lines, which the parser skips, would otherwise be read forever)."""
     for number, line in enumerate(lines, 1):
         if number > MAX_LINES:
             raise BoardParseError(f"line {number}: more than {MAX_LINES:,} lines: not a board")

@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
 from . import __version__, _testhooks
-from .dealing import FLOAT_EXACT, GameNumber
+from .dealing import GameNumber, float_exact_below, rounded_float
 from .deals import DealSet, DealSpecError
 from .difficulty import SCALES, TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, GAMES as ALL_GAMES, Game, UnknownGameError, game_by_key
@@ -450,15 +450,9 @@ def _castable(deal: pa.Array) -> pa.Array | None:
     return pc.utf8_trim_whitespace(deal)
 
 
-def float_exact_below(dtype) -> int:
-    """Where a float type stops holding every whole number: from 2^53 up (2^24 for float32) a float
-    may be the rounding of a neighbour of its value."""
-    return 2 ** (np.finfo(dtype).nmant + 1)
-
-
 def _check_float_exact(deal: pa.Array) -> None:
     """Refuse floats too big to be sure of (float_exact_below): a report of one would name another deal."""
-    limit = float_exact_below(deal.type.to_pandas_dtype())
+    limit = float_exact_below(deal.type.bit_width // 8)
     big = pc.greater_equal(pc.abs(deal.cast(pa.float64())), float(limit)).fill_null(False)
     if pc.any(big).as_py():
         row = pc.index(big, True).as_py()
@@ -466,9 +460,8 @@ def _check_float_exact(deal: pa.Array) -> None:
 
 
 def _float_too_big(row: int, value, limit: int) -> None:
-    power = int(math.log2(limit))
-    raise DatasetError(f"row {row + 1} has game number {value!r} as a float: from 2^{power} up a float may be a "
-                       "neighbour of the number written, rounded; keep deal as integers or text")
+    raise DatasetError(f"row {row + 1} has game number {value!r} as a float: {rounded_float(limit)}; keep deal as "
+                       "integers or text")
 
 
 def _whole(value, row: int = 0) -> int | None:
@@ -480,8 +473,8 @@ def _whole(value, row: int = 0) -> int | None:
         return int(value.strip())
     if isinstance(value, str) and (whole := _WHOLE_FLOAT_TEXT.fullmatch(value.strip())):
         number = int(whole.group(1))
-        if number >= FLOAT_EXACT:
-            _float_too_big(row, value, FLOAT_EXACT)
+        if number >= float_exact_below():
+            _float_too_big(row, value, float_exact_below())
         return number
     if isinstance(value, int):
         return value

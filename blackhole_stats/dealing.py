@@ -33,6 +33,16 @@ number meant (2^53 + 1 reads back as 2^53; 26464608654870335080 as ...488)."""
 _FLOAT_EXACT_OF_SIZE = {2: 2**11, 4: 2**24}
 """The same bound for numpy's narrower floats, by their size in bytes (float16, float32)."""
 
+
+def float_exact_below(itemsize: int = 8) -> int:
+    """The bound for floats of `itemsize` bytes (FLOAT_EXACT for Python's and numpy's float64)."""
+    return _FLOAT_EXACT_OF_SIZE.get(itemsize, FLOAT_EXACT)
+
+
+def rounded_float(limit: int) -> str:
+    """Why a whole float from `limit` (float_exact_below) up is refused, for messages."""
+    return f"from 2^{limit.bit_length() - 1} up a float may be a neighbour of the number written, rounded"
+
 _SEPARATORS = re.compile(r"[\s#\-_.,]")
 
 
@@ -128,10 +138,10 @@ def _whole_number(value: object) -> int:
     if denominator != 1:
         raise DealNumberError(f"invalid game number {value!r}: not a whole number")
     if isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
-        exact = _FLOAT_EXACT_OF_SIZE.get(getattr(getattr(value, "dtype", None), "itemsize", 8), FLOAT_EXACT)
+        exact = float_exact_below(getattr(getattr(value, "dtype", None), "itemsize", 8))
         if abs(numerator) >= exact:
-            raise DealNumberError(f"invalid game number {value!r}: a float from 2^{exact.bit_length() - 1} up "
-                                  "may be a neighbouring number rounded; read the column as integers or text")
+            raise DealNumberError(f"invalid game number {value!r}: {rounded_float(exact)}; read the column as "
+                                  "integers or text")
     return numerator
 
 

@@ -25,9 +25,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, float_exact_below,
-                      game_numbers, run_game, shown_game)
-from .dealing import MS_MAX, game_name
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
+                      run_game, shown_game)
+from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
 from .quoting import quoted
@@ -195,11 +195,13 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         data["game"] = pd.Categorical(games.to_numpy(), categories=GAMES)
     past = np.flatnonzero(data["ms"].to_numpy() & (data["deal"] > MS_MAX).to_numpy())
     if len(past):
-        raise DatasetError(f"{source}: deal {game_name(data['deal'].iloc[past[0]], True)} is no game number: "
-                           f"ms numbers go up to {MS_MAX}")
+        try:
+            GameNumber(int(data["deal"].iloc[past[0]]), ms=True)
+        except DealNumberError as error:
+            raise DatasetError(f"{source}: {error}") from None
     for column, dtype in (("iterations", "int64"), ("cards_played", "Int64"), ("seconds", "float64")):
         if column in frame:
-            if pd.api.types.is_bool_dtype(frame[column]) or frame[column].dtype.kind in "mM":
+            if frame[column].dtype.kind in "bmM" or pd.api.types.infer_dtype(frame[column], skipna=True) == "boolean":
                 raise DatasetError(f"{source}: column {column} is {frame[column].dtype}, not numbers")  # no 0/1, no ns
             values = pd.to_numeric(frame[column], errors="coerce")
             may_be_null = column == "cards_played"  # null: not determined within --max-iters
@@ -223,14 +225,14 @@ would wrap around when stored, a fraction would be cut, and no deal plays more c
 def _check_range(source: str, column: str, values: np.ndarray) -> None:
     """DatasetError naming the first value of a column outside its range (COLUMN_RANGES)."""
     low, high, whole = COLUMN_RANGES[column]
-    if whole and values.dtype.kind == "f":
-        exact = float_exact_below(values.dtype)
-        big = np.abs(values) >= exact
-        if big.any():
-            raise DatasetError(f"{source}: column {column} has {values[big.argmax()].item()!r} as a float: from "
-                               f"2^{exact.bit_length() - 1} up a float may be a neighbour of the number written, "
-                               "rounded")
     if values.dtype.kind == "f":
+        if whole:
+            exact = float_exact_below(values.dtype.itemsize)
+            big = np.abs(values) >= exact
+            if big.any():
+                raise DatasetError(f"{source}: column {column} has {values[big.argmax()].item()!r} as a float: "
+                                   f"{rounded_float(exact)}")
+        values = values.astype(np.float64)  # bounds past float16's range would overflow in its own type
         bad = ~np.isfinite(values) | (values < low) | (values >= float(high) + 1 if whole else values > high)
         if whole:
             bad |= values != np.floor(values)
@@ -393,25 +395,27 @@ class Report:
 def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
     """DatasetError naming the first deal whose cards_played its outcome cannot have in `game`
     (a table of them would count lines no deal of the game can play)."""
-    played = data["cards_played"]
-    for outcome in OUTCOMES:
-        allowed = game.cards_played_range(outcome)
-        fits = played.between(allowed.start, allowed.stop - 1).fillna(False).astype(bool)
-        if outcome == "unsolved":
-            fits |= played.isna()  # the most-played search ran out of --max-iters
-        bad = (data["outcome"] == outcome).to_numpy() & ~fits.to_numpy()
-        if bad.any():
-            row = data.iloc[bad.argmax()]
-            shown = "no cards_played" if pd.isna(row["cards_played"]) else f"cards_played {row['cards_played']}"
-            raise DatasetError(f"{source}: deal {game_name(row['deal'], row['ms'])} is {outcome} with {shown}, "
-                               f"but {game.name} allows {allowed.start} to {allowed.stop - 1}")
+    allowed = [game.cards_played_range(outcome) for outcome in OUTCOMES]
+    outcome = data["outcome"].cat.codes.to_numpy()
+    played = data["cards_played"].to_numpy(dtype="float64", na_value=np.nan)
+    low, high = (np.array([bounds.start for bounds in allowed])[outcome],
+                 np.array([bounds.stop - 1 for bounds in allowed])[outcome])
+    fits = (played >= low) & (played <= high)
+    fits |= np.isnan(played) & (outcome == OUTCOMES.index("unsolved"))  # its most-played search ran out
+    if not fits.all():
+        row = data.iloc[(~fits).argmax()]
+        shown = "no cards_played" if pd.isna(row["cards_played"]) else f"cards_played {row['cards_played']}"
+        bounds = allowed[OUTCOMES.index(row["outcome"])]
+        span = (f"only {bounds.start}" if len(bounds) == 1 else f"{bounds.start} to {bounds.stop - 1}")
+        raise DatasetError(f"{source}: deal {game_name(row['deal'], row['ms'])} is {row['outcome']} with {shown}, "
+                           f"but {game.name} allows {span}")
 
 
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None
                  ) -> Report:
-    """Compute a Report from a normalized dataset (see `load`) of `game` (None: `game_of` it) and its
-    run's manifest, if any."""
-    game = game or game_of(data, source, manifest)
+    """Compute a Report from a normalized dataset (see `load`) of `game` (None: the one `game_of` finds;
+    either way checked against the rows) and its run's manifest, if any."""
+    game = game_of(data, source, manifest, given=game)
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
     iterations = cards_played = cards_played_unknown = no_first_move = None

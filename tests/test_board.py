@@ -245,11 +245,30 @@ def test_reading_stops_at_the_first_bad_line():
 
 
 def test_blank_lines_around_a_board_are_skipped_as_the_peer_skips_them():
-    """The peer skips newlines before the first line and reads no further than the last pile."""
+    """black-hole-solver's black_hole_solver_read_board (c-solver/lib.c) skips newlines before the first
+    line and reads exactly the game's pile lines, nothing after them."""
     for game, text in (("black_hole", DEAL_1), ("golf", deal(2, "golf").to_text())):
         kind = get_game(game)
         assert Board.from_text("\n\n" + text + "\n\n", kind) == Board.from_text(text, kind)
         assert Board.read(io.BytesIO(("\r\n" + text + "\r\n").encode()), kind) == Board.from_text(text, kind)
+
+
+def test_line_numbers_count_the_blank_lines_skipped():
+    with pytest.raises(BoardParseError, match="line 3: expected 'Foundations: <card>'"):
+        Board.from_text("\n\nFoundation: AS\n")
+    with pytest.raises(BoardParseError, match="line 4: unknown card 'ZZ'"):
+        Board.read(io.BytesIO(b"\r\n\nFoundations: AS\nZZ\n"))
+
+
+def test_a_line_of_exactly_the_limit_is_read_and_one_more_is_not():
+    for pad, fits in ((4096 - 2, True), (4097 - 2, False)):
+        text = "Foundations: AS\n2C" + " " * pad + "\n"
+        for parse in (Board.from_text, lambda t: Board.read(io.BytesIO(t.encode()))):
+            if fits:
+                assert parse(text).piles[0] == (Card.from_text("2C"),)
+            else:
+                with pytest.raises(BoardParseError, match="line 2: longer than 4,096 characters"):
+                    parse(text)
 
 
 def test_long_lines_of_spaces_read_as_the_peer_reads_them():

@@ -341,7 +341,8 @@ def test_crlf_boards_read_as_the_peer_reads_them_on_windows():
 
 
 def test_blank_lines_around_a_board_change_nothing_as_for_the_peer():
-    """The peer skips newlines before the board and reads no further than its last pile."""
+    """black-hole-solver (c-solver/lib.c, black_hole_solver_read_board) skips newlines before the board
+    and reads exactly the game's pile lines: padded, a board gives the same output as bare."""
     for game in ("black_hole", "golf"):
         board = reference_boards(game)[2]
         plain, padded = (solve(*PEER_FLAGS[game], stdin=text.encode()) for text in (board, "\n\n" + board + "\n\n"))

@@ -354,7 +354,7 @@ def test_a_csv_that_names_no_game_is_never_silently_another_game(runs, tmp_path)
     expected = peer("golf")
     solvable = [str(n) for n in sorted(expected) if expected[n]["outcome"] == "solved"]
     assumed = assert_one_line_failure(cli("report", csv_path, "--format", "json"))  # Golf wins play 35 to 51
-    assert "is solved with cards_played" in assumed and "but Black Hole allows 51 to 51" in assumed
+    assert "is solved with cards_played" in assumed and "but Black Hole allows only 51" in assumed
     assert "read as Black Hole (--game names it)" in assumed
     named = cli("report", csv_path, "--game", "golf", "--format", "json")
     assert named.returncode == 0 and named.stderr == b"", named.stderr
@@ -372,7 +372,7 @@ def test_a_csv_that_names_no_game_is_never_silently_another_game(runs, tmp_path)
     records = json.loads(cli("export", runs["golf"], "--format", "json").stdout)
     assert {record["game"] for record in records} == {"golf"} and len(records) == DEALS
     listed = assert_one_line_failure(cli("export", csv_path, "--solvable", "--format", "csv"))  # as report
-    assert "but Black Hole allows 51 to 51" in listed and "read as Black Hole (--game names it)" in listed
+    assert "but Black Hole allows only 51" in listed and "read as Black Hole (--game names it)" in listed
     table = tmp_path / "peer_golf.parquet"  # made in a notebook: no game column, no manifest
     frame = pd.read_csv(csv_path).rename(columns={"max_played": "cards_played"})
     frame.to_parquet(table)

@@ -409,8 +409,8 @@ def test_numbers_no_deal_can_have_are_named_not_wrapped_or_cut(tmp_path, column,
 
 @pytest.mark.parametrize("game, outcome, played, allowed", [
     ("black_hole", "unsolved", 51, "0 to 50"),   # a line that plays every card wins
-    ("black_hole", "solved", 50, "51 to 51"),
-    ("black_hole", "solved", None, "51 to 51"),  # a win has its line
+    ("black_hole", "solved", 50, "only 51"),
+    ("black_hole", "solved", None, "only 51"),  # a win has its line
     ("golf", "unsolved", 10, "16 to 50"),       # every line turns the 16 talon cards
     ("golf", "solved", 34, "35 to 51"),         # a win empties the 35 pile cards
     ("golf", "intractable", 10, "16 to 50"),    # the best line found counts the talon left
@@ -435,6 +435,7 @@ def test_cards_played_the_outcome_cannot_have_in_the_game_is_named(tmp_path, gam
     ("seconds", [True, False], "column seconds is bool, not numbers"),  # no solve took 1 s
     ("seconds", pd.to_timedelta([1.5, 2.0], unit="s"), "column seconds is timedelta64"),  # not 1.5e9 s
     ("iterations", [True, False], "column iterations is bool, not numbers"),
+    ("cards_played", pd.Series([True, None], dtype=object), "column cards_played is object, not numbers"),  # gaps
     ("iterations", [2.0**53, 7.0], "column iterations has 9007199254740992.0 as a float: from 2^53 up"),
     ("iterations", [1e30, 7.0], "column iterations has 1e+30 as a float"),
     ("iterations", np.array([2.0**24, 7.0], dtype="float32"), "as a float: from 2^24 up"),
@@ -452,8 +453,33 @@ def test_ms_numbers_past_the_last_ms_deal_are_no_game_numbers(tmp_path):
     (tmp_path / "ms.csv").write_text("deal,outcome,iterations,cards_played\nms8589934592,unsolved,9,3\n")
     for command in ("report", "export"):
         failed = run_cli(tmp_path / "ms.csv", command=command)
-        assert "deal ms8589934592 is no game number: ms numbers go up to 8589934591" in failed.stderr
+        assert "invalid game number ms8589934592: ms numbers go up to 8589934591" in failed.stderr
         assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+
+
+def test_the_last_values_a_deal_can_have_are_read(tmp_path):
+    """The bounds are inclusive: the last ms deal, int64's last count, a win's 51 cards."""
+    (tmp_path / "edge.csv").write_text("deal,outcome,iterations,cards_played,seconds\n"
+                                       f"ms8589934591,unsolved,{2**63 - 1},50,0\n2,solved,0,51,0.5\n")
+    data = report.load(tmp_path / "edge.csv")
+    assert data["iterations"].max() == 2**63 - 1 and data["deal"].max() == 8589934591
+    assert report.build_report(data, "edge").deals == 2
+
+
+def test_the_first_bad_row_is_named_whatever_its_outcome(tmp_path):
+    (tmp_path / "two.csv").write_text("deal,outcome,iterations,cards_played\n"
+                                      "1,unsolved,9,51\n2,solved,9,51\n5,solved,9,40\n")
+    with pytest.raises(DatasetError, match="deal 1 is unsolved with cards_played 51, but Black Hole allows 0 to 50"):
+        report.build_report(report.load(tmp_path / "two.csv"), "two")
+    with pytest.raises(DatasetError, match="deal 5 is solved with cards_played 40, but Black Hole allows only 51"):
+        report.build_report(report.load(tmp_path / "two.csv").iloc[1:], "two")
+
+
+def test_a_report_of_a_game_given_checks_the_rows_against_it():
+    """Black Hole rows told to be Golf's: unsolvable deals that played fewer than Golf's 16 talon cards."""
+    peer = report.load(require_reference("peer_1_1000.csv"), required=report.VERDICTS)
+    with pytest.raises(DatasetError, match="but Golf allows 16 to 50"):
+        report.build_report(peer, "peer", None, report.get_game("golf"))
 
 
 def _bad_inputs(root: Path) -> dict[str, list]:
