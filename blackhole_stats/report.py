@@ -211,15 +211,25 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             _check_range(source, column, values.dropna().to_numpy())
             data[column] = values.astype(dtype).array
     if "difficulty" in frame and "tag" in frame:
-        data["difficulty"] = pd.to_numeric(frame["difficulty"], errors="coerce").astype("float64").to_numpy()
-        data["tag"] = pd.Categorical(frame["tag"].astype(object).to_numpy(), categories=TAGS)
+        scores = pd.to_numeric(frame["difficulty"], errors="coerce")
+        if (scores.isna() & frame["difficulty"].notna()).any():
+            raise DatasetError(f"{source}: column difficulty has non-numeric values")
+        _check_range(source, "difficulty", scores.dropna().to_numpy())
+        tags = frame["tag"].astype(object)
+        unknown = tags.notna() & ~tags.isin(TAGS)
+        if unknown.any():  # a Categorical would make it a silent gap
+            raise DatasetError(f"{source}: column tag has {quoted(str(tags[unknown].iloc[0]))}; the tags are "
+                               f"{', '.join(TAGS)}")
+        data["difficulty"] = scores.astype("float64").to_numpy()
+        data["tag"] = pd.Categorical(tags.to_numpy(), categories=TAGS)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
 
 
 COLUMN_RANGES = {"iterations": (0, 2**63 - 1, True), "cards_played": (0, len(DECK), True),
-                 "seconds": (0, math.inf, False)}
+                 "seconds": (0, math.inf, False), "difficulty": (0, math.inf, False)}
 """Each numeric column's bounds (inclusive) and whether it holds whole numbers: a count past int64
-would wrap around when stored, a fraction would be cut, and no deal plays more cards than a deck."""
+would wrap around when stored, a fraction would be cut, no deal plays more cards than a deck, and a
+difficulty score is the logarithm of 1 plus a mean of positive weights."""
 
 
 def _check_range(source: str, column: str, values: np.ndarray) -> None:

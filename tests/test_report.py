@@ -449,6 +449,25 @@ def test_columns_of_the_wrong_kind_are_named_not_read_as_numbers(tmp_path, colum
         report.load(tmp_path)
 
 
+@pytest.mark.parametrize("column, value, message", [
+    ("tag", "impossible", "column tag has 'impossible'; the tags are very easy, easy, medium, hard, very hard"),
+    ("tag", "Hard", "column tag has 'Hard'"),
+    ("difficulty", "abc", "column difficulty has non-numeric values"),
+    ("difficulty", "-7", "column difficulty has -7.0; it must hold numbers of 0 or more"),
+    ("difficulty", "inf", "column difficulty has inf"),
+])
+def test_difficulty_and_tags_no_deal_can_have_are_named_not_dropped(tmp_path, column, value, message):
+    """An unknown tag or a score that is no number would otherwise become a silent gap in the tag table."""
+    cells = {"difficulty": "1.5", "tag": "hard", column: value}
+    (tmp_path / "tags.csv").write_text("deal,outcome,iterations,cards_played,difficulty,tag\n"
+                                       f"1,solved,9,51,{cells['difficulty']},{cells['tag']}\n2,unsolved,9,40,,\n")
+    with pytest.raises(DatasetError, match=re.escape(message)):
+        report.load(tmp_path / "tags.csv")
+    (tmp_path / "good.csv").write_text("deal,outcome,iterations,cards_played,difficulty,tag\n"
+                                       "1,solved,9,51,1.5,hard\n2,unsolved,9,40,,\n")
+    assert report.load(tmp_path / "good.csv")["tag"].tolist()[0] == "hard"
+
+
 def test_ms_numbers_past_the_last_ms_deal_are_no_game_numbers(tmp_path):
     (tmp_path / "ms.csv").write_text("deal,outcome,iterations,cards_played\nms8589934592,unsolved,9,3\n")
     for command in ("report", "export"):
