@@ -201,20 +201,9 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
             raise DatasetError(f"{source}: {error}") from None
     for column, dtype in (("iterations", "int64"), ("cards_played", "Int64"), ("seconds", "float64")):
         if column in frame:
-            if frame[column].dtype.kind in "bmM" or pd.api.types.infer_dtype(frame[column], skipna=True) == "boolean":
-                raise DatasetError(f"{source}: column {column} is {frame[column].dtype}, not numbers")  # no 0/1, no ns
-            values = pd.to_numeric(frame[column], errors="coerce")
-            may_be_null = column == "cards_played"  # null: not determined within --max-iters
-            if (values.isna() & frame[column].notna() if may_be_null else values.isna()).any():
-                what = "non-numeric" if may_be_null else "missing or non-numeric"
-                raise DatasetError(f"{source}: column {column} has {what} values")
-            _check_range(source, column, values.dropna().to_numpy())
-            data[column] = values.astype(dtype).array
+            data[column] = _numbers(frame, source, column).astype(dtype).array
     if "difficulty" in frame and "tag" in frame:
-        scores = pd.to_numeric(frame["difficulty"], errors="coerce")
-        if (scores.isna() & frame["difficulty"].notna()).any():
-            raise DatasetError(f"{source}: column difficulty has non-numeric values")
-        _check_range(source, "difficulty", scores.dropna().to_numpy())
+        scores = _numbers(frame, source, "difficulty")
         tags = frame["tag"].astype(object)
         unknown = tags.notna() & ~tags.isin(TAGS)
         if unknown.any():  # a Categorical would make it a silent gap
@@ -223,6 +212,25 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         data["difficulty"] = scores.astype("float64").to_numpy()
         data["tag"] = pd.Categorical(tags.to_numpy(), categories=TAGS)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
+
+
+NULLABLE = ("cards_played", "difficulty")
+"""Numeric columns where null has a meaning: cards_played not determined within --max-iters, no
+difficulty score (an unsolved deal, or a verdict past its budget)."""
+
+
+def _numbers(frame: pd.DataFrame, source: str, column: str) -> pd.Series:
+    """A numeric column, checked: numbers (no true/false, no durations), in COLUMN_RANGES, null only
+    where NULLABLE allows it; DatasetError naming what is wrong."""
+    if frame[column].dtype.kind in "bmM" or pd.api.types.infer_dtype(frame[column], skipna=True) == "boolean":
+        raise DatasetError(f"{source}: column {column} is {frame[column].dtype}, not numbers")  # no 0/1, no ns
+    values = pd.to_numeric(frame[column], errors="coerce")
+    may_be_null = column in NULLABLE
+    if (values.isna() & frame[column].notna() if may_be_null else values.isna()).any():
+        what = "non-numeric" if may_be_null else "missing or non-numeric"
+        raise DatasetError(f"{source}: column {column} has {what} values")
+    _check_range(source, column, values.dropna().to_numpy())
+    return values
 
 
 COLUMN_RANGES = {"iterations": (0, 2**63 - 1, True), "cards_played": (0, len(DECK), True),
