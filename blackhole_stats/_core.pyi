@@ -16,7 +16,8 @@ class Solver:
               max_iters: int = 0, most_played: bool = True, talon: bytes = b"",
               rules: bytes | None = None) -> tuple[int, int, int | None, bytes]:
         """foundation 13: empty; talon: ranks, the next first; rules: 14 little-endian 16-bit masks
-        (Game.rules_bytes), None for Black Hole's. max_iters: 0 (no limit) to 2^63-1 for the whole
+        (Game.rules_bytes), None for Black Hole's. search: 0 fast, 1 classic, 2 the heights search
+        alone (layouts of at most 2^20 pile-height vectors). max_iters: 0 (no limit) to 2^63-1 for the whole
         solve; cards_played None when an unsolved position's most-cards-played search was skipped or
         ran out of budget. The solution holds 255 for a talon turn."""
     def trap_walks(self, ranks: bytes, heights: bytes, foundation: int, walks: int, probes: int, seed: int,

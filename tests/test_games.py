@@ -231,6 +231,39 @@ def test_verdicts_and_most_played_match_the_peer(game):
     assert not bad, bad[:5]
 
 
+def heights_search(board: Board) -> tuple[str, int | None, Solution | None]:
+    """The exhaustive heights search alone (what the fast search hands Golf's deals to after a short
+    first try), on the compiled core: (outcome, cards played, the win replayed from the board)."""
+    outcome, _, played, piles = SOLVER._core.solve(*board.solver_input(), 2, **board.solver_rules())
+    verdict = ("solved", "unsolved", "intractable")[outcome]
+    return verdict, played, Solution(board, piles) if verdict == "solved" else None
+
+
+@pytest.mark.parametrize("game", [game for game in FAMILY if get_game(game).has_talon])
+def test_the_heights_search_alone_matches_the_peer(game):
+    """Every 13th deal of 1..1000: verdicts, most cards played, and every win replays (a line read
+    back from the search's rows, often 51 moves long)."""
+    rows = peer_rows(game)
+    bad = []
+    for number in range(1, 1001, 13):
+        board = deal(number, game)
+        outcome, played, solution = heights_search(board)
+        peer = rows[number]
+        if (outcome, played if outcome == "unsolved" else None) != (
+                peer["outcome"], int(peer["max_played"]) if peer["outcome"] == "unsolved" else None):
+            bad.append(number)
+        if solution is not None:
+            assert solution.board == board and played == len(solution)
+    assert not bad, bad[:5]
+
+
+def test_the_heights_search_covers_small_layouts_only():
+    with pytest.raises(ValueError, match="heights search covers layouts of at most 2"):
+        heights_search(deal(1, "all_in_a_row"))  # 13 piles of 4: 5^13 pile-height vectors
+    with pytest.raises(ValueError, match="search must be 0"):
+        SOLVER._core.solve(*deal(1).solver_input(), 3)
+
+
 def brute_force(game: str, foundation: int | None, piles: list[list[int]], talon: list[int]) -> tuple[bool, int]:
     """(winnable, most moves of any line): every line of play, a win ending its line.
     Ranks only; the rules from RULES, not the package's."""
@@ -344,6 +377,12 @@ def check_against_brute_force(game_key, positions):
             assert result.solution.board == board and result.cards_played == len(result.solution)
         else:
             assert result.cards_played == most, board.to_text()
+        outcome, played, solution = heights_search(board)  # these layouts are all small enough
+        assert outcome == result.outcome, board.to_text()
+        if won:
+            assert solution.board == board and played == len(solution)
+        else:
+            assert played == most, board.to_text()
 
     check()
 
