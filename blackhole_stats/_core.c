@@ -2005,7 +2005,8 @@ typedef struct {
     size_t stride[NPILES];   /* what a card of pile p adds to a row's index */
     size_t top;              /* the start's row */
     uint16_t onto[NRANKS];   /* the foundation ranks (EMPTY_F included) each rank may be played on */
-    uint8_t onto_list[NRANKS][3]; /* the same as indices into a FOUNDATIONS row, NONE_F for none */
+    uint8_t onto_at[NPILES][PILE_DEPTH][4]; /* the same for the card at height k of pile p, as
+                                              * indices into a FOUNDATIONS row (NONE_F: none) */
     uint8_t talon_row[MAX_TALON + 1][FOUNDATIONS]; /* [m][f]: the fewest cards turned that leave
                                                     * a talon card of rank f on the foundation,
                                                     * turning from card m on */
@@ -2013,7 +2014,7 @@ typedef struct {
 
 /* The fewest talon cards turned at which row i (heights h) is reached with
  * each foundation rank, in t_of; returns the row's fewest over all ranks. */
-static int row_foundations(const HeightsSearch *hs, size_t i, const uint8_t *h, uint8_t t_of[FOUNDATIONS])
+static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8_t *h, uint8_t t_of[FOUNDATIONS])
 {
     const Position *s = hs->start;
     const uint8_t *row = hs->table->rows + i * (size_t)s->npiles;
@@ -2037,6 +2038,24 @@ static int row_foundations(const HeightsSearch *hs, size_t i, const uint8_t *h, 
             t_of[f] = turned[f] < t_of[f] ? turned[f] : t_of[f];
     }
     return fewest;
+}
+
+/* The entries of a FOUNDATIONS row other than NOT_REACHED, 8 at a time: in
+ * x = ~word an entry NOT_REACHED is a zero byte; ((b & 0x7F) + 0x7F) | b has
+ * its top bit set exactly when byte b is not zero, and multiplying the top
+ * bits, shifted to the bytes' low bits, by 0x0101... sums them in the top
+ * byte. */
+static inline int reached_count(const uint8_t t_of[FOUNDATIONS])
+{
+    const uint64_t low7 = 0x7F7F7F7F7F7F7F7Full, ones = 0x0101010101010101ull;
+    int n = 0;
+    for (int half = 0; half < FOUNDATIONS; half += 8) {
+        uint64_t x;
+        memcpy(&x, t_of + half, 8);
+        x = ~x;
+        n += (int)((((((x & low7) + low7) | x) >> 7 & ones) * ones) >> 56);
+    }
+    return n;
 }
 
 /* A winning line, read back from the empty piles (row 0) to the start.
@@ -2107,12 +2126,13 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
     for (int g = 0; g <= EMPTY_F; g++)
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
             hs.onto[lowest_bit(ranks)] |= (uint16_t)(1u << g);
-    for (int c = 0; c < NRANKS; c++) {
-        int k = 0;
-        memset(hs.onto_list[c], NONE_F, sizeof hs.onto_list[c]);
-        for (uint16_t from = hs.onto[c]; from && k < 3; from &= (uint16_t)(from - 1))
-            hs.onto_list[c][k++] = (uint8_t)lowest_bit(from);
-    }
+    for (int p = 0; p < np; p++)
+        for (int k = 0; k < start->h[p]; k++) {
+            int n = 0;
+            memset(hs.onto_at[p][k], NONE_F, sizeof hs.onto_at[p][k]);
+            for (uint16_t from = hs.onto[start->rank[p][k]]; from; from &= (uint16_t)(from - 1))
+                hs.onto_at[p][k][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
+        }
     memset(hs.talon_row[start->talon_len], NOT_REACHED, FOUNDATIONS);
     for (int j = start->talon_len - 1; j >= start->t; j--) {
         memcpy(hs.talon_row[j], hs.talon_row[j + 1], FOUNDATIONS);
@@ -2129,10 +2149,7 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
         if (row_reached(ht, i)) {
             uint8_t t_of[FOUNDATIONS];
             row_foundations(&hs, i, h, t_of);
-            int reached = 0;
-            for (int f = 0; f < FOUNDATIONS; f++)
-                reached += t_of[f] != NOT_REACHED;
-            positions += (uint64_t)reached;
+            positions += reached_count(t_of);
             if (!watch_tick(watch))
                 return SEARCH_INTERRUPTED;
             if (spent + positions > end) {
@@ -2146,7 +2163,7 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
             for (int q = 0; q < np; q++) {
                 if (!h[q])
                     continue;
-                const uint8_t *from = hs.onto_list[start->rank[q][h[q] - 1]];
+                const uint8_t *from = hs.onto_at[q][h[q] - 1];
                 int v = t_of[from[0]];
                 v = t_of[from[1]] < v ? t_of[from[1]] : v;
                 v = t_of[from[2]] < v ? t_of[from[2]] : v;
