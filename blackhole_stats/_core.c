@@ -2103,73 +2103,75 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
     return n;
 }
 
-/* The heights search (see its block) on `start`, after the verdict search
- * spent `spent` nodes of `end` and its deepest line left `fewest_left` pile
- * cards. Counts one iteration per (h, f) reached. Returns a SEARCH_ status. */
-static int heights_solve(SolverObject *self, const Position *start, size_t rows, uint64_t spent, int fewest_left,
-                         uint64_t end, Watch *watch, SolveResult *out)
+/* Set up hs for `start` (rows: heights_rows(start)) in the Solver's table. */
+static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *start, size_t rows)
 {
-    HeightsSearch hs;
-    HeightsTable *ht = &self->heights;
     int np = start->npiles;
     if (!heights_table_reserve(ht, rows, np))
-        return SEARCH_NO_MEMORY;
-    hs.start = start;
-    hs.table = ht;
-    hs.top = rows - 1;
+        return 0;
+    hs->start = start;
+    hs->table = ht;
+    hs->top = rows - 1;
     size_t stride = 1;
     for (int p = 0; p < np; p++) {
-        hs.stride[p] = stride;
+        hs->stride[p] = stride;
         stride *= (size_t)start->h[p] + 1;
     }
-    memset(hs.onto, 0, sizeof hs.onto);
+    memset(hs->onto, 0, sizeof hs->onto);
     for (int g = 0; g <= EMPTY_F; g++)
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
-            hs.onto[lowest_bit(ranks)] |= (uint16_t)(1u << g);
+            hs->onto[lowest_bit(ranks)] |= (uint16_t)(1u << g);
     for (int p = 0; p < np; p++)
         for (int k = 0; k < start->h[p]; k++) {
             int n = 0;
-            memset(hs.onto_at[p][k], NONE_F, sizeof hs.onto_at[p][k]);
-            for (uint16_t from = hs.onto[start->rank[p][k]]; from; from &= (uint16_t)(from - 1))
-                hs.onto_at[p][k][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
+            memset(hs->onto_at[p][k], NONE_F, sizeof hs->onto_at[p][k]);
+            for (uint16_t from = hs->onto[start->rank[p][k]]; from; from &= (uint16_t)(from - 1))
+                hs->onto_at[p][k][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
         }
-    memset(hs.talon_row[start->talon_len], NOT_REACHED, FOUNDATIONS);
+    memset(hs->talon_row[start->talon_len], NOT_REACHED, FOUNDATIONS);
     for (int j = start->talon_len - 1; j >= start->t; j--) {
-        memcpy(hs.talon_row[j], hs.talon_row[j + 1], FOUNDATIONS);
-        hs.talon_row[j][start->talon[j]] = (uint8_t)(j + 1);
+        memcpy(hs->talon_row[j], hs->talon_row[j + 1], FOUNDATIONS);
+        hs->talon_row[j][start->talon[j]] = (uint8_t)(j + 1);
     }
     memset(ht->reached, 0, (rows + 63) / 64 * sizeof(uint64_t));
-    ht->reached[hs.top >> 6] |= 1ull << (hs.top & 63);
+    ht->reached[hs->top >> 6] |= 1ull << (hs->top & 63);
     memset(ht->rows, NOT_REACHED, rows * (size_t)np);
+    return 1;
+}
+
+/* The pass of the heights search: every row from the start's down to 0.
+ * Counts the (h, f) reached in *positions and keeps in *fewest_left the
+ * fewest pile cards any row reached leaves (it comes in as the fewest seen
+ * before). Stops early (returning 0) once `spent` + positions passes `end`
+ * or a signal handler raised (watch->raised); returns 1 when done. */
+static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, Watch *watch, uint64_t *positions,
+                         int *fewest_left)
+{
+    const Position *start = hs->start;
+    HeightsTable *ht = hs->table;
+    int np = start->npiles, left = start->left;
     uint8_t h[NPILES];
     memcpy(h, start->h, sizeof h);
-    int left = start->left, fewest_seen = fewest_left, talon_left = start->talon_len - start->t;
-    uint64_t positions = 0;
-    for (size_t i = hs.top;; i--) {
+    *positions = 0;
+    for (size_t i = hs->top;; i--) {
         if (row_reached(ht, i)) {
             uint8_t t_of[FOUNDATIONS];
-            row_foundations(&hs, i, h, t_of);
-            positions += reached_count(t_of);
-            if (!watch_tick(watch))
-                return SEARCH_INTERRUPTED;
-            if (spent + positions > end) {
-                out->outcome = OUTCOME_INTRACTABLE;
-                out->iterations = end;
-                out->cards_played = start->left - fewest_seen + talon_left;
-                return SEARCH_DONE;
-            }
-            if (left < fewest_seen)
-                fewest_seen = left;
+            row_foundations(hs, i, h, t_of);
+            *positions += reached_count(t_of);
+            if (!watch_tick(watch) || spent + *positions > end)
+                return 0;
+            if (left < *fewest_left)
+                *fewest_left = left;
             for (int q = 0; q < np; q++) {
                 if (!h[q])
                     continue;
-                const uint8_t *from = hs.onto_at[q][h[q] - 1];
+                const uint8_t *from = hs->onto_at[q][h[q] - 1];
                 int v = t_of[from[0]];
                 v = t_of[from[1]] < v ? t_of[from[1]] : v;
                 v = t_of[from[2]] < v ? t_of[from[2]] : v;
                 if (v == NOT_REACHED)
                     continue;
-                size_t child = i - hs.stride[q];
+                size_t child = i - hs->stride[q];
                 uint8_t *entry = ht->rows + child * (size_t)np + q;
                 ht->reached[child >> 6] |= 1ull << (child & 63);
                 if (v < *entry)
@@ -2177,7 +2179,7 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
             }
         }
         if (i == 0)
-            break;
+            return 1;
         for (int p = 0;; p++) { /* the heights of row i - 1 */
             if (h[p]) {
                 h[p]--;
@@ -2188,16 +2190,119 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
             left += start->h[p];
         }
     }
+}
+
+/* The heights search (see its block) on `start`, after the verdict search
+ * spent `spent` nodes of `end` and its deepest line left `fewest_left` pile
+ * cards. Counts one iteration per (h, f) reached. Returns a SEARCH_ status. */
+static int heights_solve(SolverObject *self, const Position *start, size_t rows, uint64_t spent, int fewest_left,
+                         uint64_t end, Watch *watch, SolveResult *out)
+{
+    HeightsSearch hs;
+    uint64_t positions;
+    int talon_left = start->talon_len - start->t;
+    if (!heights_start(&hs, &self->heights, start, rows))
+        return SEARCH_NO_MEMORY;
+    int done = heights_reach(&hs, spent, end, watch, &positions, &fewest_left);
+    if (watch->raised)
+        return SEARCH_INTERRUPTED;
+    if (!done) {
+        out->outcome = OUTCOME_INTRACTABLE;
+        out->iterations = end;
+        out->cards_played = start->left - fewest_left + talon_left;
+        return SEARCH_DONE;
+    }
     out->iterations = spent + positions;
-    if (fewest_seen == 0) {
+    if (fewest_left == 0) {
         out->outcome = OUTCOME_SOLVED;
         out->solution_len = heights_line(&hs, out->solution);
         out->cards_played = out->solution_len;
     } else {
         out->outcome = OUTCOME_UNSOLVED;
-        out->cards_played = start->left - fewest_seen + talon_left;
+        out->cards_played = start->left - fewest_left + talon_left;
     }
     return SEARCH_DONE;
+}
+
+/* Which positions under the start can be won, for the trap walks (the
+ * difficulty block), after heights_reach marked the rows reached from it.
+ * A second pass, upwards (each row after the rows its moves lead to),
+ * overwrites each reached row's byte for pile p with win_below: the
+ * position (h, the card pile p gave last on the foundation) can be won
+ * exactly when fewer than win_below talon cards are turned (0: never), and
+ * writes talon_below[i]: turning the talon wins from row i exactly when
+ * fewer than talon_below[i] are turned. Both from the rows below: a pile
+ * move onto f wins from t if t < the child's win_below (talon dominance
+ * again: winnable with t turned is winnable with fewer); turning card j
+ * wins if the position it leaves, (h, talon[j], j + 1), wins by a pile
+ * move, or by turning again, so talon_below = 1 + the last such j. Only the
+ * entries of positions reached from the start are exact (a row's other
+ * entries may read rows never reached), and only they are ever asked. */
+static void heights_wins(const HeightsSearch *hs, uint8_t *talon_below)
+{
+    const Position *start = hs->start;
+    HeightsTable *ht = hs->table;
+    int np = start->npiles, everything = start->talon_len + 1;
+    uint8_t h[NPILES] = {0};
+    for (size_t i = 0; i <= hs->top; i++) {
+        if (i > 0)
+            for (int p = 0;; p++) { /* the heights of row i */
+                if (h[p] < start->h[p]) {
+                    h[p]++;
+                    break;
+                }
+                h[p] = 0;
+            }
+        if (!row_reached(ht, i))
+            continue;
+        uint8_t *row = ht->rows + i * (size_t)np;
+        if (i == 0) { /* the piles are empty: won */
+            memset(row, everything, (size_t)np);
+            talon_below[0] = (uint8_t)everything;
+            continue;
+        }
+        uint8_t t_of[FOUNDATIONS], below[FOUNDATIONS] = {0};
+        int fewest = row_foundations(hs, i, h, t_of), talon = 0;
+        for (int q = 0; q < np; q++) {
+            size_t child = i - hs->stride[q];
+            if (!h[q] || !row_reached(ht, child))
+                continue;
+            uint8_t win_below = ht->rows[child * (size_t)np + q];
+            for (int k = 0; k < 3; k++) {
+                uint8_t *f = &below[hs->onto_at[q][h[q] - 1][k]];
+                *f = win_below > *f ? win_below : *f;
+            }
+        }
+        for (int j = start->talon_len - 1; j >= fewest; j--)
+            if (j + 1 < below[start->talon[j]]) {
+                talon = j + 1;
+                break;
+            }
+        talon_below[i] = (uint8_t)talon;
+        for (int p = 0; p < np; p++)
+            if (h[p] < start->h[p]) {
+                int f = below[start->rank[p][h[p]]];
+                row[p] = (uint8_t)(f > talon ? f : talon);
+            }
+    }
+}
+
+/* Whether s, a position reached from the start of heights_wins, can be won. */
+static int heights_winnable(const HeightsSearch *hs, const uint8_t *talon_below, const Position *s)
+{
+    const HeightsTable *ht = hs->table;
+    size_t i = 0;
+    for (int p = 0; p < s->npiles; p++)
+        i += s->h[p] * hs->stride[p];
+    int below = talon_below[i];
+    for (int q = 0; q < s->npiles; q++) {
+        size_t child = i - hs->stride[q];
+        if (s->h[q] && row_reached(ht, child) && (s->fits[s->f] >> s->rank[q][s->h[q] - 1] & 1)) {
+            int win_below = ht->rows[child * (size_t)s->npiles + q];
+            below = win_below > below ? win_below : below;
+        }
+    }
+    return s->left == 0 || s->t < below;
 }
 
 /* Returns a SEARCH_ status. The most-played search gets what the verdict
@@ -2756,6 +2861,8 @@ typedef struct {
     int probes;          /* random continuations per trap */
     uint32_t rng;
     uint64_t nodes, grow_at; /* the fast search's count, over the whole call */
+    const HeightsSearch *wins; /* where the heights search covers the layout: every verdict from its table */
+    const uint8_t *talon_below;
 } TrapWalks;
 
 /* How far play goes on from a lost position: the most cards any of `probes`
@@ -2813,6 +2920,14 @@ static double trap_verdict(TrapWalks *tw, const Position *s)
     size_t j = value_map_slot(&tw->verdicts, key);
     if (tw->verdicts.keys[j])
         return tw->verdicts.values[j];
+    if (tw->wins) {
+        double verdict = heights_winnable(tw->wins, tw->talon_below, s) ? -1.0 : trap_depth(s, tw->probes, &tw->rng);
+        if (!value_map_put(&tw->verdicts, key, verdict)) {
+            tw->status = SEARCH_NO_MEMORY;
+            return TRAP_UNKNOWN;
+        }
+        return verdict;
+    }
     /* One depth-first run of the fast search, in the Solver's table of
      * refuted positions, kept for the whole call: refutations are facts,
      * so each verdict builds on the ones before. */
@@ -2932,7 +3047,7 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject 
                         "this Solver is already solving in another thread: use one Solver per thread");
         return NULL;
     }
-    TrapWalks tw = {self, NULL, max_iters, {0}, 0, probes, seed ^ 0x9E3779B9u, 0, 0};
+    TrapWalks tw = {self, NULL, max_iters, {0}, 0, probes, seed ^ 0x9E3779B9u, 0, 0, NULL, NULL};
     fact_table_new_generation(&self->refuted);
     self->refuted.use_values = start.talon_len > 0; /* as in fast_solve */
     tw.grow_at = fact_table_window_slots(&self->refuted);
@@ -2948,8 +3063,26 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject 
     Watch watch = {NULL, CHECK_INTERVAL, 0};
     tw.watch = &watch;
     watch.thread = PyEval_SaveThread();
+    /* Where the heights search covers the layout, one pass of it and one of
+     * heights_wins decide every position the walks meet. */
+    size_t rows = heights_rows(&start);
+    HeightsSearch hs;
+    uint8_t *talon_below = NULL;
+    if (rows) {
+        uint64_t positions;
+        int fewest = start.left;
+        if (!(talon_below = malloc(rows)) || !heights_start(&hs, &self->heights, &start, rows))
+            tw.status = SEARCH_NO_MEMORY;
+        else if (!heights_reach(&hs, 0, UINT64_MAX, &watch, &positions, &fewest))
+            tw.status = SEARCH_INTERRUPTED;
+        else {
+            heights_wins(&hs, talon_below);
+            tw.wins = &hs;
+            tw.talon_below = talon_below;
+        }
+    }
     uint32_t rng = seed;
-    if (trap_verdict(&tw, &start) != -1.0 && !tw.status)
+    if (!tw.status && trap_verdict(&tw, &start) != -1.0 && !tw.status)
         tw.status = 1; /* not winnable */
     for (int w = 0; w < walks && !tw.status; w++)
         trap_walk(&tw, &start, &rng, depths + (size_t)w * MAX_TRAPS, &counts[w]);
@@ -2968,6 +3101,7 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject 
         }
     free(depths);
     free(counts);
+    free(talon_below);
     value_map_free(&tw.verdicts);
     return result;
 }
