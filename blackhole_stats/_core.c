@@ -2033,9 +2033,12 @@ static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8
                 fewest = row[p];
         }
     if (fewest < s->talon_len) {
-        const uint8_t *turned = hs->talon_row[fewest];
-        for (int f = 0; f < FOUNDATIONS; f++) /* branch-free: vectorised */
-            t_of[f] = turned[f] < t_of[f] ? turned[f] : t_of[f];
+        uint8_t turned[FOUNDATIONS], was[FOUNDATIONS]; /* local copies: the compiler vectorises the loop */
+        memcpy(turned, hs->talon_row[fewest], FOUNDATIONS);
+        memcpy(was, t_of, FOUNDATIONS);
+        for (int f = 0; f < FOUNDATIONS; f++)
+            was[f] = turned[f] < was[f] ? turned[f] : was[f];
+        memcpy(t_of, was, FOUNDATIONS);
     }
     return fewest;
 }
