@@ -2325,7 +2325,12 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
      * in one pass (Golf deals 1..1000 on one idle core: 5.5 CPU-s, against
      * 12.7 for the verdict and most-played searches alone). */
     size_t rows = heights_rows(start);
-    uint64_t first = rows && HEIGHTS_PRELUDE < end ? HEIGHTS_PRELUDE : end;
+    /* ... but only where the budget left after the first try surely holds
+     * the whole pass (rows x (EMPTY_F + 1) positions at most): a smaller
+     * max_iters keeps the searches below, so that no budget loses a verdict
+     * they would reach within it. */
+    int hand_over = rows && end >= HEIGHTS_PRELUDE && end - HEIGHTS_PRELUDE >= (uint64_t)rows * (EMPTY_F + 1);
+    uint64_t first = hand_over ? HEIGHTS_PRELUDE : end;
     self->max_search_nodes = 0;
     fast_search_start(&fs, start, &self->refuted, watch, 0);
     int found = restarted_search(&fs, first);
@@ -2339,7 +2344,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
         out->cards_played = fs.won_len;
         return SEARCH_DONE;
     }
-    if (rows)
+    if (hand_over)
         return heights_solve(self, start, rows, fs.nodes, fs.fewest_left, end, watch, out);
     if (found == GOAL_UNDECIDED) {
         out->outcome = OUTCOME_INTRACTABLE;

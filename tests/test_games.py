@@ -257,6 +257,18 @@ def test_the_heights_search_alone_matches_the_peer(game):
     assert not bad, bad[:5]
 
 
+def test_a_budget_too_small_for_the_heights_search_loses_no_verdict_the_search_reaches():
+    """The heights search takes over only where the budget surely holds its whole pass: Golf deal 65
+    is refuted at the first position and deal 12 won after 12,696, both within budgets far below
+    the pass's, and every verdict a budget reaches is the peer's."""
+    assert SOLVER.solve(deal(65, "golf"), max_iters=2000, most_played=False).outcome == "unsolved"
+    assert SOLVER.solve(deal(12, "golf"), max_iters=100_000).outcome == "solved"
+    rows = peer_rows("golf")
+    outcomes = {number: SOLVER.solve(deal(number, "golf"), max_iters=100_000).outcome for number in range(1, 61)}
+    assert all(outcome in ("intractable", rows[number]["outcome"]) for number, outcome in outcomes.items())
+    assert sum(outcome != "intractable" for outcome in outcomes.values()) > len(outcomes) / 2
+
+
 def test_the_heights_search_covers_small_layouts_only():
     with pytest.raises(ValueError, match="heights search covers layouts of at most 2"):
         heights_search(deal(1, "all_in_a_row"))  # 13 piles of 4: 5^13 pile-height vectors
