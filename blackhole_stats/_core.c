@@ -2325,11 +2325,14 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
      * in one pass (Golf deals 1..1000 on one idle core: 5.5 CPU-s, against
      * 12.7 for the verdict and most-played searches alone). */
     size_t rows = heights_rows(start);
-    /* ... but only where the budget left after the first try surely holds
-     * the whole pass (rows x (EMPTY_F + 1) positions at most): a smaller
-     * max_iters keeps the searches below, so that no budget loses a verdict
-     * they would reach within it. */
-    int hand_over = rows && end >= HEIGHTS_PRELUDE && end - HEIGHTS_PRELUDE >= (uint64_t)rows * (EMPTY_F + 1);
+    /* ... but only with a talon (without one, the walk test and the reach
+     * bound refute a small position within a few nodes, where the pass
+     * would visit up to 2^20 rows), and only where the budget left after
+     * the first try surely holds the whole pass (rows x (EMPTY_F + 1)
+     * positions at most): a smaller max_iters keeps the searches below, so
+     * that no budget loses a verdict they would reach within it. */
+    int hand_over = rows && start->talon_len && end >= HEIGHTS_PRELUDE
+                    && end - HEIGHTS_PRELUDE >= (uint64_t)rows * (EMPTY_F + 1);
     uint64_t first = hand_over ? HEIGHTS_PRELUDE : end;
     self->max_search_nodes = 0;
     fast_search_start(&fs, start, &self->refuted, watch, 0);
