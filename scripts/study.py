@@ -40,6 +40,7 @@ import math
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -64,11 +65,34 @@ STUDY_2010 = {"solved": 869_413, "unsolved": 130_587, "mean_a": 292_400, "mean_b
 """The 2010 study's published figures: its counts, and the two means and the median its summary quotes."""
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised like Ctrl-C's KeyboardInterrupt so that the study stops the same way."""
+
+
+def raise_terminated(signum, frame) -> None:
+    raise Terminated
+
+
 def cli(*args: str, stdout=None) -> None:
-    """Run the console script installed next to this Python; stop the study if it fails."""
+    """Run the console script installed next to this Python; stop the study if it fails.
+
+    The command runs in a session of its own, so that a signal meant for the study (Ctrl-C, or SIGTERM
+    to the study's process or process group) reaches it exactly once, forwarded from here: it then
+    stops as it does on its own (a run records what it solved) before the study records its timing.
+    """
     command = [str(Path(sys.executable).with_name("blackhole-stats")), *args]
     print("$ blackhole-stats", " ".join(args), flush=True)
-    subprocess.run(command, check=True, stdout=stdout)
+    child = subprocess.Popen(command, stdout=stdout, start_new_session=True)
+    try:
+        code = child.wait()
+    except (KeyboardInterrupt, Terminated) as stop:
+        for signum in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cut the wait short
+            signal.signal(signum, signal.SIG_IGN)
+        child.send_signal(signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
+        child.wait()
+        raise
+    if code:
+        raise subprocess.CalledProcessError(code, command)
 
 
 def manifest(run: Path) -> dict:
@@ -596,4 +620,14 @@ def reference_file(name: Path) -> Path | None:
     return found[0] if found else None
 
 if __name__ == "__main__":
-    main()
+    signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        main()
+    except (KeyboardInterrupt, Terminated) as stop:
+        print("study interrupted: what its runs solved and their timings are kept; run the same command "
+              "to go on", file=sys.stderr)
+        sys.exit(143 if isinstance(stop, Terminated) else 130)
+    except subprocess.CalledProcessError as failed:
+        print(f"study stopped: {' '.join(map(str, failed.cmd[1:3]))} ... exited with status {failed.returncode} "
+              "(its message above); run the same command to go on once that is fixed", file=sys.stderr)
+        sys.exit(1)

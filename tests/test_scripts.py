@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 
 import pytest
 
-from conftest import REPO, require_reference
+from conftest import REPO, pause_env, release_pause, require_reference, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -135,3 +137,27 @@ def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp
     assert (folder / "REPORT.md").read_text().startswith("# Relaxed Golf report: ")
     family = (results / "FAMILY.md").read_text()
     assert "| Relaxed Golf (`relaxed_golf`) | 1..40 | " in family and "Not studied yet: Black Hole" in family
+
+
+def test_a_study_stopped_by_sigterm_keeps_its_runs_timing_and_goes_on(tmp_path):
+    """SIGTERM to the study alone (not its process group) while its run is held at the end of its
+    chunks: the run gets it once, records what it solved, the study records that session's timing
+    and says so in one line; run again, it finishes with every deal's timing counted."""
+    args = [sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf", "--deals", "1-40",
+            "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    study = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, **pause_env(tmp_path, **{"chunks-done": 120})})
+    wait_for_pause(tmp_path, "chunks-done", study)
+    study.send_signal(signal.SIGTERM)
+    _, err = study.communicate(timeout=120)
+    assert study.returncode == 143, err
+    assert "Traceback" not in err and err.splitlines()[-1].startswith("study interrupted:"), err
+    facts = json.loads((tmp_path / "results" / "relaxed_golf" / "study.json").read_text())
+    assert [session["deals_solved"] for session in facts["sessions"]] == [40]
+    release_pause(tmp_path, "chunks-done")
+    again = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    facts = json.loads((tmp_path / "results" / "relaxed_golf" / "study.json").read_text())
+    assert (facts["timing"]["deals_solved"], facts["timing"]["sessions"]) == (40, 1)
+    assert facts["fast"]["deals"] == 40
+
