@@ -84,7 +84,12 @@ def cli(*args: str, stdout=None) -> None:
     print("$ blackhole-stats", " ".join(args), flush=True)
     child = subprocess.Popen(command, stdout=stdout, start_new_session=True)
     try:
-        code = child.wait()
+        while True:  # short waits: a signal another thread took still gets its handler run here
+            try:
+                code = child.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                pass
     except (KeyboardInterrupt, Terminated) as stop:
         for signum in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cut the wait short
             signal.signal(signum, signal.SIG_IGN)

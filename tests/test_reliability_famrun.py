@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
+import signal
+import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -38,8 +41,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import (REPO, SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, make_0_1_0_run,
-                      require_reference)
+from conftest import (REPO, SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, make_0_1_0_run, pause_env,
+                      release_pause, require_reference, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -400,3 +403,26 @@ def test_export_lists_a_games_winnable_deals_and_refuses_another_game(runs):
                                               if expected[n]["outcome"] == "solved"]
     error = assert_one_line_failure(cli("export", runs["all_in_a_row"], "--game", "golf"))
     assert "holds all_in_a_row deals (All in a Row), not golf" in error
+
+
+def test_a_signal_while_the_run_records_its_session_waits_for_the_record(tmp_path):
+    """SIGTERM when every chunk is done but the session is not yet recorded (the run re-reads its
+    parts first): the record is made, then the run stops as interrupted; before, the session was left
+    without its deals and time, and a study lost its timing."""
+    out = tmp_path / "run"
+    process = subprocess.Popen([str(SCRIPT), "run", "--range", "1-40", "--game", "relaxed_golf", "--out", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"session-ending": 120})})
+    try:
+        wait_for_pause(tmp_path, "session-ending", process)
+        os.killpg(process.pid, signal.SIGTERM)
+        release_pause(tmp_path, "session-ending")
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 143, err
+    session = json.loads((tmp_path / "run.run" / "manifest.json").read_text())["sessions"][-1]
+    assert session["deals_solved"] == 40 and session["elapsed_seconds"] > 0
+
