@@ -292,11 +292,14 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                 signum = _solve(backend, tasks, tally)
 
             elapsed = time.monotonic() - started
-            with interrupts.deferred():  # a signal now would lose the session's record: it waits for it
-                _testhooks.pause("session-ending")
-                done = dataset.read_done(out)
-                if todo:
-                    session.end_solving(elapsed, sum(tally.outcomes), done, workers=backend.workers_used)
+            try:
+                with interrupts.deferred():  # a signal now would lose the session's record: it waits for it
+                    _testhooks.pause("session-ending")
+                    done = dataset.read_done(out)
+                    if todo:
+                        session.end_solving(elapsed, sum(tally.outcomes), done, workers=backend.workers_used)
+            except interrupts.Interrupted as interrupt:  # raised as the block ends: the first signal, as above
+                signum = interrupt.signum
             done_count = requested.count - (requested - done).count
             if signum is not None:
                 raise RunStopped("interrupted", done_count, requested.count, signum)
