@@ -2310,7 +2310,8 @@ static int heights_winnable(const HeightsSearch *hs, const uint8_t *talon_below,
 
 /* Returns a SEARCH_ status. The most-played search gets what the verdict
  * search left of max_iters (0: no limit); `iterations` counts the verdict
- * search only. cards_played counts pile cards and talon cards: for a win,
+ * search only (and, where the heights search decides, the positions it
+ * reached as well). cards_played counts pile cards and talon cards: for a win,
  * the winning line's moves; otherwise the most pile cards any line plays
  * plus every talon card left (see the most-cards-played search). */
 static int fast_solve(SolverObject *self, const Position *start, uint64_t max_iters,
