@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import _testhooks
+from .atomic import replacing
 from .games import DEFAULT_GAME, Game
 from .report import wilson_interval
 from .solver import OUTCOMES
@@ -43,7 +45,9 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
                        ("solvable_fraction.png", _solvable_fraction)):
         figure = Figure(figsize=SIZE, layout="constrained")
         if draw(figure, data, game):
-            figure.savefig(out_dir / name, dpi=DPI)
+            with replacing(out_dir / name) as partial:
+                figure.savefig(partial, dpi=DPI, format="png")
+                _testhooks.pause("plot-drawn")
             written.append(out_dir / name)
     return written
 

@@ -39,16 +39,21 @@ import json
 import math
 import os
 import resource
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import pyarrow.dataset as pads
-import pyarrow.parquet as pq
+try:  # the libraries take a moment to load: Ctrl-C meanwhile stops the study as at any other time
+    import numpy as np
+    import pyarrow.dataset as pads
+    import pyarrow.parquet as pq
+
+    from blackhole_stats.atomic import replacing
+except KeyboardInterrupt:
+    print("study interrupted before it started", file=sys.stderr)
+    sys.exit(130)
 
 COMPACT_COLUMNS = ["deal", "ms", "outcome", "iterations", "cards_played"]
 FAMILY_COLUMNS = ["game", *COMPACT_COLUMNS]
@@ -135,13 +140,25 @@ def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | Non
 def write_compact(run: Path, target: Path, columns: list[str] = COMPACT_COLUMNS) -> None:
     """The run's rows without solutions and solve times: small enough to commit."""
     table = pads.dataset(str(run), format="parquet").to_table(columns=columns)
-    pq.write_table(table.sort_by([("ms", "ascending"), ("deal", "ascending")]), target,
-                   compression="zstd", compression_level=19)
+    with replacing(target) as temp:
+        pq.write_table(table.sort_by([("ms", "ascending"), ("deal", "ascending")]), temp,
+                       compression="zstd", compression_level=19)
+
+
+def write_text(target: Path, text: str) -> None:
+    with replacing(target) as temp:
+        temp.write_text(text, encoding="utf-8")
 
 
 def report(source: Path | str, markdown: Path, *extra: str) -> None:
-    with markdown.open("w", encoding="utf-8") as handle:
+    with replacing(markdown) as temp, temp.open("w", encoding="utf-8") as handle:
         cli("report", str(source), "--format", "markdown", *extra, stdout=handle)
+
+
+def report_with_plots(source: Path, markdown: Path, plots: Path) -> None:
+    """REPORT.md and its plots folder, each replaced only when the report is done."""
+    with replacing(plots) as new_plots:
+        report(source, markdown, "--plots", str(new_plots))
 
 
 def load(source: Path | str):
@@ -445,12 +462,9 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
     finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
         if Path(f"{run}.run", "manifest.json").exists():
             previous.update(run_started=manifest(run)["started"], sessions=sessions)
-            facts_path.write_text(json.dumps(previous, indent=2) + "\n", encoding="utf-8")
+            write_text(facts_path, json.dumps(previous, indent=2) + "\n")
     cli("verify", str(run))
-    plots = target / "plots"
-    if plots.exists():
-        shutil.rmtree(plots)
-    report(run, target / "REPORT.md", "--plots", str(plots))
+    report_with_plots(run, target / "REPORT.md", target / "plots")
     write_compact(run, target / "deals.parquet", FAMILY_COLUMNS)
     data = load(run)
     facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
@@ -466,7 +480,7 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
         bits = target / f"{game.key}_1_{facts['fast']['last']}.bits"
         pack(str(target / "deals.parquet"), str(bits))
         facts["bitmap"] = bits.name
-    facts_path.write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
+    write_text(facts_path, json.dumps(facts, indent=2) + "\n")
     write_family(results)
     print(f"results in {target}/")
 
@@ -542,7 +556,7 @@ def render_family(found: dict) -> str:
 
 
 def write_family(results: Path) -> None:
-    (results / "FAMILY.md").write_text(render_family(family_facts(results)), encoding="utf-8")
+    write_text(results / "FAMILY.md", render_family(family_facts(results)))
 
 
 def main() -> None:
@@ -580,12 +594,9 @@ def main() -> None:
     timings["fast"] = timed_run(fast, "--range", args.deals) or timings.get("fast")
     timings["classic"] = timed_run(classic, "--range", args.classic, "--search", "classic") \
         or timings.get("classic")
-    facts_path.write_text(json.dumps({**previous, "timings": timings}, indent=2) + "\n", encoding="utf-8")
+    write_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
     cli("verify", str(fast))
-    plots = args.results / "plots"
-    if plots.exists():
-        shutil.rmtree(plots)
-    report(fast, args.results / "REPORT.md", "--plots", str(plots))
+    report_with_plots(fast, args.results / "REPORT.md", args.results / "plots")
     write_compact(fast, args.results / "deals.parquet")
     report(classic, args.results / "REPORT_classic.md")
     report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
@@ -601,14 +612,13 @@ def main() -> None:
              "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings}
     if peer is not None:
         facts["classic_vs_peer"] = peer_agreement(classic_data, peer)
-    facts_path.write_text(json.dumps(facts, indent=2) + "\n", encoding="utf-8")
-    (args.results / "CLASSIC_PREFIXES.md").write_text(
+    write_text(facts_path, json.dumps(facts, indent=2) + "\n")
+    write_text(args.results / "CLASSIC_PREFIXES.md",
         "# The classic run's iteration statistics on growing prefixes\n\n"
         "Generated by `scripts/study.py` from `classic_deals.parquet`: per outcome, the deals, the mean "
         "iterations ± the half-width of its 95% interval (normal, from the sample standard deviation), "
-        "the median and the sample standard deviation.\n\n" + render_prefixes(facts["classic_prefixes"]) + "\n",
-        encoding="utf-8")
-    (args.results / "README.md").write_text(render_readme(facts), encoding="utf-8")
+        "the median and the sample standard deviation.\n\n" + render_prefixes(facts["classic_prefixes"]) + "\n")
+    write_text(args.results / "README.md", render_readme(facts))
     print(f"results in {args.results}/")
 
 

@@ -22,6 +22,7 @@ import sys
 
 import numpy as np
 
+from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import TAGS
 from blackhole_stats.dataset import DatasetError
 from blackhole_stats.report import load
@@ -44,8 +45,8 @@ def every_deal(dataset: str, columns: tuple[str, ...] = ("deal", "outcome")):
 
 def write_bits(out: str, marked: np.ndarray) -> None:
     bits = np.packbits(marked, bitorder="little")
-    with open(out, "wb") as handle:
-        handle.write(bits.tobytes())
+    with replacing(out) as temp:
+        temp.write_bytes(bits.tobytes())
     print(f"{out}: {len(marked):,} deals, {int(marked.sum()):,} marked, {bits.nbytes:,} bytes")
 
 

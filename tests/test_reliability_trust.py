@@ -195,3 +195,26 @@ def test_a_chunk_file_whose_column_name_is_damaged_is_named_not_a_traceback(tmp_
     assert checked.stdout.decode().startswith("part-11-20-10.parquet: ")
     assert_one_line_failure(cli("run", "--out", out), 1)
     assert_one_line_failure(cli("report", out), 1)
+
+
+def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
+    """`replacing` (plots, study results, bitmaps): an error before the end leaves the old file and no
+    temporary; a folder is replaced whole too."""
+    from blackhole_stats.atomic import replacing
+
+    target = tmp_path / "chart.png"
+    target.write_bytes(b"old")
+    with pytest.raises(OSError), replacing(target) as partial:
+        partial.write_bytes(b"new, half")
+        raise OSError("disk full")
+    assert target.read_bytes() == b"old" and sorted(tmp_path.iterdir()) == [target]
+    with replacing(target) as partial:
+        partial.write_bytes(b"new")
+    assert target.read_bytes() == b"new" and sorted(tmp_path.iterdir()) == [target]
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    (folder / "old.png").write_bytes(b"old")
+    with replacing(folder) as partial:
+        partial.mkdir()
+        (partial / "new.png").write_bytes(b"new")
+    assert [path.name for path in folder.iterdir()] == ["new.png"] and sorted(tmp_path.iterdir()) == [target, folder]

@@ -139,6 +139,32 @@ def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp
     assert "| Relaxed Golf (`relaxed_golf`) | 1..40 | " in family and "Not studied yet: Black Hole" in family
 
 
+def test_a_study_stopped_while_it_reports_leaves_the_last_report_and_plots_whole(tmp_path):
+    """SIGTERM while the report of a resumed study is drawing its first chart: REPORT.md, the plots and
+    study.json stay those of the study before, byte for byte, and no partial file is left beside them."""
+    args = [sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf",
+            "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    first = subprocess.run([*args, "--deals", "1-20"], capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    folder = tmp_path / "results" / "relaxed_golf"
+    before = {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    assert any(path.suffix == ".png" for path in before)
+    study = subprocess.Popen([*args, "--deals", "1-30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env={**os.environ, **pause_env(tmp_path, **{"plot-drawn": 120})})
+    wait_for_pause(tmp_path, "plot-drawn", study)
+    assert (folder / ".plots.partial").is_dir() and (folder / ".REPORT.md.partial").exists()
+    study.send_signal(signal.SIGTERM)
+    _, err = study.communicate(timeout=120)
+    assert study.returncode == 143, err
+    assert "Traceback" not in err and err.splitlines()[-1].startswith("study interrupted:"), err
+    after = {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*")
+             if path.is_file() and path.name != "study.json"}
+    assert after == {name: data for name, data in before.items() if name.name != "study.json"}
+    assert not [path for path in folder.rglob("*") if "partial" in path.name]
+    facts = json.loads((folder / "study.json").read_text())  # the resumed run's session is recorded
+    assert [session["deals_solved"] for session in facts["sessions"]] == [20, 10]
+
+
 def test_a_study_stopped_by_sigterm_keeps_its_runs_timing_and_goes_on(tmp_path):
     """SIGTERM to the study alone (not its process group) while its run is held at the end of its
     chunks: the run gets it once, records what it solved, the study records that session's timing
