@@ -2005,8 +2005,11 @@ typedef struct {
     size_t stride[NPILES];   /* what a card of pile p adds to a row's index */
     size_t top;              /* the start's row */
     uint16_t onto[NRANKS];   /* the foundation ranks (EMPTY_F included) each rank may be played on */
-    uint8_t onto_at[NPILES][PILE_DEPTH][4]; /* the same for the card at height k of pile p, as
-                                              * indices into a FOUNDATIONS row (NONE_F: none) */
+    uint8_t onto_top[NPILES][PILE_DEPTH + 1][4]; /* the same for the top card of pile p at height k, as
+                                                   * indices into a FOUNDATIONS row (NONE_F: none; all
+                                                   * NONE_F at height 0, so an empty pile moves nothing) */
+    uint8_t given_f[NPILES][PILE_DEPTH + 1]; /* the foundation rank once pile p is down to height k: the
+                                              * rank of the card at k (NONE_F at the starting height) */
     uint8_t talon_row[MAX_TALON + 1][FOUNDATIONS]; /* [m][f]: the fewest cards turned that leave
                                                     * a talon card of rank f on the foundation,
                                                     * turning from card m on */
@@ -2024,14 +2027,11 @@ static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8
         t_of[s->f] = (uint8_t)s->t;
         fewest = s->t;
     }
-    for (int p = 0; p < s->npiles; p++)
-        if (row[p] != NOT_REACHED) {
-            int f = s->rank[p][h[p]];
-            if (row[p] < t_of[f])
-                t_of[f] = row[p];
-            if (row[p] < fewest)
-                fewest = row[p];
-        }
+    for (int p = 0; p < s->npiles; p++) { /* branch-free: whether an entry is reached is a coin toss */
+        int t = row[p], f = hs->given_f[p][h[p]]; /* unreached entries min into NONE_F, never read */
+        t_of[f] = (uint8_t)(t < t_of[f] ? t : t_of[f]);
+        fewest = t < fewest ? t : fewest;
+    }
     if (fewest < s->talon_len) {
         uint8_t turned[FOUNDATIONS], was[FOUNDATIONS]; /* local copies: the compiler vectorises the loop */
         memcpy(turned, hs->talon_row[fewest], FOUNDATIONS);
@@ -2124,13 +2124,16 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
     for (int g = 0; g <= EMPTY_F; g++)
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
             hs->onto[lowest_bit(ranks)] |= (uint16_t)(1u << g);
-    for (int p = 0; p < np; p++)
+    memset(hs->onto_top, NONE_F, sizeof hs->onto_top);
+    for (int p = 0; p < np; p++) {
         for (int k = 0; k < start->h[p]; k++) {
             int n = 0;
-            memset(hs->onto_at[p][k], NONE_F, sizeof hs->onto_at[p][k]);
             for (uint16_t from = hs->onto[start->rank[p][k]]; from; from &= (uint16_t)(from - 1))
-                hs->onto_at[p][k][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
+                hs->onto_top[p][k + 1][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
+            hs->given_f[p][k] = start->rank[p][k];
         }
+        hs->given_f[p][start->h[p]] = NONE_F;
+    }
     memset(hs->talon_row[start->talon_len], NOT_REACHED, FOUNDATIONS);
     for (int j = start->talon_len - 1; j >= start->t; j--) {
         memcpy(hs->talon_row[j], hs->talon_row[j + 1], FOUNDATIONS);
@@ -2165,20 +2168,17 @@ static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, 
                 return 0;
             if (left < *fewest_left)
                 *fewest_left = left;
-            for (int q = 0; q < np; q++) {
-                if (!h[q])
-                    continue;
-                const uint8_t *from = hs->onto_at[q][h[q] - 1];
+            for (int q = 0; q < np; q++) { /* branch-free too: an empty pile, or a move found
+                                             * nowhere (v NOT_REACHED), writes nothing new */
+                const uint8_t *from = hs->onto_top[q][h[q]];
                 int v = t_of[from[0]];
                 v = t_of[from[1]] < v ? t_of[from[1]] : v;
                 v = t_of[from[2]] < v ? t_of[from[2]] : v;
-                if (v == NOT_REACHED)
-                    continue;
-                size_t child = i - hs->stride[q];
+                size_t child = i - (hs->stride[q] & -(size_t)(h[q] != 0)); /* an empty pile: row i itself */
                 uint8_t *entry = ht->rows + child * (size_t)np + q;
-                ht->reached[child >> 6] |= 1ull << (child & 63);
-                if (v < *entry)
-                    *entry = (uint8_t)v;
+                ht->reached[child >> 6] |= (uint64_t)(v != NOT_REACHED) << (child & 63);
+                int less = v - *entry;
+                *entry = (uint8_t)(*entry + (less & -(less < 0))); /* the lesser, with no branch to guess */
             }
         }
         if (i == 0)
@@ -2272,7 +2272,7 @@ static void heights_wins(const HeightsSearch *hs, uint8_t *talon_below)
                 continue;
             uint8_t win_below = ht->rows[child * (size_t)np + q];
             for (int k = 0; k < 3; k++) {
-                uint8_t *f = &below[hs->onto_at[q][h[q] - 1][k]];
+                uint8_t *f = &below[hs->onto_top[q][h[q]][k]];
                 *f = win_below > *f ? win_below : *f;
             }
         }
@@ -2822,7 +2822,6 @@ done:
         PyBuffer_Release(&talon);
     return result;
 }
-
 
 /* Trap walks. A trap is a move that turns a winnable position into one
  * that cannot be won; its depth is how many more cards a player can play
