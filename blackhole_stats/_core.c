@@ -1825,23 +1825,20 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
  * heights_line).
  * ====================================================================== */
 
-#define HEIGHTS_MAX_ROWS (1u << 20) /* rows of at most 17 bytes: 17 MiB at most */
+#define HEIGHTS_MAX_ROWS (1u << 20) /* rows of at most 24 bytes: 24 MiB at most */
 #define NOT_REACHED 0xFF
 
 typedef struct {
-    uint8_t *rows;     /* a byte per pile a row */
-    uint64_t *reached; /* a bit a row: reached */
-    size_t row_bytes;  /* allocated */
-    size_t rows_allocated;
+    uint8_t *rows; /* a byte per pile a row, then NOT_REACHED up to a whole number of words (8 bytes) */
+    size_t width;  /* the bytes of a row, for the layout searched now */
+    size_t bytes;  /* allocated */
 } HeightsTable;
 
 static void heights_table_free(HeightsTable *ht)
 {
     free(ht->rows);
-    free(ht->reached);
     ht->rows = NULL;
-    ht->reached = NULL;
-    ht->row_bytes = ht->rows_allocated = 0;
+    ht->width = ht->bytes = 0;
 }
 
 /* ======================================================================
@@ -1977,23 +1974,16 @@ static size_t heights_rows(const Position *s)
 
 static int heights_table_reserve(HeightsTable *ht, size_t rows, int npiles)
 {
-    if (rows * (size_t)npiles <= ht->row_bytes && rows <= ht->rows_allocated)
-        return 1;
-    heights_table_free(ht);
-    ht->rows = malloc(rows * (size_t)npiles);
-    ht->reached = malloc((rows + 63) / 64 * sizeof(uint64_t));
-    if (!ht->rows || !ht->reached) {
+    size_t width = ((size_t)npiles + 7) / 8 * 8;
+    if (rows * width > ht->bytes) {
         heights_table_free(ht);
-        return 0;
+        ht->rows = malloc(rows * width);
+        if (!ht->rows)
+            return 0;
+        ht->bytes = rows * width;
     }
-    ht->row_bytes = rows * (size_t)npiles;
-    ht->rows_allocated = rows;
+    ht->width = width;
     return 1;
-}
-
-static inline int row_reached(const HeightsTable *ht, size_t i)
-{
-    return (int)(ht->reached[i >> 6] >> (i & 63) & 1);
 }
 
 #define FOUNDATIONS 16     /* a row of t by foundation rank: 0..EMPTY_F, then NONE_F, never reached */
@@ -2003,6 +1993,7 @@ typedef struct {
     const Position *start;
     HeightsTable *table;
     size_t stride[NPILES];   /* what a card of pile p adds to a row's index */
+    size_t step[NPILES];     /* and to its place in the table, in bytes */
     size_t top;              /* the start's row */
     uint16_t onto[NRANKS];   /* the foundation ranks (EMPTY_F included) each rank may be played on */
     uint8_t onto_top[NPILES][PILE_DEPTH + 1][4]; /* the same for the top card of pile p at height k, as
@@ -2020,7 +2011,7 @@ typedef struct {
 static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8_t *h, uint8_t t_of[FOUNDATIONS])
 {
     const Position *s = hs->start;
-    const uint8_t *row = hs->table->rows + i * (size_t)s->npiles;
+    const uint8_t *row = hs->table->rows + i * hs->table->width;
     int fewest = NOT_REACHED;
     memset(t_of, NOT_REACHED, FOUNDATIONS);
     if (i == hs->top) {
@@ -2041,6 +2032,22 @@ static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8
         memcpy(t_of, was, FOUNDATIONS);
     }
     return fewest;
+}
+
+/* Whether row i was reached: the start's, or one with an entry (heights_wins
+ * overwrites the entries of reached rows only, never with NOT_REACHED). A
+ * row's words are read whole: no bit a row to keep beside the bytes. */
+static inline int row_reached(const HeightsSearch *hs, size_t i)
+{
+    const HeightsTable *ht = hs->table;
+    const uint8_t *row = ht->rows + i * ht->width;
+    for (size_t w = 0; w < ht->width; w += 8) {
+        uint64_t word;
+        memcpy(&word, row + w, 8);
+        if (word != ~0ull)
+            return 1;
+    }
+    return i == hs->top;
 }
 
 /* The entries of a FOUNDATIONS row other than NOT_REACHED, 8 at a time: in
@@ -2079,7 +2086,7 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
     while ((i != hs->top || f != s->f || t != s->t) && n < MAX_LINE) {
         int found = 0;
         for (int p = 0; p < s->npiles && !found; p++) {
-            if (h[p] == s->h[p] || s->rank[p][h[p]] != f || !row_reached(hs->table, i + hs->stride[p]))
+            if (h[p] == s->h[p] || s->rank[p][h[p]] != f || !row_reached(hs, i + hs->stride[p]))
                 continue;
             h[p]++;
             row_foundations(hs, i + hs->stride[p], h, t_of);
@@ -2118,6 +2125,7 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
     size_t stride = 1;
     for (int p = 0; p < np; p++) {
         hs->stride[p] = stride;
+        hs->step[p] = stride * ht->width;
         stride *= (size_t)start->h[p] + 1;
     }
     memset(hs->onto, 0, sizeof hs->onto);
@@ -2139,9 +2147,7 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         memcpy(hs->talon_row[j], hs->talon_row[j + 1], FOUNDATIONS);
         hs->talon_row[j][start->talon[j]] = (uint8_t)(j + 1);
     }
-    memset(ht->reached, 0, (rows + 63) / 64 * sizeof(uint64_t));
-    ht->reached[hs->top >> 6] |= 1ull << (hs->top & 63);
-    memset(ht->rows, NOT_REACHED, rows * (size_t)np);
+    memset(ht->rows, NOT_REACHED, rows * ht->width);
     return 1;
 }
 
@@ -2160,8 +2166,8 @@ static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, 
     memcpy(h, start->h, sizeof h);
     *positions = 0;
     for (size_t i = hs->top;; i--) {
-        if (row_reached(ht, i)) {
-            uint8_t t_of[FOUNDATIONS];
+        if (row_reached(hs, i)) {
+            uint8_t t_of[FOUNDATIONS], *row = ht->rows + i * ht->width;
             row_foundations(hs, i, h, t_of);
             *positions += reached_count(t_of);
             if (!watch_tick(watch) || spent + *positions > end)
@@ -2174,9 +2180,7 @@ static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, 
                 int v = t_of[from[0]];
                 v = t_of[from[1]] < v ? t_of[from[1]] : v;
                 v = t_of[from[2]] < v ? t_of[from[2]] : v;
-                size_t child = i - (hs->stride[q] & -(size_t)(h[q] != 0)); /* an empty pile: row i itself */
-                uint8_t *entry = ht->rows + child * (size_t)np + q;
-                ht->reached[child >> 6] |= (uint64_t)(v != NOT_REACHED) << (child & 63);
+                uint8_t *entry = row - (hs->step[q] & -(size_t)(h[q] != 0)) + q; /* an empty pile: row i's own */
                 int less = v - *entry;
                 *entry = (uint8_t)(*entry + (less & -(less < 0))); /* the lesser, with no branch to guess */
             }
@@ -2256,9 +2260,9 @@ static void heights_wins(const HeightsSearch *hs, uint8_t *talon_below)
                 }
                 h[p] = 0;
             }
-        if (!row_reached(ht, i))
+        if (!row_reached(hs, i))
             continue;
-        uint8_t *row = ht->rows + i * (size_t)np;
+        uint8_t *row = ht->rows + i * ht->width;
         if (i == 0) { /* the piles are empty: won */
             memset(row, everything, (size_t)np);
             talon_below[0] = (uint8_t)everything;
@@ -2268,9 +2272,9 @@ static void heights_wins(const HeightsSearch *hs, uint8_t *talon_below)
         int fewest = row_foundations(hs, i, h, t_of), talon = 0;
         for (int q = 0; q < np; q++) {
             size_t child = i - hs->stride[q];
-            if (!h[q] || !row_reached(ht, child))
+            if (!h[q] || !row_reached(hs, child))
                 continue;
-            uint8_t win_below = ht->rows[child * (size_t)np + q];
+            uint8_t win_below = ht->rows[child * ht->width + q];
             for (int k = 0; k < 3; k++) {
                 uint8_t *f = &below[hs->onto_top[q][h[q]][k]];
                 *f = win_below > *f ? win_below : *f;
@@ -2300,8 +2304,8 @@ static int heights_winnable(const HeightsSearch *hs, const uint8_t *talon_below,
     int below = talon_below[i];
     for (int q = 0; q < s->npiles; q++) {
         size_t child = i - hs->stride[q];
-        if (s->h[q] && row_reached(ht, child) && (s->fits[s->f] >> s->rank[q][s->h[q] - 1] & 1)) {
-            int win_below = ht->rows[child * (size_t)s->npiles + q];
+        if (s->h[q] && row_reached(hs, child) && (s->fits[s->f] >> s->rank[q][s->h[q] - 1] & 1)) {
+            int win_below = ht->rows[child * ht->width + q];
             below = win_below > below ? win_below : below;
         }
     }
@@ -2609,7 +2613,7 @@ static PyObject *Solver_memory_bytes(SolverObject *self, void *closure)
     if (!self->ready)
         return PyLong_FromLong(0);
     size_t bytes = fact_table_bytes(&self->refuted) + fact_table_bytes(&self->bounds)
-                   + self->heights.row_bytes + (self->heights.rows_allocated + 63) / 64 * sizeof(uint64_t)
+                   + self->heights.bytes
                    + self->classic.capacity * sizeof(uint64_t)
                    + self->classic.stack_capacity * sizeof(uint64_t);
     return PyLong_FromSize_t(bytes);
