@@ -132,23 +132,36 @@ def release_pause(tmp_path: Path, name: str) -> None:
     (tmp_path / "pauses" / f"{name}.release").touch()
 
 
-def ctrl_c_at_pause(tmp_path: Path, args: list, pause: str) -> tuple[int, str]:
-    """`blackhole-stats ARGS` sent Ctrl-C (SIGINT to its process group) once it reaches `pause(name)`.
+def signal_at_pause(tmp_path: Path, command: list, pause: str, send, inspect=None, release: bool = False,
+                    timeout: float = 120, text: bool = True) -> subprocess.CompletedProcess:
+    """COMMAND, started in a session of its own, signalled once it reaches `pause(name)`.
 
-    Returns its exit status and stderr; it is killed if it outlives the test's waits.
+    There `inspect(pid)` runs first (if given), then `send(pid)` (e.g. SIGINT to its process group, as
+    Ctrl-C does), then the pause is released if asked (else the process stays paused until the signal
+    ends it). Returns what it wrote and its exit status; it is killed if it outlives the test's waits.
     """
-    process = subprocess.Popen([str(SCRIPT), *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True,
-                               env={**os.environ, **pause_env(tmp_path, **{pause: 120})})
+    process = subprocess.Popen([*map(str, command)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
+                               start_new_session=True, env={**os.environ, **pause_env(tmp_path, **{pause: 120})})
     try:
-        wait_for_pause(tmp_path, pause, process)
-        os.killpg(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
+        wait_for_pause(tmp_path, pause, process, timeout=timeout)
+        if inspect is not None:
+            inspect(process.pid)
+        send(process.pid)
+        if release:
+            release_pause(tmp_path, pause)
+        stdout, stderr = process.communicate(timeout=timeout)
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
             process.communicate()
-    return process.returncode, err
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+
+
+def ctrl_c_at_pause(tmp_path: Path, args: list, pause: str) -> tuple[int, str]:
+    """`blackhole-stats ARGS` sent Ctrl-C (SIGINT to its process group) once it reaches `pause(name)`:
+    its exit status and stderr."""
+    done = signal_at_pause(tmp_path, [SCRIPT, *args], pause, lambda pid: os.killpg(pid, signal.SIGINT), timeout=60)
+    return done.returncode, done.stderr
 
 
 def manifest_of_0_1_0(manifest: dict, finished: str | None, version: str = "0.1.0") -> dict:

@@ -32,7 +32,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 from pathlib import Path
 
 import pandas as pd
@@ -41,8 +40,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import (REPO, SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, make_0_1_0_run, pause_env,
-                      release_pause, require_reference, wait_for_pause)
+from conftest import (REPO, SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, make_0_1_0_run, require_reference,
+                      signal_at_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -222,7 +221,7 @@ def test_a_part_of_another_game_in_a_run_is_refused_and_not_judged_by_the_wrong_
         f"{name}: holds deals of 'golf', and the run plays black_hole: its rows are not checked against the "
         "run's rules"]
     error = assert_one_line_failure(cli("report", out))
-    assert f"mixes games (black_hole: 12 rows, golf: 12 rows)" in error, error
+    assert "mixes games (black_hole: 12 rows, golf: 12 rows)" in error, error
     error = assert_one_line_failure(cli("run", "--range", "1-30", "--out", out))
     assert name in error and "holds deals of game 'golf', and the run plays black_hole" in error, error
     assert "mixes games" in assert_one_line_failure(cli("export", out, "--solvable"))
@@ -410,19 +409,9 @@ def test_a_signal_while_the_run_records_its_session_waits_for_the_record(tmp_pat
     parts first): the record is made, then the run stops as interrupted; before, the session was left
     without its deals and time, and a study lost its timing."""
     out = tmp_path / "run"
-    process = subprocess.Popen([str(SCRIPT), "run", "--range", "1-40", "--game", "relaxed_golf", "--out", str(out)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                               env={**os.environ, **pause_env(tmp_path, **{"session-ending": 120})})
-    try:
-        wait_for_pause(tmp_path, "session-ending", process)
-        os.killpg(process.pid, signal.SIGTERM)
-        release_pause(tmp_path, "session-ending")
-        _, err = process.communicate(timeout=120)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-    assert process.returncode == 143, err
+    done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-40", "--game", "relaxed_golf", "--out", out],
+                           "session-ending", lambda pid: os.killpg(pid, signal.SIGTERM), release=True)
+    assert done.returncode == 143, done.stderr
     session = json.loads((tmp_path / "run.run" / "manifest.json").read_text())["sessions"][-1]
     assert session["deals_solved"] == 40 and session["elapsed_seconds"] > 0
 

@@ -30,7 +30,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, pause_env, release_pause, wait_for_pause
+from conftest import SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, signal_at_pause
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -90,23 +90,18 @@ def test_a_signal_while_the_command_starts_ends_as_one_during_it(tmp_path, start
     if command == "report":
         assert cli("run", "--range", "1-5", "--out", out).returncode == 0
     before = sorted(tmp_path.rglob("*"))
-    process = subprocess.Popen([*STARTS[start], *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True,
-                               env={**os.environ, **pause_env(tmp_path, **{"cli-starting": 120})})
-    try:
-        wait_for_pause(tmp_path, "cli-starting", process, timeout=60)
-        loaded = mapped_libraries(process.pid)
+
+    def nothing_heavy_loaded(pid: int) -> None:
+        loaded = mapped_libraries(pid)
         assert not [name for name in ("/numpy/", "/pyarrow/", "/pandas/", "/blackhole_stats/_core")
                     if name in loaded], "imported before the handler could record a signal"
-        (os.killpg if signum == signal.SIGINT else os.kill)(process.pid, signum)  # Ctrl-C reaches the group
-        release_pause(tmp_path, "cli-starting")
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-    line = assert_one_line_failure(subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr),
-                                   128 + signum)
+
+    def send(pid: int) -> None:
+        (os.killpg if signum == signal.SIGINT else os.kill)(pid, signum)  # Ctrl-C reaches the group
+
+    done = signal_at_pause(tmp_path, [*STARTS[start], *args], "cli-starting", send, inspect=nothing_heavy_loaded,
+                           release=True, timeout=60, text=False)
+    line = assert_one_line_failure(done, 128 + signum)
     if command == "run":
         assert line == f"interrupted; resume with: blackhole-stats {' '.join(args)}\n"
         assert not out.exists() and not Path(f"{out}.run").exists()  # nothing written, not even half

@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import report
-from blackhole_stats.dataset import DatasetError, read_manifest, upgrade_table
+from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
 from conftest import cli, require_reference
 

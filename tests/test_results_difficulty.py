@@ -229,19 +229,27 @@ def test_readme_gives_black_holes_validation_table_and_the_significant_steps_as_
     assert f"is between {rho[low]} ({get_game(low).name}) and {rho[high]} ({get_game(high).name})" in text
 
 
-def test_the_committed_tag_bitmaps_split_the_winnable_million():
-    """results/winnable's five tag bitmaps: disjoint, together the winnable bitmap, counted as its
-    README says, and a sample of deals scored again here lands in its tag's bitmap."""
+TAGGED_MILLIONS = {"black_hole": "winnable/black_hole_1_1000000.bits",
+                   "dead_king_golf": "dead_king_golf/dead_king_golf_1_1000000.bits"}
+"""The games whose deals 1..1,000,000 have committed tag bitmaps, and the bitmap of their winnable deals."""
+
+
+@pytest.mark.parametrize("game_key", sorted(TAGGED_MILLIONS))
+def test_the_committed_tag_bitmaps_split_the_winnable_million(game_key):
+    """results/winnable's five tag bitmaps of a game: disjoint, together the game's winnable bitmap (its
+    study's verdicts), counted as the guide says, and a sample of deals scored again here lands in its
+    tag's bitmap."""
     folder = REPO / "results" / "winnable"
-    winnable = np.unpackbits(np.fromfile(folder / "black_hole_1_1000000.bits", dtype=np.uint8), bitorder="little")
-    tagged = {tag: np.unpackbits(np.fromfile(folder / f"black_hole_1_1000000_{tag.replace(' ', '_')}.bits",
+    winnable = np.unpackbits(np.fromfile(REPO / "results" / TAGGED_MILLIONS[game_key], dtype=np.uint8),
+                             bitorder="little")
+    tagged = {tag: np.unpackbits(np.fromfile(folder / f"{game_key}_1_1000000_{tag.replace(' ', '_')}.bits",
                                              dtype=np.uint8), bitorder="little") for tag in TAGS}
     stacked = np.vstack(list(tagged.values())).astype(int)
     assert stacked.sum(axis=0).max() == 1 and np.array_equal(stacked.sum(axis=0), winnable)
     guide = " ".join((folder / "README.md").read_text(encoding="utf-8").split())
     for tag, bits in tagged.items():
-        assert f"| {tag} | `black_hole_1_1000000_{tag.replace(' ', '_')}.bits` | {int(bits.sum()):,} |" in guide
-    scale = SCALES["black_hole/1"]
+        assert f"| {tag} | `{game_key}_1_1000000_{tag.replace(' ', '_')}.bits` | {int(bits.sum()):,} |" in guide
+    scale, game = SCALES[CURRENT[game_key]], get_game(game_key)
     sample = np.random.default_rng(14).choice(np.flatnonzero(winnable), 12, replace=False)
     for index in sample.tolist():
-        assert tagged[scale.tag(difficulty(deal(index + 1)))][index], index + 1
+        assert tagged[scale.tag(difficulty(deal(index + 1, game)))][index], index + 1

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, pause_env, release_pause, require_reference, wait_for_pause
+from conftest import REPO, pause_env, release_pause, require_reference, signal_at_pause, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -149,14 +149,14 @@ def test_a_study_stopped_while_it_reports_leaves_the_last_report_and_plots_whole
     folder = tmp_path / "results" / "relaxed_golf"
     before = {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
     assert any(path.suffix == ".png" for path in before)
-    study = subprocess.Popen([*args, "--deals", "1-30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, env={**os.environ, **pause_env(tmp_path, **{"plot-drawn": 120})})
-    wait_for_pause(tmp_path, "plot-drawn", study)
-    assert (folder / ".plots.partial").is_dir() and (folder / ".REPORT.md.partial").exists()
-    study.send_signal(signal.SIGTERM)
-    _, err = study.communicate(timeout=120)
-    assert study.returncode == 143, err
-    assert "Traceback" not in err and err.splitlines()[-1].startswith("study interrupted:"), err
+
+    def drawing_into_partials(pid: int) -> None:
+        assert (folder / ".plots.partial").is_dir() and (folder / ".REPORT.md.partial").exists()
+
+    done = signal_at_pause(tmp_path, [*args, "--deals", "1-30"], "plot-drawn",
+                           lambda pid: os.kill(pid, signal.SIGTERM), inspect=drawing_into_partials)
+    assert done.returncode == 143, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.splitlines()[-1].startswith("study interrupted:")
     after = {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*")
              if path.is_file() and path.name != "study.json"}
     assert after == {name: data for name, data in before.items() if name.name != "study.json"}
