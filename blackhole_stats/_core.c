@@ -2019,7 +2019,8 @@ static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8
         fewest = s->t;
     }
     for (int p = 0; p < s->npiles; p++) { /* branch-free: whether an entry is reached is a coin toss */
-        int t = row[p], f = hs->given_f[p][h[p]]; /* unreached entries min into NONE_F, never read */
+        int t = row[p], f = hs->given_f[p][h[p]]; /* NOT_REACHED changes nothing; a pile still at its
+                                                    * starting height (never reached) has NONE_F */
         t_of[f] = (uint8_t)(t < t_of[f] ? t : t_of[f]);
         fewest = t < fewest ? t : fewest;
     }

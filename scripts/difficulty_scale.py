@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from blackhole_stats import deal
+from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import difficulty
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import Solver
@@ -60,8 +61,9 @@ def main() -> None:
     with Pool(args.workers) as pool:
         rows = pool.map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), chunksize=20)
     winnable = [(n, s, t) for n, s, _, t in rows if s is not None]
-    pq.write_table(pa.table({"deal": [n for n, _, _ in winnable], "score": [s for _, s, _ in winnable]}),
-                   os.path.join(folder, "scale_sample.parquet"), compression="zstd")
+    with replacing(os.path.join(folder, "scale_sample.parquet")) as temp:
+        pq.write_table(pa.table({"deal": [n for n, _, _ in winnable], "score": [s for _, s, _ in winnable]}),
+                       temp, compression="zstd")
     scores = np.array([s for _, s, _ in winnable])
     scoring = np.array([t for _, _, t in winnable])
     solving = np.array([t for _, _, t, _ in rows])
@@ -81,9 +83,8 @@ def main() -> None:
         "workers": args.workers,
         "load_average_after": round(os.getloadavg()[0], 2),
     }
-    with open(os.path.join(folder, "scale.json"), "w") as out:
-        json.dump(summary, out, indent=2)
-        out.write("\n")
+    with replacing(os.path.join(folder, "scale.json")) as temp:
+        temp.write_text(json.dumps(summary, indent=2) + "\n")
     json.dump(summary, sys.stdout, indent=2)
     print()
 

@@ -34,18 +34,19 @@ complete keeps the timings recorded in RESULTS/study.json.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import math
-import os
-import resource
-import signal
-import subprocess
 import sys
-import time
-from pathlib import Path
 
-try:  # the libraries take a moment to load: Ctrl-C meanwhile stops the study as at any other time
+try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other time
+    import argparse
+    import json
+    import math
+    import os
+    import resource
+    import signal
+    import subprocess
+    import time
+    from pathlib import Path
+
     import numpy as np
     import pyarrow.dataset as pads
     import pyarrow.parquet as pq
@@ -473,13 +474,15 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
     if peer is not None:
         report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer), "--compare-game", game.key)
         facts["vs_peer"] = family_peer_agreement(data, peer)
-    for stale in target.glob(f"{game.key}_1_*.bits"):  # of a shorter study of the same game
-        stale.unlink()
+    bits = None
     if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
             facts["fast"]["last"] and not data["ms"].any():
         bits = target / f"{game.key}_1_{facts['fast']['last']}.bits"
         pack(str(target / "deals.parquet"), str(bits))
         facts["bitmap"] = bits.name
+    for stale in target.glob(f"{game.key}_1_*.bits"):  # of a shorter study of the same game
+        if stale != bits:
+            stale.unlink()
     write_text(facts_path, json.dumps(facts, indent=2) + "\n")
     write_family(results)
     print(f"results in {target}/")

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from blackhole_stats import _core, deal
+from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import TAGS, current_scale, difficulty
 from blackhole_stats.games import GAMES, get_game
 from blackhole_stats.solver import Solver
@@ -152,7 +153,8 @@ def plot(rates: pd.DataFrame, title: str, path: str) -> None:
     axes[0].legend(title="budget per game", fontsize=8)
     figure.suptitle(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    with replacing(path) as temp:
+        figure.savefig(temp, dpi=110, format="png")
 
 
 def game_section(game_key: str, frame: pd.DataFrame, settings: Validation, results: str,
@@ -236,8 +238,8 @@ def main() -> int:
                                           args.coarse)
             lines += section
             ok = ok and falls
-    with open(os.path.join(args.results, "VALIDATION.md"), "w") as out:
-        out.write("\n".join(lines))
+    with replacing(os.path.join(args.results, "VALIDATION.md")) as temp:
+        temp.write_text("\n".join(lines))
     print("\n".join(lines))
     return 0 if ok else 1
 

@@ -193,8 +193,9 @@ def test_a_chunk_file_whose_column_name_is_damaged_is_named_not_a_traceback(tmp_
 
 
 def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
-    """`replacing` (plots, study results, bitmaps): an error before the end leaves the old file and no
-    temporary; a folder is replaced whole too."""
+    """`replacing` (plots, study results, bitmaps): an error or Ctrl-C before the end leaves the old file
+    or folder and no temporary; a temporary left by a writer killed outright is not reused; a symlink
+    still points to the replaced file, whose permissions are kept."""
     from blackhole_stats.atomic import replacing
 
     target = tmp_path / "chart.png"
@@ -203,13 +204,26 @@ def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
         partial.write_bytes(b"new, half")
         raise OSError("disk full")
     assert target.read_bytes() == b"old" and sorted(tmp_path.iterdir()) == [target]
-    with replacing(target) as partial:
+    killed = tmp_path / ".chart.png.x.partial"  # what a writer killed with SIGKILL leaves
+    killed.mkdir()
+    (killed / "chart.png").write_bytes(b"stale")
+    target.chmod(0o640)
+    link = tmp_path / "latest.png"
+    link.symlink_to(target)
+    with replacing(link) as partial:
         partial.write_bytes(b"new")
-    assert target.read_bytes() == b"new" and sorted(tmp_path.iterdir()) == [target]
+    assert target.read_bytes() == b"new" and link.is_symlink() and (target.stat().st_mode & 0o777) == 0o640
+    assert sorted(tmp_path.iterdir()) == sorted([target, killed, link])
     folder = tmp_path / "plots"
     folder.mkdir()
     (folder / "old.png").write_bytes(b"old")
+    with pytest.raises(KeyboardInterrupt), replacing(folder) as partial:
+        partial.mkdir()
+        (partial / "new.png").write_bytes(b"half")
+        raise KeyboardInterrupt
+    assert [path.name for path in folder.iterdir()] == ["old.png"]
     with replacing(folder) as partial:
         partial.mkdir()
         (partial / "new.png").write_bytes(b"new")
-    assert [path.name for path in folder.iterdir()] == ["new.png"] and sorted(tmp_path.iterdir()) == [target, folder]
+    assert [path.name for path in folder.iterdir()] == ["new.png"]
+    assert sorted(tmp_path.iterdir()) == sorted([target, killed, link, folder])
