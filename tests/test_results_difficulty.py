@@ -229,7 +229,8 @@ def test_readme_gives_black_holes_validation_table_and_the_significant_steps_as_
     assert f"is between {rho[low]} ({get_game(low).name}) and {rho[high]} ({get_game(high).name})" in text
 
 
-TAGGED_MILLIONS = {"black_hole": "winnable/black_hole_1_1000000.bits"}
+TAGGED_MILLIONS = {"black_hole": "winnable/black_hole_1_1000000.bits",
+                   "dead_king_golf": "dead_king_golf/dead_king_golf_1_1000000.bits"}
 """The games whose deals 1..1,000,000 have committed tag bitmaps, and the bitmap of their winnable deals."""
 
 
@@ -248,6 +249,10 @@ def test_the_committed_tag_bitmaps_split_the_winnable_million(game_key):
     guide = " ".join((folder / "README.md").read_text(encoding="utf-8").split())
     for tag, bits in tagged.items():
         assert f"| {tag} | `{game_key}_1_1000000_{tag.replace(' ', '_')}.bits` | {int(bits.sum()):,} |" in guide
+    if game_key != "black_hole":  # the guide names the tags furthest from a fifth
+        share = {tag: bits.sum() / winnable.sum() for tag, bits in tagged.items()}
+        fewest, most = min(share, key=share.get), max(share, key=share.get)
+        assert f"`{fewest}` holds {100 * share[fewest]:.1f}%, `{most}` {100 * share[most]:.1f}%" in guide
     scale, game = SCALES[CURRENT[game_key]], get_game(game_key)
     sample = np.random.default_rng(14).choice(np.flatnonzero(winnable), 12, replace=False)
     for index in sample.tolist():
