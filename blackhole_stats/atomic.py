@@ -37,3 +37,9 @@ def replacing(target: str | Path):
         if aside.exists() and not target.exists():
             os.replace(aside, target)
         shutil.rmtree(work)
+
+
+def replace_text(target: str | Path, text: str) -> None:
+    """`target` replaced whole by `text` (UTF-8), as `replacing` does."""
+    with replacing(target) as temp:
+        temp.write_text(text, encoding="utf-8")

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from blackhole_stats import deal
-from blackhole_stats.atomic import replacing
+from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.difficulty import difficulty
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import Solver
@@ -83,8 +83,7 @@ def main() -> None:
         "workers": args.workers,
         "load_average_after": round(os.getloadavg()[0], 2),
     }
-    with replacing(os.path.join(folder, "scale.json")) as temp:
-        temp.write_text(json.dumps(summary, indent=2) + "\n")
+    replace_text(os.path.join(folder, "scale.json"), json.dumps(summary, indent=2) + "\n")
     json.dump(summary, sys.stdout, indent=2)
     print()
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blackhole_stats.atomic import replacing
+from blackhole_stats.atomic import replace_text
 from blackhole_stats.report import Proportion
 from winnable_bitmap import pack
 
@@ -180,10 +180,8 @@ def main() -> None:
     pack(str(args.run), str(bitmap))
     facts = figures(read_bits(bitmap, DEALS), read_bits(args.million, BLOCK))
     provenance = provenance_of(args.run)
-    with replacing(args.results / "ten_million.json") as temp:
-        temp.write_text(json.dumps({**facts, "run": provenance}, indent=2) + "\n", encoding="utf-8")
-    with replacing(args.results / "REPORT.md") as temp:
-        temp.write_text(render(facts, provenance), encoding="utf-8")
+    replace_text(args.results / "ten_million.json", json.dumps({**facts, "run": provenance}, indent=2) + "\n")
+    replace_text(args.results / "REPORT.md", render(facts, provenance))
     print(f"results in {args.results}/: {percent(facts['solvable'])} winnable")
 
 

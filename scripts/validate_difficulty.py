@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from blackhole_stats import _core, deal
-from blackhole_stats.atomic import replacing
+from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.difficulty import TAGS, current_scale, difficulty
 from blackhole_stats.games import GAMES, get_game
 from blackhole_stats.solver import Solver
@@ -238,8 +238,7 @@ def main() -> int:
                                           args.coarse)
             lines += section
             ok = ok and falls
-    with replacing(os.path.join(args.results, "VALIDATION.md")) as temp:
-        temp.write_text("\n".join(lines))
+    replace_text(os.path.join(args.results, "VALIDATION.md"), "\n".join(lines))
     print("\n".join(lines))
     return 0 if ok else 1
 
