@@ -125,6 +125,32 @@ def deferred() -> Iterator[None]:
 
 
 @contextmanager
+def held() -> Iterator[None]:
+    """Within: Ctrl-C and SIGTERM wait until the block ends, then the first is handled as it would
+    have been (a command's `Interrupted`, Python's KeyboardInterrupt, a script's own handler, or the
+    default action): for a few steps that a signal, or a second one during the clean-up after the
+    first, must not cut in two. Outside the main thread no signal handler runs: nothing to hold."""
+    handlers = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    if threading.current_thread() is not threading.main_thread() or None in handlers.values():
+        yield  # (None: a handler set outside Python, which cannot be put back)
+        return
+    caught = []
+    for signum in SIGNALS:
+        signal.signal(signum, lambda signum, frame: caught.append((signum, frame)))
+    try:
+        yield
+    finally:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+        if caught:
+            signum, frame = caught[0]
+            if callable(handlers[signum]):
+                handlers[signum](signum, frame)
+            elif handlers[signum] == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
+
+
+@contextmanager
 def starting_workers() -> Iterator[None]:
     """Within: start worker processes, forked, spawned or from a fork server alike.
 

@@ -47,7 +47,8 @@ def write_bits(out: str, marked: np.ndarray) -> None:
     bits = np.packbits(marked, bitorder="little")
     with replacing(out) as temp:
         temp.write_bytes(bits.tobytes())
-    print(f"{out}: {len(marked):,} deals, {int(marked.sum()):,} marked, {bits.nbytes:,} bytes")
+    print(f"{out}: {len(marked):,} deals, {int(marked.sum()):,} marked, {bits.nbytes:,} bytes",
+          file=sys.stderr)  # not stdout: OUT may be /dev/stdout
 
 
 def pack(dataset: str, out: str) -> None:

@@ -227,3 +227,37 @@ def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
         (partial / "new.png").write_bytes(b"new")
     assert [path.name for path in folder.iterdir()] == ["new.png"]
     assert sorted(tmp_path.iterdir()) == sorted([target, killed, link, folder])
+
+
+def test_a_signal_while_a_folder_is_swapped_waits_until_the_swap_is_done(tmp_path, monkeypatch):
+    """Ctrl-C landing between a folder's two renames (sent from inside the first) is held until both
+    are done and the temporary is gone; then it raises: the folder is the new one, nothing is left
+    aside. Without the hold it would raise between the renames."""
+    from blackhole_stats import atomic
+
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    (folder / "old.png").write_bytes(b"old")
+    real_replace = os.replace
+
+    def replace_with_ctrl_c(source, destination):
+        os.kill(os.getpid(), signal.SIGINT)
+        real_replace(source, destination)
+
+    monkeypatch.setattr(atomic.os, "replace", replace_with_ctrl_c)
+    with pytest.raises(KeyboardInterrupt), atomic.replacing(folder) as partial:
+        partial.mkdir()
+        (partial / "new.png").write_bytes(b"new")
+    assert [path.name for path in folder.iterdir()] == ["new.png"] and sorted(tmp_path.iterdir()) == [folder]
+
+
+def test_a_bitmap_written_to_a_pipe_goes_through_it(tmp_path):
+    """`/dev/stdout` is written as given: a pipe cannot be replaced (it was a traceback), and the
+    status line goes to stderr, out of the bitmap's way."""
+    bits = tmp_path / "bits"
+    script = [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "winnable_bitmap.py")]
+    run = str(Path(__file__).resolve().parents[1] / "results" / "relaxed_golf" / "deals.parquet")
+    written = subprocess.run([*script, "pack", run, str(bits)], capture_output=True)
+    piped = subprocess.run([*script, "pack", run, "/dev/stdout"], capture_output=True)
+    assert written.returncode == piped.returncode == 0, piped.stderr
+    assert piped.stdout == bits.read_bytes() and written.stdout == b"" and b"marked" in piped.stderr
