@@ -81,12 +81,16 @@ def main() -> None:
     expanding = commands.add_parser("expand", help="BITMAP: print the numbers of the deals it marks")
     expanding.add_argument("bitmap")
     args = parser.parse_args()
-    if args.command == "pack":
-        pack(args.dataset, args.out)
-    elif args.command == "pack-tags":
-        pack_tags(args.dataset, args.prefix)
-    else:
-        expand(args.bitmap)
+    try:
+        if args.command == "pack":
+            pack(args.dataset, args.out)
+        elif args.command == "pack-tags":
+            pack_tags(args.dataset, args.prefix)
+        else:
+            expand(args.bitmap)
+    except OSError as error:  # a typo in a path, a missing folder, a full disk: one line
+        target = args.out if args.command == "pack" else args.prefix if args.command == "pack-tags" else args.bitmap
+        sys.exit(f"winnable_bitmap.py {args.command}: {target}: {error.strerror or error}")
 
 
 if __name__ == "__main__":

@@ -108,6 +108,16 @@ def test_the_winnable_bitmap_expands_to_the_peers_solvable_deals(tagged, tmp_pat
     assert expanded.stdout.splitlines() == [str(n) for n in sorted(peer) if peer[n] == "solved"]
 
 
+def test_a_bitmap_path_that_is_not_there_is_one_line(tagged, tmp_path):
+    """A typo in a bitmap's path, or a folder that does not exist for a new one: one line naming it."""
+    script = REPO / "scripts" / "winnable_bitmap.py"
+    for args, named in ((["expand", tmp_path / "typo.bits"], tmp_path / "typo.bits"),
+                        (["pack", tagged, tmp_path / "no" / "x.bits"], tmp_path / "no" / "x.bits")):
+        result = subprocess.run([sys.executable, script, *args], capture_output=True, text=True)
+        assert result.returncode == 1 and result.stderr == \
+            f"winnable_bitmap.py {args[0]}: {named}: No such file or directory\n", result.stderr
+
+
 def test_the_tag_bitmaps_expand_to_exports_lists_per_tag(tagged, tmp_path):
     script = REPO / "scripts" / "winnable_bitmap.py"
     packed = subprocess.run([sys.executable, script, "pack-tags", tagged, tmp_path / "deals"],
