@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, pause_env, release_pause, require_reference, signal_at_pause, wait_for_pause
+from conftest import REPO, release_pause, require_reference, signal_at_pause
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -172,13 +172,9 @@ def test_a_study_stopped_by_sigterm_keeps_its_runs_timing_and_goes_on(tmp_path):
     and says so in one line; run again, it finishes with every deal's timing counted."""
     args = [sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf", "--deals", "1-40",
             "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
-    study = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env={**os.environ, **pause_env(tmp_path, **{"chunks-done": 120})})
-    wait_for_pause(tmp_path, "chunks-done", study)
-    study.send_signal(signal.SIGTERM)
-    _, err = study.communicate(timeout=120)
-    assert study.returncode == 143, err
-    assert "Traceback" not in err and err.splitlines()[-1].startswith("study interrupted:"), err
+    study = signal_at_pause(tmp_path, args, "chunks-done", lambda pid: os.kill(pid, signal.SIGTERM))
+    assert study.returncode == 143, study.stderr
+    assert "Traceback" not in study.stderr and study.stderr.splitlines()[-1].startswith("study interrupted:")
     facts = json.loads((tmp_path / "results" / "relaxed_golf" / "study.json").read_text())
     assert [session["deals_solved"] for session in facts["sessions"]] == [40]
     release_pause(tmp_path, "chunks-done")
