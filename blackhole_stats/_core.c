@@ -26,6 +26,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if (defined(__SSE2__) || defined(_M_X64)) && !defined(BLACKHOLE_PORTABLE_BITS)
+#define SSE2_LANES 1
+#include <emmintrin.h> /* see moves_win_below */
+#endif
 #ifdef __GLIBC__
 #include <malloc.h> /* malloc_trim */
 #endif
@@ -44,7 +48,8 @@
 /* Index of the lowest set bit (x != 0) and number of set bits: the
  * intrinsics of gcc and clang (mingw included), plain C11 for every other
  * compiler (MSVC). Building with -DBLACKHOLE_PORTABLE_BITS selects the plain
- * versions anywhere, which is how scripts/check_compilers.py tests them. */
+ * versions anywhere (of these and of moves_win_below's vector lanes), which
+ * is how scripts/check_compilers.py tests them. */
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(BLACKHOLE_PORTABLE_BITS)
 #define GNU_BITS 1
 static inline int lowest_bit(uint32_t x) { return __builtin_ctz(x); }
@@ -1999,8 +2004,10 @@ typedef struct {
     uint8_t onto_top[NPILES][PILE_DEPTH + 1][4]; /* the same for the top card of pile p at height k, as
                                                    * indices into a FOUNDATIONS row (NONE_F: none; all
                                                    * NONE_F at height 0, so an empty pile moves nothing) */
+#ifdef SSE2_LANES
     uint8_t onto_mask[NPILES][PILE_DEPTH + 1][FOUNDATIONS]; /* onto_top as lanes: 0xFF at each of its
                                                              * foundation ranks, 0 elsewhere */
+#endif
     uint8_t given_f[NPILES][PILE_DEPTH + 1]; /* the foundation rank once pile p is down to height k: the
                                               * rank of the card at k (NONE_F at the starting height) */
     uint8_t talon_row[MAX_TALON + 1][FOUNDATIONS]; /* [m][f]: the fewest cards turned that leave
@@ -2135,14 +2142,18 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
             hs->onto[lowest_bit(ranks)] |= (uint16_t)(1u << g);
     memset(hs->onto_top, NONE_F, sizeof hs->onto_top);
+#ifdef SSE2_LANES
     memset(hs->onto_mask, 0, sizeof hs->onto_mask);
+#endif
     for (int p = 0; p < np; p++) {
         for (int k = 0; k < start->h[p]; k++) {
             int n = 0;
             for (uint16_t from = hs->onto[start->rank[p][k]]; from; from &= (uint16_t)(from - 1))
                 hs->onto_top[p][k + 1][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
+#ifdef SSE2_LANES
             for (int j = 0; j < n; j++)
                 hs->onto_mask[p][k + 1][hs->onto_top[p][k + 1][j]] = 0xFF;
+#endif
             hs->given_f[p][k] = start->rank[p][k];
         }
         hs->given_f[p][start->h[p]] = NONE_F;
@@ -2236,6 +2247,38 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
     return SEARCH_DONE;
 }
 
+/* below[f]: the most win_below of the pile moves out of the row at `row`
+ * (heights h) that may be played onto foundation rank f (0: none), from the
+ * rows they lead to. With SSE2 (every x86-64 has it) one vector max a pile,
+ * over the lanes of onto_mask; elsewhere (or with -DBLACKHOLE_PORTABLE_BITS)
+ * up to three bytes a pile, through onto_top (NONE_F takes the unused
+ * ones). An empty pile reads its own row's byte, and moves nothing. */
+static inline void moves_win_below(const HeightsSearch *hs, const uint8_t *row, const uint8_t *h,
+                                   uint8_t below[FOUNDATIONS])
+{
+    int np = hs->start->npiles;
+#ifdef SSE2_LANES
+    __m128i most = _mm_setzero_si128();
+    for (int q = 0; q < np; q++) {
+        uint8_t win_below = (row - (hs->step[q] & -(size_t)(h[q] != 0)))[q];
+        __m128i mask = _mm_loadu_si128((const __m128i *)hs->onto_mask[q][h[q]]);
+        most = _mm_max_epu8(most, _mm_and_si128(mask, _mm_set1_epi8((char)win_below)));
+    }
+    _mm_storeu_si128((__m128i *)below, most);
+#else
+    memset(below, 0, FOUNDATIONS);
+    for (int q = 0; q < np; q++) {
+        if (!h[q])
+            continue;
+        uint8_t win_below = (row - hs->step[q])[q];
+        for (int k = 0; k < 3; k++) {
+            uint8_t *f = &below[hs->onto_top[q][h[q]][k]];
+            *f = win_below > *f ? win_below : *f;
+        }
+    }
+#endif
+}
+
 /* Which positions under the start can be won, for the trap walks (the
  * difficulty block). One pass upwards over every row (each after the rows
  * its moves lead to) writes each row's byte for pile p (below its starting
@@ -2267,15 +2310,8 @@ static void heights_wins(const HeightsSearch *hs, uint8_t *talon_below)
             }
             h[p] = 0;
         }
-        uint8_t *row = ht->rows + i * ht->width, below[FOUNDATIONS] = {0}; /* below[f]: win_below of f */
-        for (int q = 0; q < np; q++) { /* the lanes of onto_mask: the compiler makes each a vector max */
-            const uint8_t *mask = hs->onto_mask[q][h[q]];
-            uint8_t win_below = (row - (hs->step[q] & -(size_t)(h[q] != 0)))[q]; /* an empty pile: masked out */
-            for (int f = 0; f < FOUNDATIONS; f++) {
-                uint8_t v = (uint8_t)(win_below & mask[f]);
-                below[f] = v > below[f] ? v : below[f];
-            }
-        }
+        uint8_t *row = ht->rows + i * ht->width, below[FOUNDATIONS];
+        moves_win_below(hs, row, h, below);
         int talon = 0;
         for (int j = start->talon_len - 1; j >= start->t; j--)
             if (j + 1 < below[start->talon[j]]) {

@@ -16,10 +16,11 @@ warnings as errors:
 "Compared" means every deal of the range, in every game of the family, is
 dealt alike and solved by both builds with the same outcome, iterations,
 cards played and solution, with the fast search, and with the classic search
-(Black Hole) on the first --classic deals.
+(Black Hole) on the first --classic deals; and that both give the same trap
+walks (the difficulty score's input) on the first --walks deals.
 
-    python scripts/check_compilers.py            # deals 1..300, classic on 1..30
-    python scripts/check_compilers.py --deals 50 --classic 5
+    python scripts/check_compilers.py            # deals 1..300, classic and walks on 1..30
+    python scripts/check_compilers.py --deals 50 --classic 5 --walks 5
 
 Exit status 0 when every compiler found passes; compilers that are missing
 are listed as skipped (install: apt-get install clang mingw-w64).
@@ -60,7 +61,7 @@ def load(path: Path):
     return module
 
 
-def differences(module, deals: int, classic: int) -> list[str]:
+def differences(module, deals: int, classic: int, walks: int) -> list[str]:
     """Deals on which `module` and the installed core disagree (empty when they agree everywhere)."""
     ours, theirs = _core.Solver(), module.Solver()
     found = []
@@ -76,6 +77,11 @@ def differences(module, deals: int, classic: int) -> list[str]:
                 b = theirs.solve(*board.solver_input(), search, **board.solver_rules())
                 if a != b:
                     found.append(f"{game} deal {number} ({'classic' if search else 'fast'}): {a[:3]} vs {b[:3]}")
+            if number <= walks:
+                a, b = (solver.trap_walks(*board.solver_input(), 4, 8, 1, 10**6, **board.solver_rules())
+                        for solver in (ours, theirs))
+                if a != b:
+                    found.append(f"{game} deal {number}: other trap walks")
     return found
 
 
@@ -83,6 +89,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=300, help="compare on deals 1..N (default 300)")
     parser.add_argument("--classic", type=int, default=30, help="also classic on 1..N (default 30)")
+    parser.add_argument("--walks", type=int, default=30, help="and trap walks on 1..N (default 30)")
     args = parser.parse_args()
     failed = False
     with tempfile.TemporaryDirectory() as temp:
@@ -95,13 +102,13 @@ def main() -> int:
             folder = temp / compiler
             folder.mkdir()
             try:
-                found = differences(load(build(compiler, folder, extra)), args.deals, args.classic)
+                found = differences(load(build(compiler, folder, extra)), args.deals, args.classic, args.walks)
             except subprocess.CalledProcessError as error:
                 print(f"{name}: FAILED to compile\n{error.stderr}")
                 failed = True
                 continue
-            print(f"{name}: built with {' '.join(WARNINGS)}; deals 1..{args.deals} fast and 1..{args.classic} "
-                  f"classic: {len(found)} differences")
+            print(f"{name}: built with {' '.join(WARNINGS)}; deals 1..{args.deals} fast, 1..{args.classic} "
+                  f"classic and 1..{args.walks} trap walks: {len(found)} differences")
             for line in found[:10]:
                 print(f"  {line}")
             failed |= bool(found)
