@@ -2004,19 +2004,22 @@ typedef struct {
     uint8_t onto_top[NPILES][PILE_DEPTH + 1][4]; /* the same for the top card of pile p at height k, as
                                                    * indices into a FOUNDATIONS row (NONE_F: none; all
                                                    * NONE_F at height 0, so an empty pile moves nothing) */
-#ifdef SSE2_LANES
-    uint8_t onto_mask[NPILES][PILE_DEPTH + 1][FOUNDATIONS]; /* onto_top as lanes: 0xFF at each of its
-                                                             * foundation ranks, 0 elsewhere */
-#endif
     uint8_t given_f[NPILES][PILE_DEPTH + 1]; /* the foundation rank once pile p is down to height k: the
                                               * rank of the card at k (NONE_F at the starting height) */
+#ifdef SSE2_LANES /* the same two as byte lanes of a FOUNDATIONS row, for vector instructions */
+    uint8_t onto_lanes[NPILES][PILE_DEPTH + 1][FOUNDATIONS];  /* 0xFF at onto_top's ranks, 0 elsewhere */
+    uint8_t given_lanes[NPILES][PILE_DEPTH + 1][FOUNDATIONS]; /* 0 at given_f, 0xFF elsewhere */
+#endif
     uint8_t talon_row[MAX_TALON + 1][FOUNDATIONS]; /* [m][f]: the fewest cards turned that leave
                                                     * a talon card of rank f on the foundation,
                                                     * turning from card m on */
 } HeightsSearch;
 
 /* The fewest talon cards turned at which row i (heights h) is reached with
- * each foundation rank, in t_of; returns the row's fewest over all ranks. */
+ * each foundation rank, in t_of; returns the row's fewest over all ranks.
+ * With SSE2 (see moves_win_below) a vector min a pile over given_lanes;
+ * elsewhere a byte a pile, through given_f. Either way branch-free: whether
+ * an entry is reached is a coin toss, and NOT_REACHED changes nothing. */
 static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8_t *h, uint8_t t_of[FOUNDATIONS])
 {
     const Position *s = hs->start;
@@ -2027,20 +2030,26 @@ static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8
         t_of[s->f] = (uint8_t)s->t;
         fewest = s->t;
     }
-    for (int p = 0; p < s->npiles; p++) { /* branch-free: whether an entry is reached is a coin toss */
-        int t = row[p], f = hs->given_f[p][h[p]]; /* NOT_REACHED changes nothing; a pile still at its
-                                                    * starting height (never reached) has NONE_F */
+#ifdef SSE2_LANES
+    __m128i least = _mm_loadu_si128((const __m128i *)t_of);
+    for (int p = 0; p < s->npiles; p++) {
+        __m128i lanes = _mm_loadu_si128((const __m128i *)hs->given_lanes[p][h[p]]);
+        least = _mm_min_epu8(least, _mm_or_si128(lanes, _mm_set1_epi8((char)row[p])));
+        fewest = row[p] < fewest ? row[p] : fewest;
+    }
+    if (fewest < s->talon_len)
+        least = _mm_min_epu8(least, _mm_loadu_si128((const __m128i *)hs->talon_row[fewest]));
+    _mm_storeu_si128((__m128i *)t_of, least);
+#else
+    for (int p = 0; p < s->npiles; p++) {
+        int t = row[p], f = hs->given_f[p][h[p]];
         t_of[f] = (uint8_t)(t < t_of[f] ? t : t_of[f]);
         fewest = t < fewest ? t : fewest;
     }
-    if (fewest < s->talon_len) {
-        uint8_t turned[FOUNDATIONS], was[FOUNDATIONS]; /* local copies: the compiler vectorises the loop */
-        memcpy(turned, hs->talon_row[fewest], FOUNDATIONS);
-        memcpy(was, t_of, FOUNDATIONS);
+    if (fewest < s->talon_len)
         for (int f = 0; f < FOUNDATIONS; f++)
-            was[f] = turned[f] < was[f] ? turned[f] : was[f];
-        memcpy(t_of, was, FOUNDATIONS);
-    }
+            t_of[f] = hs->talon_row[fewest][f] < t_of[f] ? hs->talon_row[fewest][f] : t_of[f];
+#endif
     return fewest;
 }
 
@@ -2142,22 +2151,27 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
             hs->onto[lowest_bit(ranks)] |= (uint16_t)(1u << g);
     memset(hs->onto_top, NONE_F, sizeof hs->onto_top);
-#ifdef SSE2_LANES
-    memset(hs->onto_mask, 0, sizeof hs->onto_mask);
-#endif
     for (int p = 0; p < np; p++) {
         for (int k = 0; k < start->h[p]; k++) {
             int n = 0;
             for (uint16_t from = hs->onto[start->rank[p][k]]; from; from &= (uint16_t)(from - 1))
                 hs->onto_top[p][k + 1][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
-#ifdef SSE2_LANES
-            for (int j = 0; j < n; j++)
-                hs->onto_mask[p][k + 1][hs->onto_top[p][k + 1][j]] = 0xFF;
-#endif
             hs->given_f[p][k] = start->rank[p][k];
         }
         hs->given_f[p][start->h[p]] = NONE_F;
     }
+#ifdef SSE2_LANES
+    memset(hs->onto_lanes, 0, sizeof hs->onto_lanes);
+    memset(hs->given_lanes, 0xFF, sizeof hs->given_lanes);
+    for (int p = 0; p < np; p++)
+        for (int k = 0; k <= start->h[p]; k++) {
+            for (int j = 0; j < 3; j++)
+                hs->onto_lanes[p][k][hs->onto_top[p][k][j]] = 0xFF;
+            hs->onto_lanes[p][k][NONE_F] = 0;
+            hs->given_lanes[p][k][hs->given_f[p][k]] = 0;
+            hs->given_lanes[p][k][NONE_F] = 0xFF;
+        }
+#endif
     memset(hs->talon_row[start->talon_len], NOT_REACHED, FOUNDATIONS);
     for (int j = start->talon_len - 1; j >= start->t; j--) {
         memcpy(hs->talon_row[j], hs->talon_row[j + 1], FOUNDATIONS);
@@ -2249,10 +2263,10 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
 
 /* below[f]: the most win_below of the pile moves out of the row at `row`
  * (heights h) that may be played onto foundation rank f (0: none), from the
- * rows they lead to. With SSE2 (every x86-64 has it) one vector max a pile,
- * over the lanes of onto_mask; elsewhere (or with -DBLACKHOLE_PORTABLE_BITS)
- * up to three bytes a pile, through onto_top (NONE_F takes the unused
- * ones). An empty pile reads its own row's byte, and moves nothing. */
+ * rows they lead to. With SSE2 (every x86-64 has it) one vector max a pile
+ * over onto_lanes; elsewhere (or with -DBLACKHOLE_PORTABLE_BITS) up to
+ * three bytes a pile through onto_top (NONE_F takes the unused ones). An
+ * empty pile reads its own row's byte, and moves nothing. */
 static inline void moves_win_below(const HeightsSearch *hs, const uint8_t *row, const uint8_t *h,
                                    uint8_t below[FOUNDATIONS])
 {
@@ -2261,7 +2275,7 @@ static inline void moves_win_below(const HeightsSearch *hs, const uint8_t *row, 
     __m128i most = _mm_setzero_si128();
     for (int q = 0; q < np; q++) {
         uint8_t win_below = (row - (hs->step[q] & -(size_t)(h[q] != 0)))[q];
-        __m128i mask = _mm_loadu_si128((const __m128i *)hs->onto_mask[q][h[q]]);
+        __m128i mask = _mm_loadu_si128((const __m128i *)hs->onto_lanes[q][h[q]]);
         most = _mm_max_epu8(most, _mm_and_si128(mask, _mm_set1_epi8((char)win_below)));
     }
     _mm_storeu_si128((__m128i *)below, most);
