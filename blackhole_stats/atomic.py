@@ -3,9 +3,11 @@ it was writing as it was before, or complete, never cut short."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -18,12 +20,13 @@ def replacing(target: str | Path):
     the block ends without an error; on an error, or a signal, `target` is left as it was.
 
     The path is in a private folder beside `target` (same file system: a rename is atomic), so two
-    writers, or a writer killed outright earlier, never share it. A folder is swapped by two renames,
-    the old one put back if the second fails; the renames and the clean-up run with Ctrl-C and SIGTERM
-    held (`interrupts.held`), so a signal, or a second one, waits until they are done. A symlink's own
+    writers, or a writer killed outright earlier, never share it. A folder replaces a folder in one
+    step where the system can swap two paths (Linux: `_exchanged`); elsewhere by two renames, the old
+    one put back if the second fails (then only SIGKILL between the two leaves the old folder aside, in
+    `.NAME.*.partial/previous`). The renames and the clean-up run with Ctrl-C and SIGTERM held
+    (`interrupts.held`), so a signal, or a second one, waits until they are done. A symlink's own
     target is replaced, and an existing file's permissions are kept. /dev/stdout, devices and pipes
-    are written as given: they cannot be replaced. (Only SIGKILL between a folder's two renames leaves
-    the old folder aside, in `.NAME.*.partial/previous`.)
+    are written as given: they cannot be replaced.
     """
     if _written_directly(Path(target)):
         yield Path(target)
@@ -39,6 +42,8 @@ def replacing(target: str | Path):
             if temp.is_file() and target.is_file():
                 shutil.copymode(target, temp)
             if temp.is_dir() and target.is_dir():
+                if _exchanged(temp, target):
+                    return  # the old folder is now the temporary, removed below
                 os.replace(target, aside)  # os.replace moves a folder only onto an empty one
             try:
                 os.replace(temp, target)
@@ -50,6 +55,25 @@ def replacing(target: str | Path):
         if work is not None:
             with held():
                 shutil.rmtree(work)
+
+
+def _exchanged(first: Path, second: Path) -> bool:
+    """Swap two paths in one atomic step (Linux's renameat2 with RENAME_EXCHANGE); False, nothing
+    done, where the C library or the file system has no such call."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes  # only here: a few ms that most commands never need
+
+    swap = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if swap is None:
+        return False
+    current_folder, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE
+    if swap(current_folder, os.fsencode(first), current_folder, os.fsencode(second), exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EPERM):  # EPERM: a container's syscall filter
+        return False
+    raise OSError(code, os.strerror(code), str(second))
 
 
 def _written_directly(target: Path) -> bool:

@@ -229,12 +229,34 @@ def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
     assert sorted(tmp_path.iterdir()) == sorted([target, killed, link, folder])
 
 
-def test_a_signal_while_a_folder_is_swapped_waits_until_the_swap_is_done(tmp_path, monkeypatch):
-    """Ctrl-C landing between a folder's two renames (sent from inside the first) is held until both
-    are done and the temporary is gone; then it raises: the folder is the new one, nothing is left
-    aside. Without the hold it would raise between the renames."""
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RENAME_EXCHANGE is Linux's")
+def test_a_folder_is_swapped_in_one_step_where_the_system_can(tmp_path, monkeypatch):
+    """On Linux a folder replaces a folder by one atomic exchange, so no moment exists (not even for
+    SIGKILL) at which the folder is missing or the old one is aside: two renames would be caught here."""
     from blackhole_stats import atomic
 
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    (folder / "old.png").write_bytes(b"old")
+
+    def no_rename(source, destination):
+        raise AssertionError(f"renamed {source} to {destination}")
+
+    monkeypatch.setattr(atomic.os, "replace", no_rename)
+    with atomic.replacing(folder) as partial:
+        partial.mkdir()
+        (partial / "new.png").write_bytes(b"new")
+    assert [path.name for path in folder.iterdir()] == ["new.png"] and sorted(tmp_path.iterdir()) == [folder]
+
+
+def test_a_signal_while_a_folder_is_swapped_waits_until_the_swap_is_done(tmp_path, monkeypatch):
+    """Where no exchange exists (another system, a file system without it), a folder is swapped by two
+    renames: Ctrl-C landing between them (sent from inside the first) is held until both are done and
+    the temporary is gone; then it raises: the folder is the new one, nothing is left aside. Without
+    the hold it would raise between the renames."""
+    from blackhole_stats import atomic
+
+    monkeypatch.setattr(atomic, "_exchanged", lambda first, second: False)
     folder = tmp_path / "plots"
     folder.mkdir()
     (folder / "old.png").write_bytes(b"old")
