@@ -2471,8 +2471,8 @@ PyDoc_STRVAR(solve_doc,
 "at depth*p+i (0 = bottom), depth = len(ranks) / len(heights) <= 5; foundation:\n"
 "rank 0..12, or 13 for an empty foundation. talon: ranks, the next to turn first.\n"
 "rules: 14 little-endian 16-bit masks, the ranks that may be played on each\n"
-"foundation rank (at most two; the last mask for an empty foundation); None:\n"
-"Black Hole's.\n"
+"foundation rank (at most two; the last mask, for an empty foundation, all 13:\n"
+"any card starts it); None: Black Hole's.\n"
 "search: 0 fast, 1 classic (Black Hole's rules only), 2 the heights search alone\n"
 "(the exhaustive search fast uses where piles are few and short, as in Golf).\n"
 "max_iters: 0 (no limit) to 2^63-1 positions for the whole solve.\n"
@@ -2504,6 +2504,10 @@ static int parse_rules(PyObject *rules, uint16_t fits[NRANKS + 1])
                                               "for a foundation card");
             return 0;
         }
+    }
+    if (fits[EMPTY_F] != ALL_RANKS) { /* move generation lets any card start the foundation */
+        PyErr_SetString(PyExc_ValueError, "the last rules mask (an empty foundation) must take every rank");
+        return 0;
     }
     return 1;
 }

@@ -62,8 +62,10 @@ def _exchanged(first: Path, second: Path) -> bool:
     done, where the C library or the file system has no such call."""
     if not sys.platform.startswith("linux"):
         return False
-    import ctypes  # only here: a few ms that most commands never need
-
+    try:
+        import ctypes  # only here: a few ms that most commands never need
+    except ImportError:  # a Python built without it
+        return False
     swap = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
     if swap is None:
         return False

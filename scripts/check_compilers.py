@@ -6,8 +6,9 @@ on gcc. For each compiler found on PATH this script compiles `_core.c` with
 warnings as errors:
 
 * clang: a full build, loaded and compared;
-* gcc with -DBLACKHOLE_PORTABLE_BITS: the plain-C bit functions that MSVC
-  and other non-gcc compilers use, loaded and compared;
+* gcc with -DBLACKHOLE_PORTABLE_BITS: the plain C that MSVC and other
+  non-gcc compilers use for bit functions, and CPUs without SSE2 for the
+  heights search's byte lanes, loaded and compared;
 * the mingw-w64 cross-compiler (x86_64-w64-mingw32-gcc): compile only, since
   no Windows Python can run here. It reads this machine's Python headers,
   which include <sys/select.h> (absent on Windows) through pyconfig.h, so an
@@ -95,7 +96,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as temp:
         temp = Path(temp)
         for name, compiler, extra in (("clang", "clang", []),
-                                      ("gcc, portable bits (the MSVC path)", "gcc", ["-DBLACKHOLE_PORTABLE_BITS"])):
+                                      ("gcc, portable C (MSVC's bits, non-x86 lanes)", "gcc", ["-DBLACKHOLE_PORTABLE_BITS"])):
             if shutil.which(compiler) is None:
                 print(f"{name}: skipped ({compiler} not found)")
                 continue

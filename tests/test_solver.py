@@ -261,6 +261,27 @@ def test_bad_arguments():
         Solver().solve(board, search="bfs")
 
 
+def test_the_core_refuses_rules_it_would_not_obey():
+    """Move generation lets any card start an empty foundation, so a rules mask for the empty
+    foundation that leaves a rank out would be ignored by the search but obeyed by the heights
+    table (two different games in one solve): refused, as are masks naming ranks beyond the King."""
+    from blackhole_stats import _core
+    from blackhole_stats.games import get_game
+
+    board = deal(1, get_game("golf"))
+    rules = board.solver_rules()
+    masks = bytearray(rules["rules"])
+    assert _core.Solver().solve(*board.solver_input(), 0, **rules)[0] in (0, 1)
+    masks[26:28] = (0x1FFF & ~(1 << 5)).to_bytes(2, "little")
+    for call in (lambda core, kw: core.solve(*board.solver_input(), 0, **kw),
+                 lambda core, kw: core.trap_walks(*board.solver_input(), 2, 2, 1, 10**6, **kw)):
+        with pytest.raises(ValueError, match="empty foundation"):
+            call(_core.Solver(), {**rules, "rules": bytes(masks)})
+    masks[26:28], masks[0:2] = (0x1FFF).to_bytes(2, "little"), (1 << 13).to_bytes(2, "little")
+    with pytest.raises(ValueError, match="beyond 12"):
+        _core.Solver().solve(*board.solver_input(), 0, **{**rules, "rules": bytes(masks)})
+
+
 def test_results_do_not_depend_on_earlier_deals():
     reused = SOLVERS["default"]
     for number in (6, 1, 7, 2, 6):
