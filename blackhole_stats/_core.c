@@ -2306,8 +2306,9 @@ static inline void moves_win_below(const HeightsSearch *hs, const uint8_t *row, 
  * wins by a pile move, or by turning again, so talon_below = 1 + the last
  * such j. Winning needs nothing of how a position was reached, so no pass
  * from the start goes first: the rows it would skip cost less here than
- * the pass (trap walks of the three Golf games, deals 1..100: 1.2-1.6x
- * faster than passing down first and visiting only the rows reached). */
+ * the pass (with the vector max, trap walks of the three Golf games, deals
+ * 1..100: 1.2 to 1.9 times faster than passing down first and visiting only
+ * the rows reached). */
 static void heights_wins(const HeightsSearch *hs, uint8_t *talon_below)
 {
     const Position *start = hs->start;
