@@ -571,7 +571,6 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
     from .difficulty import DifficultyError, DifficultyUndefined, current_scale
     from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
 
-    _check_search(search, game or DEFAULT_GAME)
     try:
         held = read_manifest(locate(out))  # None: a new run (open_run checks it all again, under the lock)
         held_scale = None
@@ -587,6 +586,7 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
         raise click.UsageError(f"--difficulty: {error}") from None
     except (DatasetError, DifficultyError) as error:
         raise click.ClickException(str(error)) from None
+    _check_search(search, game or DEFAULT_GAME)  # resuming: the run's game
     try:
         deals = DealSet.parse(ranges) if ranges else None
         if deals_file is not None:

@@ -43,7 +43,7 @@ from .deals import DealSet, DealSpecError
 from .difficulty import SCALES, TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, GAMES as ALL_GAMES, Game, UnknownGameError, game_by_key
 from .quoting import QUOTE_LIMIT, quoted
-from .solver import OUTCOMES, SEARCHES
+from .solver import MAX_ITERS, OUTCOMES, SEARCHES, check_search
 
 GAMES = tuple(game.key for game in ALL_GAMES)
 """The games a row can be of, as the `game` column spells them: every chunk's dictionary holds all of
@@ -707,7 +707,8 @@ def _manifest_problem(manifest) -> str | None:
         DealSet.parse(deals)
     except DealSpecError as error:
         return f"deals: {error}"
-    checks = [("search", _is(str), "a string"), ("max_iters", _is_count(1, none=True), "null or a whole number >= 1"),
+    checks = [("search", _is(str), "a string"),
+              ("max_iters", _is_count(1, none=True, most=MAX_ITERS), "null or a whole number from 1 to 2^63-1"),
               ("results_format", _is_count(1), "a whole number >= 1"), ("version", _is(str), "a string"),
               ("total_deals", _is_count(0), "a whole number"), ("started", _is(str, none=True), "a time"),
               ("finished", _is(str, none=True), "a time or null"),
@@ -725,6 +726,12 @@ def _manifest_problem(manifest) -> str | None:
         return f"no {', '.join(missing)}"
     if manifest["tool"] != TOOL:
         return f"tool is {json.dumps(manifest['tool'])[:60]}, not {TOOL!r}"
+    known = {game.key: game for game in ALL_GAMES}.get(manifest.get("game", BLACK_HOLE.key))
+    if known is not None:  # an unknown game is a later version's: run_game says so
+        try:
+            check_search(manifest["search"], known)
+        except ValueError as error:
+            return f"search is {manifest['search']!r}: {error}"
     session_checks = [("version", _is(str), "a string"), ("started", _is(str, none=True), "a time"),
                       ("elapsed_seconds", _is_seconds, "null or a number of seconds"),
                       ("deals_solved", _is_count(0, none=True), "null or a whole number")]
@@ -741,9 +748,9 @@ def _is(kind: type, none: bool = False):
     return lambda value: isinstance(value, kind) or (none and value is None)
 
 
-def _is_count(least: int, none: bool = False):
+def _is_count(least: int, none: bool = False, most: float = math.inf):
     return lambda value: (none and value is None) or (
-        isinstance(value, int) and not isinstance(value, bool) and value >= least)
+        isinstance(value, int) and not isinstance(value, bool) and least <= value <= most)
 
 
 def _is_seconds(value) -> bool:

@@ -42,7 +42,10 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
         row = data[repeated].iloc[0]
         raise ExportError(f"{source}: deal {game_name(row.deal, row.ms)} is listed more than once "
                           "(blackhole-stats verify names every repeat)")
-    if tags and ("tag" not in data or data["tag"].isna().all()):  # all null: e.g. our CSV of an untagged run
+    # Our CSV of an untagged run has the column, all null; a tagged run whose deals were all lost has
+    # nothing to tag: an empty list.
+    solved = data["outcome"] == "solved"
+    if tags and ("tag" not in data or (solved.any() and data.loc[solved, "tag"].isna().all())):
         raise ExportError(f"{source} has no difficulty tags: make it with blackhole-stats run --difficulty")
     chosen = data
     if outcome is not None:

@@ -18,6 +18,7 @@ together they are the winnable bitmap.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
 import numpy as np
@@ -66,7 +67,15 @@ def pack_tags(dataset: str, prefix: str) -> None:
 
 def expand(path: str) -> None:
     bits = np.unpackbits(np.fromfile(path, dtype=np.uint8), bitorder="little")
-    sys.stdout.write("".join(f"{k}\n" for k in (np.flatnonzero(bits) + 1).tolist()))
+    text = "".join(f"{k}\n" for k in (np.flatnonzero(bits) + 1).tolist())
+    try:  # a failed write is the output's fault, not the bitmap's: named as such
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "closed")
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as error:
+        sys.stdout = None  # nothing more to flush at exit
+        sys.exit(f"winnable_bitmap.py expand: standard output: {error.strerror or error}")
 
 
 def main() -> None:

@@ -86,6 +86,14 @@ def test_bad_options_are_one_line(tagged, arguments, code, message):
     assert message in assert_one_line_failure(cli("export", tagged, *arguments), code)
 
 
+def test_a_tagged_run_that_won_nothing_lists_no_deal_of_any_tag(tmp_path):
+    """Its tag column exists, all null: nothing was there to tag (it was refused as an untagged run)."""
+    out = tmp_path / "lost"
+    assert cli("run", "--range", "1", "--game", "golf", "--difficulty", "--out", out, "--workers", "1").returncode == 0
+    assert lines(cli("export", out, "--solvable")) == []  # Golf deal 1 cannot be won
+    assert lines(cli("export", out, "--tag", "hard", "--tag", "very easy")) == []
+
+
 def test_bad_datasets_are_one_line(tmp_path):
     untagged = tmp_path / "plain.csv"
     untagged.write_text("deal,outcome\n1,unsolved\n2,solved\n")

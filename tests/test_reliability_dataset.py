@@ -224,6 +224,8 @@ DAMAGED = {
     "bad elapsed time": (lambda run: _real_manifest(run, elapsed_seconds="x"),
                          'elapsed_seconds must be a number of seconds, not "x"'),
     "bad range": (lambda run: _real_manifest(run, deals=["5-1"]), "deals: bad deal range '5-1': reversed"),
+    "a budget past 2^63-1": (lambda run: _real_manifest(run, max_iters=2**63),  # resuming: was a traceback
+                             "max_iters must be null or a whole number from 1 to 2^63-1, not 9223372036854775808"),
     "truncated": (lambda run: manifest_file(run).read_bytes()[:40], "not valid JSON"),
     "not UTF-8": (lambda run: b'{"tool": "\xff"}', "not UTF-8 text (byte 0xff at offset 10)"),
     "nested deep": (lambda run: b"[" * 100_000 + b"]" * 100_000, "JSON nested too deep to read"),

@@ -160,6 +160,22 @@ def test_settings_a_game_does_not_have_are_usage_errors_that_write_nothing(tmp_p
     assert not out.exists() and not Path(f"{out}.run").exists()
 
 
+def test_resuming_a_golf_run_with_the_classic_search_is_a_usage_error_as_starting_one_is(tmp_path, runs):
+    """Without --game the run's own game decides (it was checked against Black Hole, then a traceback);
+    a manifest saying classic for a Golf run is damaged for every command."""
+    out = tmp_path / "run"
+    shutil.copytree(runs["golf"], out)
+    shutil.copytree(f"{runs['golf']}.run", f"{out}.run")
+    before = snapshot(out)
+    words = "the classic search reproduces black-hole-solver's Black Hole counts only; Golf is solved"
+    assert words in assert_one_line_failure(cli("run", "--out", out, "--search", "classic"), 2)
+    assert snapshot(out) == before
+    write_manifest(out, {**manifest(out), "search": "classic"})
+    for command in (("run", "--out", out), ("verify", out), ("report", out)):
+        error = assert_one_line_failure(cli(*command))
+        assert "manifest.json is damaged: search is 'classic': " + words in error, error
+
+
 # ------------------------------------------------------------------ games this version does not know
 def test_a_manifest_naming_an_unknown_game_is_refused_by_every_command(tmp_path, runs):
     out = tmp_path / "run"

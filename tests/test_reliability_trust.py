@@ -273,6 +273,20 @@ def test_a_signal_while_a_folder_is_swapped_waits_until_the_swap_is_done(tmp_pat
     assert [path.name for path in folder.iterdir()] == ["new.png"] and sorted(tmp_path.iterdir()) == [folder]
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_expanding_a_bitmap_into_a_full_or_closed_output_blames_the_output(tmp_path):
+    """One line naming standard output (it named the bitmap for a full disk, and a closed stdout was a
+    traceback), exit 1."""
+    script = [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "winnable_bitmap.py")]
+    bitmap = str(Path(__file__).resolve().parents[1] / "results" / "golf" / "golf_1_1000000.bits")
+    with open("/dev/full", "wb") as full:
+        filled = subprocess.run([*script, "expand", bitmap], stdout=full, stderr=subprocess.PIPE)
+    closed = subprocess.run([*script, "expand", bitmap], stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+    for result, words in ((filled, "No space left on device"), (closed, "closed")):
+        assert result.returncode == 1 and result.stderr.decode() == \
+            f"winnable_bitmap.py expand: standard output: {words}\n", result.stderr
+
+
 def test_a_bitmap_written_to_a_pipe_goes_through_it(tmp_path):
     """`/dev/stdout` is written as given: a pipe cannot be replaced (it was a traceback), and the
     status line goes to stderr, out of the bitmap's way."""
