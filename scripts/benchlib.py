@@ -15,6 +15,8 @@ import os
 import statistics
 from pathlib import Path
 
+from blackhole_stats.atomic import replace_text
+
 MIN_REPEATS = 5
 """Fewest repeats whose median holds up on a shared machine (a script may ask for more)."""
 
@@ -68,6 +70,5 @@ def write_summary(path: Path | None, script: str, options: list[str], load: floa
         return
     command = " ".join(["python", f"scripts/{script}", *options])
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"command": command, "load_average": load, **figures}, indent=2) + "\n",
-                    encoding="utf-8")
+    replace_text(path, json.dumps({"command": command, "load_average": load, **figures}, indent=2) + "\n")
     print(f"summary written to {path}")

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from blackhole_stats import _core, deal
+from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import difficulty
 from blackhole_stats.solver import Solver
 
@@ -117,7 +118,7 @@ def main():
         return
     first, last = map(int, args.range.split("-"))
     numbers = sorted(random.Random(args.seed).sample(range(first, last + 1), args.sample))
-    with Pool(2) as pool, open(args.out, "w", newline="") as out:
+    with Pool(2) as pool, replacing(args.out) as temp, open(temp, "w", newline="") as out:
         writer = None
         for row in pool.imap(measure, numbers, chunksize=4):
             if row is None:

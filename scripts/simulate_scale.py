@@ -35,6 +35,7 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from blackhole_stats import dataset, runner
+from blackhole_stats.atomic import replace_text
 from blackhole_stats.deals import DealSet
 
 TEMPLATE_DEALS = 2000
@@ -219,7 +220,7 @@ def main() -> int:
     args = parser.parse_args()
     data = json.loads(args.render.read_text()) if args.render else measure(args.repeat)
     if args.json:
-        args.json.write_text(json.dumps(data, indent=1) + "\n")
+        replace_text(args.json, json.dumps(data, indent=1) + "\n")
     print(render(data))
     return 0
 
