@@ -231,7 +231,8 @@ def test_readme_gives_black_holes_validation_table_and_the_significant_steps_as_
 
 TAGGED_MILLIONS = {"black_hole": "winnable/black_hole_1_1000000.bits",
                    "dead_king_golf": "dead_king_golf/dead_king_golf_1_1000000.bits",
-                   "golf": "golf/golf_1_1000000.bits"}
+                   "golf": "golf/golf_1_1000000.bits",
+                   "relaxed_golf": "relaxed_golf/relaxed_golf_1_1000000.bits"}
 """The games whose deals 1..1,000,000 have committed tag bitmaps, and the bitmap of their winnable deals."""
 
 
