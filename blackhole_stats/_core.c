@@ -1202,10 +1202,17 @@ static void put_bottom(Position *s, int p, int b)
  * too). So if the bound leaves two cards, every position without a bottom
  * card leaves one and fails; if it leaves one card, that card is a bottom
  * card (a card left keeps the cards under it), and only the position
- * without it can pass. */
-static int can_leave_one(Position *s, int *hint)
+ * without it can pass.
+ * viable: the piles whose bottom card may still be the one left; the test
+ * clears those it refutes. A refutation holds down every line: if the
+ * position without c cannot be won, neither can a position reached from it
+ * without c (the moves between are legal without c, as above), so the
+ * search hands the mask to the children and tests only what is left (All
+ * in a Row deals 1..1000: its 14.6% failing tests made 62% of the walk
+ * tests, 11.2 each). */
+static int can_leave_one(Position *s, int *hint, uint32_t *viable)
 {
-    uint32_t seen_nodes[2] = {0, 0}, candidates = ALL_PILES;
+    uint32_t seen_nodes[2] = {0, 0};
     if (judged_by_reach(s)) {
         int taken[NPILES], bound = reach_bound(s, taken);
         if (bound < s->left - 1)
@@ -1213,16 +1220,18 @@ static int can_leave_one(Position *s, int *hint)
         if (bound == s->left - 1) {
             for (int p = 0; p < s->npiles; p++)
                 if (taken[p] < s->h[p])
-                    candidates = 1u << p;
+                    *viable &= 1u << p;
         }
     }
     for (int i = -1; i < s->npiles; i++) {
         int p = i < 0 ? *hint : i;
-        if (!s->h[p] || (i >= 0 && p == *hint) || !(candidates >> p & 1))
+        if (!s->h[p] || (i >= 0 && p == *hint) || !(*viable >> p & 1))
             continue;
         int id = s->node[p][s->h[p]];
-        if (seen_nodes[id >> 5] >> (id & 31) & 1)
+        if (seen_nodes[id >> 5] >> (id & 31) & 1) { /* the same position as a pile refuted before */
+            *viable &= ~(1u << p);
             continue;
+        }
         seen_nodes[id >> 5] |= 1u << (id & 31);
         int b = take_bottom(s, p);
         int passes = can_finish(s);
@@ -1231,6 +1240,7 @@ static int can_leave_one(Position *s, int *hint)
             *hint = p;
             return 1;
         }
+        *viable &= ~(1u << p);
     }
     return 0;
 }
@@ -1411,7 +1421,7 @@ static inline void count_node(uint64_t *nodes, uint64_t *grow_at, FactTable *tab
  * line turns one; every position it reaches is then reached with the same
  * piles, foundation and talon. So "refuted at t" refutes every t' >= t.
  * Without a talon t is always 0 and the table is a plain set. */
-static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, int parent_f)
+static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, int parent_f, uint32_t viable)
 {
     Position *s = &fs->pos;
     if (fs->nodes >= fs->stop_at || !watch_tick(fs->watch)) {
@@ -1434,7 +1444,7 @@ static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, in
     for (int i = 0; i < n; i++) /* the children's buckets load while the dead-end test runs */
         PREFETCH(fact_table_bucket(fs->refuted, child_key(s, moves[i].pile)));
     WalkCertificate certificate;
-    if (n == 0 || !(fs->spare ? can_leave_one(s, &fs->spare_hint)
+    if (n == 0 || !(fs->spare ? can_leave_one(s, &fs->spare_hint, &viable)
                               : can_finish_from(s, parent, parent_f, &certificate))) {
         fact_table_put(fs->refuted, key, s->t);
         return 0;
@@ -1445,7 +1455,7 @@ static int fast_dfs(FastSearch *fs, int depth, const WalkCertificate *parent, in
         int p = moves[i].pile, old_f = s->f;
         make_move(s, p);
         fs->path[depth] = (uint8_t)p;
-        int won = fast_dfs(fs, depth + 1, passed, old_f);
+        int won = fast_dfs(fs, depth + 1, passed, old_f, viable);
         unmake_move(s, p, old_f);
         if (won)
             return 1;
@@ -1935,7 +1945,7 @@ static int restarted_search(FastSearch *fs, uint64_t end)
     for (;;) {
         fs->stop_at = end - fs->nodes > budget ? fs->nodes + budget : end;
         fs->aborted = 0;
-        if (fast_dfs(fs, 0, NULL, 0))
+        if (fast_dfs(fs, 0, NULL, 0, ALL_PILES))
             return GOAL_REACHED;
         if (!fs->aborted)
             return GOAL_REFUTED;
