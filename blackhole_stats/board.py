@@ -15,11 +15,12 @@ is a talon and what may be played on what.
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from functools import cached_property
 
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
-from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game
+from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game, get_game
 from .quoting import QUOTE_LIMIT, quoted
 
 TYPE_CHECKING = False
@@ -91,7 +92,8 @@ class Move:
 @dataclass(frozen=True)
 class Board:
     """A position of a game: the foundation's top card (None: empty), the piles
-    (bottom first) and the talon (the next card to turn first)."""
+    (bottom first) and the talon (the next card to turn first). `game`: a Game, or
+    its key, PySolFC id or name (`get_game`)."""
 
     foundation: Card | None
     piles: tuple[tuple[Card, ...], ...]
@@ -101,6 +103,8 @@ class Board:
     game: Game = BLACK_HOLE
 
     def __post_init__(self) -> None:
+        if not isinstance(self.game, Game):
+            object.__setattr__(self, "game", get_game(self.game))
         game = self.game
         if len(self.piles) != game.piles:
             raise ValueError(f"a {game.name} board has {game.piles} piles, not {len(self.piles)}")
@@ -126,15 +130,16 @@ class Board:
 
     # ----------------------------------------------------------------- text
     @classmethod
-    def from_text(cls, text: str, game: Game = BLACK_HOLE) -> Board:
-        """Parse black-hole-solve board text; raises BoardParseError naming line and token."""
+    def from_text(cls, text: str, game: Game | str | int = BLACK_HOLE) -> Board:
+        """Parse black-hole-solve board text of `game` (a Game, key, id or name); raises BoardParseError
+        naming line and token."""
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()  # the final newline
         return cls.from_lines(lines, game)
 
     @classmethod
-    def read(cls, stream: BinaryIO, game: Game = BLACK_HOLE) -> Board:
+    def read(cls, stream: BinaryIO, game: Game | str | int = BLACK_HOLE) -> Board:
         """Parse board text from a binary stream, reading no further than the first bad line.
 
         A huge file or a pipe that never ends costs a line's worth of memory
@@ -143,13 +148,14 @@ class Board:
         return cls.from_lines(_stream_lines(stream), game)
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str], game: Game = BLACK_HOLE) -> Board:
+    def from_lines(cls, lines: Iterable[str], game: Game | str | int = BLACK_HOLE) -> Board:
         """Parse board lines (without their '\\n'); stops at the first bad one, even in an endless iterable.
 
         A line may end in '\\r' (CRLF text: Windows editors, and PySolFC's text-mode pipe to the solver
         there); a '\\r' anywhere else is refused. The first line may start with a byte-order mark
         (Notepad's "UTF-8 with BOM"), which is no card.
         """
+        game = get_game(game)
         numbered = _numbered(_without_byte_order_mark(lines))
         seen: dict[Card, str] = {}
 
@@ -385,6 +391,8 @@ class Board:
     def play(self, pile: int | None) -> tuple[Move, Board]:
         """Play the top card of `pile`, or (None) turn the next talon card; raises IllegalMove
         if the rules forbid it."""
+        if isinstance(pile, bool) or not (pile is None or isinstance(pile, numbers.Integral)):
+            raise TypeError(f"a move plays a pile number (or None, the talon), not {pile!r}")
         if pile is None:
             if not self.talon:
                 raise IllegalMove("the talon is empty" if self.game.has_talon else f"{self.game.name} has no talon")

@@ -247,13 +247,14 @@ def run(argv: list[str]) -> int:
 
 
 def _write(text: str, path: str | None) -> None:
-    """To the file (written only once the output is whole) or standard output."""
+    """To the file (replaced whole: a full disk leaves the old one as it was) or standard output."""
     if path is not None:
+        from .atomic import replace_text  # here: only --output needs it, and start-up counts
+
         try:
-            with open(path, "w", encoding="utf-8") as stream:
-                stream.write(text)
+            replace_text(path, text)
         except OSError as error:
-            raise Failure(f"Cannot open '{path}' for writing! ({error.strerror})", EXIT_BAD_INPUT) from None
+            raise Failure(f"Cannot write '{path}'! ({error.strerror})", EXIT_BAD_INPUT) from None
         return
     if sys.stdout is None:
         raise Failure("Error! Standard output is closed.", EXIT_BAD_INPUT)

@@ -55,6 +55,12 @@ class Game:
     classic_search: bool = False
     """The `classic` search (the peer's plain search, for its iteration counts) plays it."""
 
+    def __reduce_ex__(self, protocol):
+        """A copy or an unpickled game is the registered game itself, so `game is GOLF` holds for it."""
+        if self in GAMES:
+            return get_game, (self.key,)
+        return super().__reduce_ex__(protocol)
+
     def __post_init__(self) -> None:
         assert self.foundation_start in FOUNDATION_STARTS and self.on_king in ON_KING
         assert self.win in WIN_CONDITIONS and sum(self.svg_rows) == self.piles

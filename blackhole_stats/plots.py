@@ -7,6 +7,7 @@ notebook that calls this.
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import numpy as np
@@ -39,16 +40,23 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
     except ImportError:
         raise PlotsUnavailable("plots need matplotlib: pip install 'blackhole-stats[plots]'") from None
     out_dir = Path(out_dir)
+    created = not out_dir.is_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, draw in (("iterations.png", _iterations), ("cards_played.png", _cards_played),
-                       ("solvable_fraction.png", _solvable_fraction)):
-        figure = Figure(figsize=SIZE, layout="constrained")
-        if draw(figure, data, game):
-            with replacing(out_dir / name) as partial:
-                figure.savefig(partial, dpi=DPI, format="png")
-                _testhooks.pause("plot-drawn")
-            written.append(out_dir / name)
+    try:
+        for name, draw in (("iterations.png", _iterations), ("cards_played.png", _cards_played),
+                           ("solvable_fraction.png", _solvable_fraction)):
+            figure = Figure(figsize=SIZE, layout="constrained")
+            if draw(figure, data, game):
+                with replacing(out_dir / name) as partial:
+                    figure.savefig(partial, dpi=DPI, format="png")
+                    _testhooks.pause("plot-drawn")
+                written.append(out_dir / name)
+    except BaseException:
+        if created and not written:  # a folder this call made, and nothing in it: not left behind empty
+            with contextlib.suppress(OSError):
+                out_dir.rmdir()
+        raise
     return written
 
 

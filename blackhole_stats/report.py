@@ -115,6 +115,24 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
                         frame["deal_exact"] if "deal_exact" in frame else None)
 
 
+def row_game_number(deal, ms=None, deal_exact=None) -> GameNumber:
+    """One row's game number, read as `load` reads a file's: `solution.board_of` takes a row of a
+    notebook's frame or of a CSV read as text the way `report` takes the file (`1.0` is deal 1, an ms
+    flag `False` is no ms deal; anything else that is no game number or truth value: DatasetError)."""
+    source = "the row"
+    frame = pd.DataFrame({"ms": pd.Series([ms], dtype=object)})
+    spelt = deal if deal_exact is None else deal_exact
+    if isinstance(spelt, str):
+        frame = _spelt_deals(source, frame, pd.Series([spelt], dtype=object), None)
+    else:
+        try:  # a Python int past int64 as its digits: Arrow takes no wider integer
+            value = pa.array([str(spelt) if isinstance(spelt, int) and not isinstance(spelt, bool) else spelt])
+        except (pa.ArrowException, TypeError, ValueError, OverflowError):
+            raise DatasetError(f"{source}: deal {spelt!r} is no game number") from None
+        frame.insert(0, "deal", _game_numbers(source, value))
+    return GameNumber(int(frame["deal"].iloc[0]), bool(_ms_flags(source, frame["ms"]).iloc[0]))
+
+
 def _game_keys(file: str, games: pd.Series) -> pd.Series:
     """A hand-made CSV's game cells as keys: any spelling --game takes (`golf`, `Golf`, `36`, padded);
     an empty cell is refused with its row (it would leave the row's game to a guess)."""
@@ -429,6 +447,19 @@ def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
                            f"but {game.name} allows {span}")
 
 
+def _check_repeats_agree(data: pd.DataFrame, source: str) -> None:
+    """DatasetError naming the first deal listed twice with different verdicts: which one stands is no
+    guess to make, for a report or a comparison (repeats that agree get the report's warning)."""
+    keys = ["ms", "deal"]
+    verdicts = [name for name in ("outcome", "cards_played") if name in data]
+    repeated = data.loc[data.duplicated(keys, keep=False), keys + verdicts].astype({"outcome": object})
+    differ = repeated.groupby(keys, sort=False)[verdicts].nunique(dropna=False).gt(1).any(axis=1)
+    if differ.any():
+        ms, number = differ.index[differ.to_numpy().argmax()]
+        raise DatasetError(f"{source}: deal {game_name(number, ms)} is listed more than once, with different "
+                           f"verdicts (blackhole-stats verify names every repeat)")
+
+
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None
                  ) -> Report:
     """Compute a Report from a normalized dataset (see `load`) of `game` (None: the one `game_of` finds;
@@ -447,13 +478,16 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         cards_played = {int(cards): int(n) for cards, n in unsolved.value_counts().sort_index().items()}
         cards_played_unknown = int(unsolved.isna().sum())
         no_first_move = cards_played.get(game.talon_size, 0)
+    duplicates = int(data.duplicated(["ms", "deal"]).sum())
+    if duplicates:
+        _check_repeats_agree(data, source)
     names = [game_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
     return Report(
         source=source,
         game=game.key,
         deals=len(data),
         ms_deals=int(data["ms"].sum()),
-        duplicates=int(data.duplicated(["ms", "deal"]).sum()),
+        duplicates=duplicates,
         first_deal=names[0],
         last_deal=names[-1],
         outcomes=outcomes,

@@ -155,17 +155,24 @@ def board_of(row: Any) -> Board:
 
     `row` is anything with `deal` and `ms` by key or attribute: a pandas row
     (`df.iloc[i]`, `itertuples()`), a dict from pyarrow's `to_pylist()`,
-    polars' `rows(named=True)` or `Solver.solve_deal`. The number may be any
-    integral value a reader hands back (numpy integers, Decimal, float);
-    `deal_exact`, where a row has it, is the exact number and wins over `deal`.
+    polars' `rows(named=True)`, a CSV read as text, or `Solver.solve_deal`. The
+    number may be any integral value a reader hands back (numpy integers,
+    Decimal, float, digits); `deal_exact`, where a row has it, is the exact
+    number and wins over `deal`. Values are read as `report` reads a file's
+    (`report.row_game_number`): `"1.0"` is deal 1 and an `ms` of `"False"`
+    no ms deal, and what is neither a game number nor a truth value is
+    refused (ValueError), never taken for another deal.
     """
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
-    exact = _field(row, "deal_exact")
-    number = _field(row, "deal") if _missing(exact) else exact
-    parsed = GameNumber.parse(number)
-    game = _field(row, "game")
-    return deal(GameNumber(parsed.number, parsed.ms or bool(_field(row, "ms"))), get_game(None if _missing(game) else game))
+    number, ms, exact, game = (_field(row, name) for name in ("deal", "ms", "deal_exact", "game"))
+    game = get_game(None if _missing(game) else game)
+    plain = isinstance(number, numbers.Integral) and not isinstance(number, bool) and _missing(exact)
+    if plain and (_missing(ms) or type(ms).__name__ in ("bool", "bool_")):  # a run's own row: no text to read
+        return deal(GameNumber(number, not _missing(ms) and bool(ms)), game)
+    from .report import row_game_number
+
+    return deal(row_game_number(number, None if _missing(ms) else ms, None if _missing(exact) else exact), game)
 
 
 def solution_of(row: Any) -> Solution | None:

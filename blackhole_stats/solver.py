@@ -31,7 +31,7 @@ from __future__ import annotations
 import numbers
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from . import _core, _testhooks
 from .board import Board, dealt_layout, solver_input, solver_rules
@@ -59,14 +59,15 @@ class SolveResult:
     """What a search found: a verdict, with a Solution (a replayed, legal win) when solved.
 
     `cards_played` is None for an unsolved position whose most-cards-played
-    search did not finish within `max_iters` (or was not asked for).
+    search did not finish within `max_iters` (or was not asked for). Two
+    results are equal when they found the same: `seconds` is left out.
     """
 
     outcome: str
     iterations: int
     cards_played: int | None
     solution: Solution | None = None
-    seconds: float = 0.0
+    seconds: float = field(default=0.0, compare=False)
 
     @property
     def solved(self) -> bool:
@@ -125,6 +126,8 @@ class Solver:
         (in C, ~1 microsecond) before it is returned: SolutionError if the
         search were ever wrong.
         """
+        if not isinstance(board, Board):
+            raise TypeError(f"solve takes a Board (deal(n) or Board.from_text make one), not {type(board).__name__}")
         check_search(search, board.game)
         started = time.perf_counter()
         outcome, iterations, played, piles = self.solve_raw(*board.solver_input(), search=search,
@@ -145,7 +148,8 @@ class Solver:
         """Deal a game number of `game` (Black Hole by default) and solve it: the row a run
         stores for it, as a dict.
 
-        Keys: `game` (its key), `deal` (the number, an int), `ms`, `outcome` (a name), `iterations`,
+        Keys: `game` (its key), `deal` (the number, a Python int: from 2^63 up no int64 holds it,
+        and a run's dataset spells it in `deal_exact`), `ms`, `outcome` (a name), `iterations`,
         `cards_played`, `solution` (the text form, None unless solved), `seconds`.
         `pandas.DataFrame([solver.solve_deal(n) for n in range(1, 101)])` is a
         small dataset; `run` calls exactly this for every deal.

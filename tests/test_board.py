@@ -380,3 +380,30 @@ def test_a_byte_order_mark_before_the_first_line_is_no_card():
         Board.from_text(lines[0] + "\ufeff" + "".join(lines[1:]))
     with pytest.raises(BoardParseError, match="line 1"):
         Board.from_text("\ufeff\ufeff" + DEAL_1)
+
+
+@pytest.mark.parametrize("named", ["golf", 36, "Golf", "36"])
+def test_a_game_given_by_key_id_or_name_reads_as_the_game(named):
+    """As `deal(n, game=...)` takes them: Board, from_text and read, never an AttributeError."""
+    golf = get_game("golf")
+    board = deal(3, golf)
+    assert Board.from_text(board.to_text(), named) == board
+    assert Board.read(io.BytesIO(board.to_text().encode()), named) == board
+    assert Board(board.foundation, board.piles, talon=board.talon, game=named) == board
+
+
+def test_copies_and_pickles_keep_the_game_itself():
+    """`game is BLACK_HOLE` holds for a copied or unpickled board, so it draws and names itself alike."""
+    import copy
+    import pickle
+
+    for board in (deal(2), deal(4, "relaxed_golf")):
+        for twin in (copy.deepcopy(board), copy.copy(board), pickle.loads(pickle.dumps(board))):
+            assert twin == board and twin.game is board.game
+            assert repr(twin) == repr(board) and twin._repr_svg_() == board._repr_svg_()
+
+
+@pytest.mark.parametrize("pile", [True, False, "3", 1.0])
+def test_a_move_is_a_pile_number_or_none(pile):
+    with pytest.raises(TypeError, match="pile number"):
+        deal(2).play(pile)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_line_failure, pause_env, require_reference, wait_for_pause
+from conftest import assert_one_line_failure, pause_env, require_reference, tmpfs, wait_for_pause
 
 SOLVE = Path(sys.executable).parent / "blackhole-solve"
 RANKS = "A23456789TJQK"
@@ -251,6 +251,26 @@ def test_file_and_stdin_give_the_same_output(tmp_path):
     out = tmp_path / "out.txt"
     written = solve("--game", "golf", "--queens-on-kings", "--output", str(out), str(path))
     assert (written.returncode, written.stdout) == (0, b"") and out.read_bytes() == from_file.stdout
+
+
+def test_output_to_a_full_disk_leaves_the_old_file_whole(tmp_path):
+    """--output replaces the file whole: a disk too full for the solution keeps the old one, not a cut
+    one, and says so in one line."""
+    board = tmp_path / "board.txt"
+    board.write_text(reference_boards("black_hole")[1])
+    with tmpfs(tmp_path / "mnt", size="64k") as mount:
+        out = mount / "out.txt"
+        out.write_text("the previous answer\n")
+        with (mount / "filler").open("wb", buffering=0) as filler:
+            try:
+                while True:
+                    filler.write(b"\0" * 512)
+            except OSError:
+                pass
+        written = solve("--game", "black_hole", "--output", str(out), str(board))
+        assert assert_one_line_failure(written, 1) == \
+            f"Cannot write '{out}'! (No space left on device)\n"
+        assert out.read_text() == "the previous answer\n" and sorted(os.listdir(mount)) == ["filler", "out.txt"]
 
 
 def test_the_output_format_line_by_line():

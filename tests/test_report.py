@@ -28,7 +28,7 @@ import pytest
 from blackhole_stats import report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
-from conftest import cli, require_reference
+from conftest import cli, require_reference, tmpfs
 
 CLI = Path(sys.executable).parent / "blackhole-stats"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -316,6 +316,22 @@ def test_plots_without_matplotlib_say_how_to_install(monkeypatch, tmp_path, data
     assert not (tmp_path / "plots").exists()
 
 
+def test_plots_refused_by_a_full_disk_leave_no_empty_folder(dataset, tmp_path):
+    """A plots folder the command made is taken away again when not one chart fit in it."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    with tmpfs(tmp_path / "mnt", size="64k") as mount:
+        with (mount / "filler").open("wb", buffering=0) as filler:
+            try:
+                while True:
+                    filler.write(b"\0" * 512)
+            except OSError:
+                pass
+        done = run_cli(dataset, "--plots", mount / "plots")
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr == f"Error: cannot write the plots to {mount / 'plots'}: No space left on device\n"
+        assert sorted(path.name for path in mount.iterdir()) == ["filler"]
+
+
 def test_compare_two_datasets_finds_exactly_the_changed_deals(dataset, rows, tmp_path):
     other = [dict(row) for row in rows]
     del other[5]  # only in A
@@ -552,6 +568,22 @@ def test_report_says_when_the_dataset_is_not_what_its_manifest_asks_for(tmp_path
             "1 missing, 1 not asked for, 1 repeated") in text
     markdown = run_cli(folder, "--format", "markdown").stdout
     assert "- warning: the manifest asks for" in markdown
+
+
+def test_a_deal_listed_twice_with_different_verdicts_is_refused(tmp_path, rows):
+    """Which of the two stands is no guess to make: a report, and a comparison (which matched one of
+    them and said nothing differed), refuse it in one line; a repeat that agrees is only warned of."""
+    flipped = {**rows[1], "outcome": "unsolved" if rows[1]["outcome"] == "solved" else "solved"}
+    flipped["cards_played"] = 3 if flipped["outcome"] == "unsolved" else 51  # a Black Hole win plays 51
+    torn = write_arrow(tmp_path / "torn", rows + [flipped])
+    whole = write_arrow(tmp_path / "whole", rows)
+    for args in ((torn,), (whole, "--compare", torn), (torn, "--compare", whole)):
+        done = run_cli(*args)
+        assert done.returncode == 1 and done.stdout == "", done.stdout
+        assert done.stderr == (f"Error: {torn}: deal {rows[1]['deal']} is listed more than once, with different "
+                               "verdicts (blackhole-stats verify names every repeat)\n"), done.stderr
+    agreeing = run_cli(write_arrow(tmp_path / "twice", rows + [rows[1]]), "--compare", whole)
+    assert agreeing.returncode == 0 and "1 rows repeat a deal already listed" in agreeing.stdout
 
 
 @pytest.mark.parametrize("short_side", ["A", "B"])

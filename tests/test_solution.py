@@ -209,9 +209,26 @@ def test_missing_solutions_are_none_and_deal_exact_wins():
     assert board_of({"deal": 5, "deal_exact": None, "ms": False}).name == "5"
 
 
-def test_a_bad_row_is_refused_naming_the_value():
-    with pytest.raises(ValueError, match="7.5"):
-        board_of({"deal": 7.5, "ms": False})
+def test_rows_of_a_csv_read_back_as_text_give_their_board(small_run, tmp_path):
+    """A frame whose deals went float (a gap), written to CSV and read back as text: `1.0` is deal 1,
+    not the game-number dialog's 10, and an ms flag `False` is no ms deal, as `report` reads the file."""
+    frame = pd.read_parquet(small_run)
+    frame["deal"] = frame["deal"].astype("float64")  # the deal past 2^64 is null here, spelt in deal_exact
+    frame.to_csv(tmp_path / "rows.csv", index=False)
+    text = pd.read_csv(tmp_path / "rows.csv", dtype=str)
+    assert set(text["deal"].dropna().str.endswith(".0")) == {True} and set(text["ms"]) == {"False", "True"}
+    check_rows(row for _, row in text.iterrows())
+
+
+@pytest.mark.parametrize("row, named", [({"deal": "12.5", "ms": False}, "12.5"), ({"deal": 5, "ms": "maybe"}, "maybe"),
+                                        ({"deal": 7.5, "ms": False}, "7.5"), ({"deal": True}, "bool")])
+def test_a_row_that_is_no_deal_is_refused_naming_the_value(row, named):
+    """Never another deal: the dialog's reading of `12.5` (125) is for typed numbers, not table cells."""
+    with pytest.raises(ValueError, match=named):
+        board_of(row)
+
+
+def test_a_bad_solution_is_refused_naming_the_move():
     with pytest.raises(SolutionError, match="move 1: 'XX' is not a card"):
         solution_of({"deal": 2, "ms": False, "solution": "XX"})
 

@@ -296,3 +296,16 @@ def test_module_level_solve():
     assert result.solved and result.cards_played == 51 and result.seconds >= 0
     assert result.to_dict()["solution"] == [{"pile": m.pile, "card": m.card.text} for m in result.solution.moves]
     assert solve(deal(1)).to_dict()["solution"] == []
+
+
+def test_results_that_found_the_same_are_equal_whatever_the_time():
+    """A notebook compares results and keeps them in sets: the search's wall time is no part of that."""
+    first, second = solve(deal(5)), solve(deal(5))
+    assert first == second and hash(first) == hash(second) and len({first, second}) == 1
+    assert first != solve(deal(6))
+
+
+@pytest.mark.parametrize("not_a_board", [5, "5", None])
+def test_solve_takes_a_board_and_says_so(not_a_board):
+    with pytest.raises(TypeError, match="takes a Board"):
+        solve(not_a_board)
