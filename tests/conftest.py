@@ -202,6 +202,18 @@ def make_0_1_0_run(out: Path, finished: str | None = "keep") -> None:
     shutil.rmtree(side)
 
 
+def fill_up(folder: Path) -> Path:
+    """A file in `folder` that takes every byte its filesystem has left; returns it."""
+    filler = folder / "filler"
+    with filler.open("wb", buffering=0) as handle:
+        try:
+            while True:
+                handle.write(b"\0" * 512)
+        except OSError:
+            pass
+    return filler
+
+
 @contextlib.contextmanager
 def tmpfs(folder: Path, size: str = "200k"):
     """A real, tiny filesystem of our own at `folder` (root only; skips the test elsewhere)."""

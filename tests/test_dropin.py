@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_line_failure, pause_env, require_reference, tmpfs, wait_for_pause
+from conftest import assert_one_line_failure, fill_up, pause_env, require_reference, tmpfs, wait_for_pause
 
 SOLVE = Path(sys.executable).parent / "blackhole-solve"
 RANKS = "A23456789TJQK"
@@ -261,12 +261,7 @@ def test_output_to_a_full_disk_leaves_the_old_file_whole(tmp_path):
     with tmpfs(tmp_path / "mnt", size="64k") as mount:
         out = mount / "out.txt"
         out.write_text("the previous answer\n")
-        with (mount / "filler").open("wb", buffering=0) as filler:
-            try:
-                while True:
-                    filler.write(b"\0" * 512)
-            except OSError:
-                pass
+        fill_up(mount)
         written = solve("--game", "black_hole", "--output", str(out), str(board))
         assert assert_one_line_failure(written, 1) == \
             f"Cannot write '{out}'! (No space left on device)\n"

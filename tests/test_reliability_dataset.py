@@ -47,7 +47,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import __version__
-from conftest import (SCRIPT, assert_one_line_failure, cli, make_0_1_0_run, manifest_of_0_1_0, pause_env,
+from conftest import (SCRIPT, assert_one_line_failure, cli, fill_up, make_0_1_0_run, manifest_of_0_1_0, pause_env,
                       release_pause, tmpfs, wait_for_pause)
 
 
@@ -158,13 +158,7 @@ def test_a_read_only_run_directory(tmp_path):
 def test_a_full_disk_at_the_first_write(tmp_path):
     with tmpfs(tmp_path / "mnt") as mount:
         out = mount / "run"
-        filler = mount / "filler"
-        with filler.open("wb", buffering=0) as handle:  # fill every byte of the filesystem
-            try:
-                while True:
-                    handle.write(b"\0" * 4096)
-            except OSError:
-                pass
+        filler = fill_up(mount)
         command = ("run", "--range", "1-5", "--out", out, "--workers", "1")
         line = assert_one_line_failure(cli(*command), 1)
         assert line == f"Error: cannot write to {out}: No space left on device\n"

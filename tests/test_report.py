@@ -28,7 +28,7 @@ import pytest
 from blackhole_stats import report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
-from conftest import cli, require_reference, tmpfs
+from conftest import cli, fill_up, require_reference, tmpfs
 
 CLI = Path(sys.executable).parent / "blackhole-stats"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -320,12 +320,7 @@ def test_plots_refused_by_a_full_disk_leave_no_empty_folder(dataset, tmp_path):
     """A plots folder the command made is taken away again when not one chart fit in it."""
     pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
     with tmpfs(tmp_path / "mnt", size="64k") as mount:
-        with (mount / "filler").open("wb", buffering=0) as filler:
-            try:
-                while True:
-                    filler.write(b"\0" * 512)
-            except OSError:
-                pass
+        fill_up(mount)
         done = run_cli(dataset, "--plots", mount / "plots")
         assert (done.returncode, done.stdout) == (1, "")
         assert done.stderr == f"Error: cannot write the plots to {mount / 'plots'}: No space left on device\n"
