@@ -337,7 +337,8 @@ class Board:
 
     # ----------------------------------------------------------------- play
     @classmethod
-    def from_card_ids(cls, ids: Sequence[int], name: str | None = None, game: Game = BLACK_HOLE) -> Board:
+    def from_card_ids(cls, ids: Sequence[int], name: str | None = None, game: Game | str | int = BLACK_HOLE
+                      ) -> Board:
         """A fresh deal from the 52 card ids in the order `dealing` hands them over: the piles'
         cards (pile p position i at pile_size * p + i), then the foundation card unless the
         game starts it empty, then the talon (the next card first).
@@ -345,7 +346,7 @@ class Board:
         Checked as ids (52 distinct bytes), not as Card objects: `deal()` builds
         a Board for every row `verify` reads, and hashing 52 cards would double its cost.
         """
-        ids = bytes(ids)
+        ids, game = bytes(ids), get_game(game)
         if len(ids) != len(DECK) or len(set(ids)) != len(DECK) or max(ids) >= len(DECK):
             raise ValueError(f"a fresh deal is all {len(DECK)} card ids 0..{len(DECK) - 1}, each once")
         layout = dealt_layout(ids, game)

@@ -12,8 +12,8 @@ search's positions expanded, not the peer's states.
 
 A process is started per position, so start-up counts: this module imports
 the standard library's `os` and `sys` only, and the board, the game descriptions and
-the solver once the flags ask for a solve (never click, numpy, pandas or
-pyarrow; `scripts/bench_startup.py` measures it). Errors are one line on
+the solver once the flags ask for a solve, `atomic` for `--output` (never click,
+numpy, pandas or pyarrow; `scripts/bench_startup.py` measures it). Errors are one line on
 stderr: 2 for bad usage, 1 for a board or file that cannot be read (not the
 peer's 255, which would read as "unsolved").
 """
@@ -247,7 +247,9 @@ def run(argv: list[str]) -> int:
 
 
 def _write(text: str, path: str | None) -> None:
-    """To the file (replaced whole: a full disk leaves the old one as it was) or standard output."""
+    """To the file or standard output. The file is written beside itself and renamed over the old one
+    (so its folder must take a new file, where the peer only needs the file writable): a full disk
+    leaves the old one as it was, never cut short."""
     if path is not None:
         from .atomic import replace_text  # here: only --output needs it, and start-up counts
 

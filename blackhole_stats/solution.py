@@ -157,8 +157,8 @@ def board_of(row: Any) -> Board:
     (`df.iloc[i]`, `itertuples()`), a dict from pyarrow's `to_pylist()`,
     polars' `rows(named=True)`, a CSV read as text, or `Solver.solve_deal`. The
     number may be any integral value a reader hands back (numpy integers,
-    Decimal, float, digits); `deal_exact`, where a row has it, is the exact
-    number and wins over `deal`. Values are read as `report` reads a file's
+    Decimal, float, digits); `deal_exact`, where a row has it and `deal` is
+    null, is the exact number. Values are read as `report` reads a file's
     (`report.row_game_number`): `"1.0"` is deal 1 and an `ms` of `"False"`
     no ms deal, and what is neither a game number nor a truth value is
     refused (ValueError), never taken for another deal.
@@ -167,12 +167,13 @@ def board_of(row: Any) -> Board:
 
     number, ms, exact, game = (_field(row, name) for name in ("deal", "ms", "deal_exact", "game"))
     game = get_game(None if _missing(game) else game)
-    plain = isinstance(number, numbers.Integral) and not isinstance(number, bool) and _missing(exact)
-    if plain and (_missing(ms) or type(ms).__name__ in ("bool", "bool_")):  # a run's own row: no text to read
+    plain = isinstance(number, numbers.Real) and not isinstance(number, bool) and not _missing(number)
+    if plain and (_missing(ms) or type(ms).__name__ in ("bool", "bool_")):  # a reader's numbers: no text to read
+        # (GameNumber takes a whole float below 2^53 only, as the column readers do)
         return deal(GameNumber(number, not _missing(ms) and bool(ms)), game)
     from .report import row_game_number
 
-    return deal(row_game_number(number, None if _missing(ms) else ms, None if _missing(exact) else exact), game)
+    return deal(row_game_number(*(None if _missing(value) else value for value in (number, ms, exact))), game)
 
 
 def solution_of(row: Any) -> Solution | None:

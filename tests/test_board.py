@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import Board, BoardParseError, Card, IllegalMove, deal, get_game
+from blackhole_stats import Board, BoardParseError, Card, GameNumber, IllegalMove, deal, get_game
+from blackhole_stats.dealing import dealt_card_ids
 
 from conftest import reference_board, reference_boards, require_reference
 
@@ -390,6 +391,7 @@ def test_a_game_given_by_key_id_or_name_reads_as_the_game(named):
     assert Board.from_text(board.to_text(), named) == board
     assert Board.read(io.BytesIO(board.to_text().encode()), named) == board
     assert Board(board.foundation, board.piles, talon=board.talon, game=named) == board
+    assert Board.from_card_ids(dealt_card_ids(GameNumber(3), golf), game=named) == board
 
 
 def test_copies_and_pickles_keep_the_game_itself():

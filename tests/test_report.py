@@ -565,7 +565,7 @@ def test_report_says_when_the_dataset_is_not_what_its_manifest_asks_for(tmp_path
     assert "- warning: the manifest asks for" in markdown
 
 
-def test_a_deal_listed_twice_with_different_verdicts_is_refused(tmp_path, rows):
+def test_a_deal_listed_twice_with_different_results_is_refused(tmp_path, rows):
     """Which of the two stands is no guess to make: a report, and a comparison (which matched one of
     them and said nothing differed), refuse it in one line; a repeat that agrees is only warned of."""
     flipped = {**rows[1], "outcome": "unsolved" if rows[1]["outcome"] == "solved" else "solved"}
@@ -576,7 +576,7 @@ def test_a_deal_listed_twice_with_different_verdicts_is_refused(tmp_path, rows):
         done = run_cli(*args)
         assert done.returncode == 1 and done.stdout == "", done.stdout
         assert done.stderr == (f"Error: {torn}: deal {rows[1]['deal']} is listed more than once, with different "
-                               "verdicts (blackhole-stats verify names every repeat)\n"), done.stderr
+                               "results (outcome or cards_played)\n"), done.stderr
     agreeing = run_cli(write_arrow(tmp_path / "twice", rows + [rows[1]]), "--compare", whole)
     assert agreeing.returncode == 0 and "1 rows repeat a deal already listed" in agreeing.stdout
 

@@ -201,12 +201,13 @@ def test_any_integral_deal_value_gives_the_board(value):
     assert board_of(pd.Series({"deal": value, "ms": False})).to_text() == reference_board("7")
 
 
-def test_missing_solutions_are_none_and_deal_exact_wins():
+def test_missing_solutions_are_none_and_deal_exact_fills_a_null_deal():
     for missing in (None, float("nan"), pd.NA, np.nan):
         assert solution_of({"deal": 2, "ms": False, "solution": missing}) is None
     big = 26464608654870335080
     assert board_of({"deal": None, "deal_exact": Decimal(big), "ms": False}).name == str(big)
     assert board_of({"deal": 5, "deal_exact": None, "ms": False}).name == "5"
+    assert board_of({"deal": "5", "deal_exact": "7", "ms": "false"}).name == "5"  # as report.load reads it
 
 
 def test_rows_of_a_csv_read_back_as_text_give_their_board(small_run, tmp_path):
