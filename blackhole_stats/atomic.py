@@ -25,13 +25,16 @@ def replacing(target: str | Path):
     one put back if the second fails (then only SIGKILL between the two leaves the old folder aside, in
     `.NAME.*.partial/previous`). The renames and the clean-up run with Ctrl-C and SIGTERM held
     (`interrupts.held`), so a signal, or a second one, waits until they are done. A symlink's own
-    target is replaced, and an existing file's permissions are kept. /dev/stdout, devices and pipes
-    are written as given: they cannot be replaced.
+    target is replaced, and an existing file's permissions are kept; a file its user may not write
+    is refused (PermissionError), as writing into it would be, not renamed over. /dev/stdout, devices
+    and pipes are written as given: they cannot be replaced.
     """
     if _written_directly(Path(target)):
         yield Path(target)
         return
     target = Path(os.path.realpath(target))
+    if target.is_file() and not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(target))
     work = None
     try:
         with held():

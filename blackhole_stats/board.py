@@ -346,9 +346,14 @@ class Board:
         Checked as ids (52 distinct bytes), not as Card objects: `deal()` builds
         a Board for every row `verify` reads, and hashing 52 cards would double its cost.
         """
-        ids, game = bytes(ids), get_game(game)
+        wrong = f"a fresh deal is all {len(DECK)} card ids 0..{len(DECK) - 1}, each once"
+        game = get_game(game)
+        try:
+            ids = bytes(ids)
+        except (TypeError, ValueError):  # text, or ids outside 0..255
+            raise ValueError(wrong) from None
         if len(ids) != len(DECK) or len(set(ids)) != len(DECK) or max(ids) >= len(DECK):
-            raise ValueError(f"a fresh deal is all {len(DECK)} card ids 0..{len(DECK) - 1}, each once")
+            raise ValueError(wrong)
         layout = dealt_layout(ids, game)
         size = game.pile_size
         cards = [DECK[card_id] for card_id in layout[0]]

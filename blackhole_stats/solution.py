@@ -21,7 +21,7 @@ from functools import cached_property
 from . import _core
 from .board import TALON_MOVE, Board, IllegalMove, Move
 from .cards import DECK, Card
-from .games import Game, get_game
+from .games import BLACK_HOLE, Game, get_game
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `typing` would cost `blackhole-solve`'s start-up
@@ -165,8 +165,11 @@ def board_of(row: Any) -> Board:
     """
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
-    number, ms, exact, game = (_field(row, name) for name in ("deal", "ms", "deal_exact", "game"))
-    game = get_game(None if _missing(game) else game)
+    number, ms, exact = (_field(row, name) for name in ("deal", "ms", "deal_exact"))
+    game = _field(row, "game", absent=BLACK_HOLE)  # a row of a dataset without the column: Black Hole's
+    if _missing(game):
+        raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
+    game = get_game(game)
     plain = isinstance(number, numbers.Real) and not isinstance(number, bool) and not _missing(number)
     if plain and (_missing(ms) or type(ms).__name__ in ("bool", "bool_")):  # a reader's numbers: no text to read
         # (GameNumber takes a whole float below 2^53 only, as the column readers do)
@@ -179,7 +182,11 @@ def board_of(row: Any) -> Board:
 def solution_of(row: Any) -> Solution | None:
     """A row's stored solution, replayed from its deal; None if the row has none (not solved)."""
     text = _field(row, "solution")
-    return None if _missing(text) else Solution.from_text(board_of(row), text)
+    if _missing(text):
+        return None
+    if not isinstance(text, str):
+        raise ValueError(f"the row's solution is {text!r}, not a line of play in text form")
+    return Solution.from_text(board_of(row), text)
 
 
 def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
@@ -231,19 +238,22 @@ def _as_bytes(piles: Iterable[int]) -> bytes:
         raise SolutionError(f"move {step}: pile {pile!r} has no card to play") from None
 
 
-def _field(row: Any, name: str) -> Any:
-    """`row[name]` or `row.name` (pandas' itertuples gives namedtuples); None if it has neither."""
+def _field(row: Any, name: str, absent: Any = None) -> Any:
+    """`row[name]` or `row.name` (pandas' itertuples gives namedtuples); `absent` if it has neither."""
     try:
         return row[name]
     except (KeyError, IndexError, TypeError):
-        return getattr(row, name, None)
+        return getattr(row, name, absent)
 
 
 def _missing(value: Any) -> bool:
-    """None, NaN or pandas' NA: what readers hand back for a null."""
-    if value is None:
+    """None, NaN, pandas' NA or blank text: what readers hand back for a null (a CSV read with
+    `keep_default_na=False` gives empty cells as '')."""
+    if value is None or (isinstance(value, str) and not value.strip()):
         return True
     try:
         return bool(value != value)
     except TypeError:  # pandas.NA refuses to be a truth value
         return True
+    except ArithmeticError:  # a signalling Decimal NaN: no null, and no game number either
+        return False

@@ -409,3 +409,9 @@ def test_copies_and_pickles_keep_the_game_itself():
 def test_a_move_is_a_pile_number_or_none(pile):
     with pytest.raises(TypeError, match="pile number"):
         deal(2).play(pile)
+
+
+@pytest.mark.parametrize("ids", ["abc", [-1] * 52, list(range(51)), [0] * 52])
+def test_card_ids_that_are_no_deal_are_refused_in_the_projects_words(ids):
+    with pytest.raises(ValueError, match="a fresh deal is all 52 card ids"):
+        Board.from_card_ids(ids)

@@ -14,6 +14,7 @@ import functools
 import os
 import random
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -268,6 +269,25 @@ def test_output_to_a_full_disk_leaves_the_old_file_whole(tmp_path):
         assert assert_one_line_failure(written, 1) == \
             f"Cannot write '{out}'! (No space left on device)\n"
         assert out.read_text() == "the previous answer\n" and sorted(os.listdir(mount)) == ["filler", "out.txt"]
+
+
+def test_output_refuses_a_file_its_user_may_not_write(tmp_path):
+    """As the peer's fopen would: a read-only FILE is not renamed over because its folder is writable.
+    (Root may write anything: the command runs without that privilege here.)"""
+    board = tmp_path / "board.txt"
+    board.write_text(reference_boards("black_hole")[1])
+    out = tmp_path / "kept.txt"
+    out.write_text("the previous answer\n")
+    out.chmod(0o444)
+    unprivileged = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("needs setpriv to run without root's right to write any file")
+        unprivileged = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
+    written = subprocess.run([*unprivileged, str(SOLVE), "--game", "black_hole", "--output", str(out), str(board)],
+                             capture_output=True, timeout=120)
+    assert assert_one_line_failure(written, 1) == f"Cannot write '{out}'! (Permission denied)\n"
+    assert out.read_text() == "the previous answer\n" and sorted(os.listdir(tmp_path)) == ["board.txt", "kept.txt"]
 
 
 def test_the_output_format_line_by_line():

@@ -219,14 +219,25 @@ def test_rows_of_a_csv_read_back_as_text_give_their_board(small_run, tmp_path):
     text = pd.read_csv(tmp_path / "rows.csv", dtype=str)
     assert set(text["deal"].dropna().str.endswith(".0")) == {True} and set(text["ms"]) == {"False", "True"}
     check_rows(row for _, row in text.iterrows())
+    bare = pd.read_csv(tmp_path / "rows.csv", dtype=str, keep_default_na=False)  # empty cells as ''
+    assert (bare["deal"] == "").any() and (bare["solution"] == "").any()
+    check_rows(row for _, row in bare.iterrows())
 
 
 @pytest.mark.parametrize("row, named", [({"deal": "12.5", "ms": False}, "12.5"), ({"deal": 5, "ms": "maybe"}, "maybe"),
-                                        ({"deal": 7.5, "ms": False}, "7.5"), ({"deal": True}, "bool")])
+                                        ({"deal": 7.5, "ms": False}, "7.5"), ({"deal": True}, "bool"),
+                                        ({"deal": Decimal("sNaN"), "ms": False}, "sNaN"),
+                                        ({"deal": 2, "ms": False, "game": float("nan")}, "game is empty"),
+                                        ({"deal": 2, "ms": False, "game": " "}, "game is empty")])
 def test_a_row_that_is_no_deal_is_refused_naming_the_value(row, named):
     """Never another deal: the dialog's reading of `12.5` (125) is for typed numbers, not table cells."""
     with pytest.raises(ValueError, match=named):
         board_of(row)
+
+
+def test_a_solution_cell_that_is_no_text_is_refused():
+    with pytest.raises(ValueError, match="solution is 5"):
+        solution_of({"deal": 2, "ms": False, "solution": 5})
 
 
 def test_a_bad_solution_is_refused_naming_the_move():
