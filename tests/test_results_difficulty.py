@@ -229,7 +229,8 @@ def test_readme_gives_black_holes_validation_table_and_the_significant_steps_as_
     assert f"is between {rho[low]} ({get_game(low).name}) and {rho[high]} ({get_game(high).name})" in text
 
 
-TAGGED_MILLIONS = {"black_hole": "winnable/black_hole_1_1000000.bits",
+TAGGED_MILLIONS = {"all_in_a_row": "all_in_a_row/all_in_a_row_1_1000000.bits",
+                   "black_hole": "winnable/black_hole_1_1000000.bits",
                    "dead_king_golf": "dead_king_golf/dead_king_golf_1_1000000.bits",
                    "golf": "golf/golf_1_1000000.bits",
                    "relaxed_golf": "relaxed_golf/relaxed_golf_1_1000000.bits"}
