@@ -1828,8 +1828,11 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
  * card the pile gave, the one at the pile's new height; so a row of one
  * byte per pile holds what the search needs of heights h: the fewest t at
  * which a line reaches h with pile p's card just played (NOT_REACHED if
- * none). The start adds its own (f, t) to its row, and turning talon cards
- * from a row's fewest t on puts talon[j] on the foundation at j + 1.
+ * none); two piles whose cards share a rank give one position, so the pass
+ * keeps a byte per foundation rank instead (a FOUNDATIONS row: one vector
+ * load gives the row's positions). The start puts its own (f, t) in its
+ * row, and turning talon cards from a row's fewest t on puts talon[j] on
+ * the foundation at j + 1.
  * Every pile move leads from h to a vector of smaller mixed-radix index
  * (digit p = h[p], radix the pile's starting height + 1), and a talon turn
  * keeps h. Visiting the indices downwards therefore sees each row complete
@@ -1842,9 +1845,11 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
 
 #define HEIGHTS_MAX_ROWS (1u << 20) /* rows of at most 24 bytes: 24 MiB at most */
 #define NOT_REACHED 0xFF
+#define FOUNDATIONS 16     /* a row of the pass, by foundation rank: 0..EMPTY_F, then NONE_F, never reached */
+#define NONE_F (EMPTY_F + 1)
 
 typedef struct {
-    uint8_t *rows; /* a byte per pile a row, then NOT_REACHED up to a whole number of words (8 bytes) */
+    uint8_t *rows; /* the pass: FOUNDATIONS bytes a row; heights_wins: a byte a pile, then padding to 8 */
     size_t width;  /* the bytes of a row, for the layout searched now */
     size_t bytes;  /* allocated */
 } HeightsTable;
@@ -1987,9 +1992,8 @@ static size_t heights_rows(const Position *s)
     return rows;
 }
 
-static int heights_table_reserve(HeightsTable *ht, size_t rows, int npiles)
+static int heights_table_reserve(HeightsTable *ht, size_t rows, size_t width)
 {
-    size_t width = ((size_t)npiles + 7) / 8 * 8;
     if (rows * width > ht->bytes) {
         heights_table_free(ht);
         ht->rows = malloc(rows * width);
@@ -2001,81 +2005,69 @@ static int heights_table_reserve(HeightsTable *ht, size_t rows, int npiles)
     return 1;
 }
 
-#define FOUNDATIONS 16     /* a row of t by foundation rank: 0..EMPTY_F, then NONE_F, never reached */
-#define NONE_F (EMPTY_F + 1)
-
 typedef struct {
     const Position *start;
     HeightsTable *table;
     size_t stride[NPILES];   /* what a card of pile p adds to a row's index */
-    size_t step[NPILES];     /* and to its place in the table, in bytes */
+    size_t step[NPILES];     /* and to its place in heights_wins' table, in bytes */
     size_t top;              /* the start's row */
-    uint16_t onto[NRANKS];   /* the foundation ranks (EMPTY_F included) each rank may be played on */
+    uint16_t onto[NRANKS];   /* the foundation ranks each rank may be played on (EMPTY_F only when the
+                              * start's foundation is empty: no move empties it) */
+    int onto_most;           /* the most ranks in an onto[] mask: 3 at most (heights_rows) */
     uint8_t onto_top[NPILES][PILE_DEPTH + 1][4]; /* the same for the top card of pile p at height k, as
                                                    * indices into a FOUNDATIONS row (NONE_F: none; all
                                                    * NONE_F at height 0, so an empty pile moves nothing) */
-    uint8_t given_f[NPILES][PILE_DEPTH + 1]; /* the foundation rank once pile p is down to height k: the
-                                              * rank of the card at k (NONE_F at the starting height) */
-#ifdef SSE2_LANES /* the same two as byte lanes of a FOUNDATIONS row, for vector instructions */
+    ptrdiff_t child_at[NPILES][PILE_DEPTH + 1]; /* the pass: from a row's first byte to the entry that
+                                                  * playing pile p's top card at height k writes (a lane
+                                                  * of the child's row); at height 0 the row's own NONE_F,
+                                                  * which only ever gets NOT_REACHED */
+#ifdef SSE2_LANES /* onto_top as byte lanes of a FOUNDATIONS row, for vector instructions */
     uint8_t onto_lanes[NPILES][PILE_DEPTH + 1][FOUNDATIONS];  /* 0xFF at onto_top's ranks, 0 elsewhere */
-    uint8_t given_lanes[NPILES][PILE_DEPTH + 1][FOUNDATIONS]; /* 0 at given_f, 0xFF elsewhere */
 #endif
     uint8_t talon_row[MAX_TALON + 1][FOUNDATIONS]; /* [m][f]: the fewest cards turned that leave
                                                     * a talon card of rank f on the foundation,
                                                     * turning from card m on */
 } HeightsSearch;
 
-/* The fewest talon cards turned at which row i (heights h) is reached with
- * each foundation rank, in t_of; returns the row's fewest over all ranks.
- * With SSE2 (see moves_win_below) a vector min a pile over given_lanes;
- * elsewhere a byte a pile, through given_f. Either way branch-free: whether
- * an entry is reached is a coin toss, and NOT_REACHED changes nothing. */
-static inline int row_foundations(const HeightsSearch *hs, size_t i, const uint8_t *h, uint8_t t_of[FOUNDATIONS])
+/* The fewest talon cards turned at which row i is reached with each
+ * foundation rank, in t_of: the row's own entries, and the talon cards
+ * turned from its fewest t on; returns the row's fewest. Branch-free but
+ * for the talon: whether an entry is reached is a coin toss. */
+static inline int row_foundations(const HeightsSearch *hs, size_t i, uint8_t t_of[FOUNDATIONS])
 {
-    const Position *s = hs->start;
-    const uint8_t *row = hs->table->rows + i * hs->table->width;
-    int fewest = NOT_REACHED;
-    memset(t_of, NOT_REACHED, FOUNDATIONS);
-    if (i == hs->top) {
-        t_of[s->f] = (uint8_t)s->t;
-        fewest = s->t;
-    }
+    const uint8_t *row = hs->table->rows + i * FOUNDATIONS;
+    int fewest;
 #ifdef SSE2_LANES
-    __m128i least = _mm_loadu_si128((const __m128i *)t_of);
-    for (int p = 0; p < s->npiles; p++) {
-        __m128i lanes = _mm_loadu_si128((const __m128i *)hs->given_lanes[p][h[p]]);
-        least = _mm_min_epu8(least, _mm_or_si128(lanes, _mm_set1_epi8((char)row[p])));
-        fewest = row[p] < fewest ? row[p] : fewest;
-    }
-    if (fewest < s->talon_len)
+    __m128i least = _mm_loadu_si128((const __m128i *)row), m = least;
+    m = _mm_min_epu8(m, _mm_srli_si128(m, 8)); /* the least lane, halving: 16 -> 8 -> 4 -> 2 -> 1 */
+    m = _mm_min_epu8(m, _mm_srli_si128(m, 4));
+    m = _mm_min_epu8(m, _mm_srli_si128(m, 2));
+    m = _mm_min_epu8(m, _mm_srli_si128(m, 1));
+    fewest = _mm_cvtsi128_si32(m) & 0xFF;
+    if (fewest < hs->start->talon_len)
         least = _mm_min_epu8(least, _mm_loadu_si128((const __m128i *)hs->talon_row[fewest]));
     _mm_storeu_si128((__m128i *)t_of, least);
 #else
-    for (int p = 0; p < s->npiles; p++) {
-        int t = row[p], f = hs->given_f[p][h[p]];
-        t_of[f] = (uint8_t)(t < t_of[f] ? t : t_of[f]);
-        fewest = t < fewest ? t : fewest;
+    fewest = NOT_REACHED;
+    for (int f = 0; f < FOUNDATIONS; f++)
+        fewest = row[f] < fewest ? row[f] : fewest;
+    for (int f = 0; f < FOUNDATIONS; f++) {
+        uint8_t turned = fewest < hs->start->talon_len ? hs->talon_row[fewest][f] : NOT_REACHED;
+        t_of[f] = turned < row[f] ? turned : row[f];
     }
-    if (fewest < s->talon_len)
-        for (int f = 0; f < FOUNDATIONS; f++)
-            t_of[f] = hs->talon_row[fewest][f] < t_of[f] ? hs->talon_row[fewest][f] : t_of[f];
 #endif
     return fewest;
 }
 
-/* Whether heights_reach reached row i: the start's, or one with an entry. A
- * row's words are read whole: no bit a row to keep beside the bytes. */
+/* Whether heights_reach reached row i: it has an entry (the start's row
+ * holds the start's). */
 static inline int row_reached(const HeightsSearch *hs, size_t i)
 {
-    const HeightsTable *ht = hs->table;
-    const uint8_t *row = ht->rows + i * ht->width;
-    for (size_t w = 0; w < ht->width; w += 8) {
-        uint64_t word;
-        memcpy(&word, row + w, 8);
-        if (word != ~0ull)
-            return 1;
-    }
-    return i == hs->top;
+    const uint8_t *row = hs->table->rows + i * FOUNDATIONS;
+    uint64_t low, high;
+    memcpy(&low, row, 8);
+    memcpy(&high, row + 8, 8);
+    return (low & high) != ~0ull;
 }
 
 /* The entries of a FOUNDATIONS row other than NOT_REACHED, 8 at a time: in
@@ -2108,7 +2100,7 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
     const Position *s = hs->start;
     uint8_t h[NPILES] = {0}, back[MAX_LINE], t_of[FOUNDATIONS];
     size_t i = 0;
-    int f = 0, t = row_foundations(hs, 0, h, t_of), n = 0;
+    int f = 0, t = row_foundations(hs, 0, t_of), n = 0;
     while (t_of[f] != t)
         f++;
     while ((i != hs->top || f != s->f || t != s->t) && n < MAX_LINE) {
@@ -2117,7 +2109,7 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
             if (h[p] == s->h[p] || s->rank[p][h[p]] != f || !row_reached(hs, i + hs->stride[p]))
                 continue;
             h[p]++;
-            row_foundations(hs, i + hs->stride[p], h, t_of);
+            row_foundations(hs, i + hs->stride[p], t_of);
             for (uint16_t from = hs->onto[f]; from && !found; from &= (uint16_t)(from - 1))
                 if (t_of[lowest_bit(from)] == t) {
                     back[n++] = (uint8_t)p;
@@ -2130,7 +2122,7 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
         }
         if (found)
             continue;
-        int fewest = row_foundations(hs, i, h, t_of);
+        int fewest = row_foundations(hs, i, t_of);
         for (f = 0; t_of[f] != fewest; f++)
             ;
         for (; t > fewest && n < MAX_LINE; t--)
@@ -2141,11 +2133,12 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
     return n;
 }
 
-/* Set up hs for `start` (rows: heights_rows(start)) in the Solver's table. */
-static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *start, size_t rows)
+/* Set up hs for `start` (rows: heights_rows(start)) in the Solver's table,
+ * with rows of `width` bytes, all NOT_REACHED. */
+static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *start, size_t rows, size_t width)
 {
     int np = start->npiles;
-    if (!heights_table_reserve(ht, rows, np))
+    if (!heights_table_reserve(ht, rows, width))
         return 0;
     hs->start = start;
     hs->table = ht;
@@ -2157,29 +2150,30 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         stride *= (size_t)start->h[p] + 1;
     }
     memset(hs->onto, 0, sizeof hs->onto);
-    for (int g = 0; g <= EMPTY_F; g++)
+    for (int g = 0; g <= (start->f == EMPTY_F ? EMPTY_F : EMPTY_F - 1); g++)
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
             hs->onto[lowest_bit(ranks)] |= (uint16_t)(1u << g);
+    hs->onto_most = 0;
+    for (int r = 0; r < NRANKS; r++)
+        hs->onto_most = bit_count(hs->onto[r]) > hs->onto_most ? bit_count(hs->onto[r]) : hs->onto_most;
     memset(hs->onto_top, NONE_F, sizeof hs->onto_top);
     for (int p = 0; p < np; p++) {
         for (int k = 0; k < start->h[p]; k++) {
             int n = 0;
             for (uint16_t from = hs->onto[start->rank[p][k]]; from; from &= (uint16_t)(from - 1))
                 hs->onto_top[p][k + 1][n++] = (uint8_t)lowest_bit(from); /* at most 3: heights_rows */
-            hs->given_f[p][k] = start->rank[p][k];
         }
-        hs->given_f[p][start->h[p]] = NONE_F;
+        hs->child_at[p][0] = NONE_F;
+        for (int k = 1; k <= start->h[p]; k++)
+            hs->child_at[p][k] = start->rank[p][k - 1] - (ptrdiff_t)(hs->stride[p] * FOUNDATIONS);
     }
 #ifdef SSE2_LANES
     memset(hs->onto_lanes, 0, sizeof hs->onto_lanes);
-    memset(hs->given_lanes, 0xFF, sizeof hs->given_lanes);
     for (int p = 0; p < np; p++)
         for (int k = 0; k <= start->h[p]; k++) {
             for (int j = 0; j < 3; j++)
                 hs->onto_lanes[p][k][hs->onto_top[p][k][j]] = 0xFF;
             hs->onto_lanes[p][k][NONE_F] = 0;
-            hs->given_lanes[p][k][hs->given_f[p][k]] = 0;
-            hs->given_lanes[p][k][NONE_F] = 0xFF;
         }
 #endif
     memset(hs->talon_row[start->talon_len], NOT_REACHED, FOUNDATIONS);
@@ -2187,28 +2181,30 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         memcpy(hs->talon_row[j], hs->talon_row[j + 1], FOUNDATIONS);
         hs->talon_row[j][start->talon[j]] = (uint8_t)(j + 1);
     }
-    memset(ht->rows, NOT_REACHED, rows * ht->width);
+    memset(ht->rows, NOT_REACHED, rows * width);
     return 1;
 }
 
 /* The pass of the heights search: every row from the start's down to 0.
+ * `lookups`: how many of onto_top's ranks a move may have (a constant in
+ * each of heights_reach's calls, so each gets its own loop: the Golf
+ * games' two save a third of the reads).
  * Counts the (h, f) reached in *positions and keeps in *fewest_left the
  * fewest pile cards any row reached leaves (it comes in as the fewest seen
  * before). Stops early (returning 0) once `spent` + positions passes `end`
  * or a signal handler raised (watch->raised); returns 1 when done. */
-static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, Watch *watch, uint64_t *positions,
-                         int *fewest_left)
+static inline int heights_reach_with(const HeightsSearch *hs, uint64_t spent, uint64_t end, Watch *watch,
+                                     uint64_t *positions, int *fewest_left, int lookups)
 {
     const Position *start = hs->start;
-    HeightsTable *ht = hs->table;
     int np = start->npiles, left = start->left;
     uint8_t h[NPILES];
     memcpy(h, start->h, sizeof h);
     *positions = 0;
     for (size_t i = hs->top;; i--) {
         if (row_reached(hs, i)) {
-            uint8_t t_of[FOUNDATIONS], *row = ht->rows + i * ht->width;
-            row_foundations(hs, i, h, t_of);
+            uint8_t t_of[FOUNDATIONS], *row = hs->table->rows + i * FOUNDATIONS;
+            row_foundations(hs, i, t_of);
             *positions += reached_count(t_of);
             if (!watch_tick(watch) || spent + *positions > end)
                 return 0;
@@ -2219,8 +2215,9 @@ static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, 
                 const uint8_t *from = hs->onto_top[q][h[q]];
                 int v = t_of[from[0]];
                 v = t_of[from[1]] < v ? t_of[from[1]] : v;
-                v = t_of[from[2]] < v ? t_of[from[2]] : v;
-                uint8_t *entry = row - (hs->step[q] & -(size_t)(h[q] != 0)) + q; /* an empty pile: row i's own */
+                if (lookups == 3)
+                    v = t_of[from[2]] < v ? t_of[from[2]] : v;
+                uint8_t *entry = row + hs->child_at[q][h[q]];
                 int less = v - *entry;
                 *entry = (uint8_t)(*entry + (less & -(less < 0))); /* the lesser, with no branch to guess */
             }
@@ -2239,6 +2236,14 @@ static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, 
     }
 }
 
+static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, Watch *watch, uint64_t *positions,
+                         int *fewest_left)
+{
+    if (hs->onto_most <= 2)
+        return heights_reach_with(hs, spent, end, watch, positions, fewest_left, 2);
+    return heights_reach_with(hs, spent, end, watch, positions, fewest_left, 3);
+}
+
 /* The heights search (see its block) on `start`, after the verdict search
  * spent `spent` nodes of `end` and its deepest line left `fewest_left` pile
  * cards. Counts one iteration per (h, f) reached. Returns a SEARCH_ status. */
@@ -2248,8 +2253,9 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
     HeightsSearch hs;
     uint64_t positions;
     int talon_left = start->talon_len - start->t;
-    if (!heights_start(&hs, &self->heights, start, rows))
+    if (!heights_start(&hs, &self->heights, start, rows, FOUNDATIONS))
         return SEARCH_NO_MEMORY;
+    self->heights.rows[hs.top * FOUNDATIONS + start->f] = (uint8_t)start->t;
     int done = heights_reach(&hs, spent, end, watch, &positions, &fewest_left);
     if (watch->raised)
         return SEARCH_INTERRUPTED;
@@ -3146,7 +3152,7 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject 
     HeightsSearch hs;
     uint8_t *talon_below = NULL;
     if (rows) {
-        if (!(talon_below = malloc(rows)) || !heights_start(&hs, &self->heights, &start, rows))
+        if (!(talon_below = malloc(rows)) || !heights_start(&hs, &self->heights, &start, rows, ((size_t)start.npiles + 7) / 8 * 8))
             tw.status = SEARCH_NO_MEMORY;
         else {
             heights_wins(&hs, talon_below);
