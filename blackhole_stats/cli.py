@@ -388,7 +388,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
             assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))
             other_report = report.build_report(other_data, other, other_manifest, other_game)
             result = report.compare(data, other_data, result, other_report)
-        written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
+        written = _write_plots(report.one_row_per_deal(data), plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable) as error:
         raise click.ClickException(str(error)) from None
     for note in assumed:  # once the report stands: a refusal stays one line
@@ -633,8 +633,14 @@ def _read_deals(path: str):
 
 
 def _resume() -> str:
-    """The command that resumes this run: the same one."""
-    return shlex.join(["blackhole-stats", *sys.argv[1:]])
+    """The command that resumes this run: the same one, less a `--deals -` (standard input is spent;
+    the run's manifest lists its deals)."""
+    kept, words = [], iter(sys.argv[1:])
+    for word in words:
+        given = [word, next(words, None)] if word == "--deals" else [word]
+        if given not in (["--deals", "-"], ["--deals=-"]):
+            kept.extend(part for part in given if part is not None)
+    return shlex.join(["blackhole-stats", *kept])
 
 
 def _exit_interrupted(message: str, signum: int, resume: bool = True) -> None:

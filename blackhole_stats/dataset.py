@@ -875,8 +875,9 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     paths = RunPaths.of(out)
     paths.beside(MANIFEST_NAME)  # refuses a root: nothing can be beside it
     kind = paths.fs.get_file_info(paths.root).type
-    if kind == pafs.FileType.NotFound:
-        if deals is None:
+    if kind == pafs.FileType.NotFound:  # a new run, or one whose data folder was taken away (its manifest,
+        left = paths.fs.get_file_info(paths.beside(MANIFEST_NAME)).type  # read below, lists its deals)
+        if deals is None and left == pafs.FileType.NotFound:
             raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
         try:
             paths.fs.create_dir(paths.root)

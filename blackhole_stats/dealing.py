@@ -94,6 +94,23 @@ class GameNumber:
             raise DealNumberError(f"invalid game number {quoted(text)}: more than {MAX_DIGITS} digits")
         return cls(int(digits), ms)
 
+    @classmethod
+    def of(cls, value: GameNumber | str | numbers.Number) -> GameNumber:
+        """What the Python API (`deal`, `Solver.solve_deal`) takes: `parse`, but text that also reads
+        as a decimal (`"1.0"`, `"2.5"`: a float column of a CSV read as text) is refused, since the
+        dialog reads it as another number (10, 25)."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str) and "." in value:
+            try:
+                float(value.strip().removeprefix("ms"))
+            except ValueError:
+                pass
+            else:
+                raise DealNumberError(f"ambiguous game number {quoted(value)}: PySolFC's dialog reads it without "
+                                      "its '.', a data file as a decimal; pass an int (or the digits as text)")
+        return cls.parse(value)
+
     @property
     def uses_lcg(self) -> bool:
         return self.ms or self.number < LCG_LIMIT
@@ -161,9 +178,9 @@ def deal_card_ids(number: GameNumber, game: Game = BLACK_HOLE) -> bytes:
 
 
 def deal(number: GameNumber | str | numbers.Number, game: Game | str | int | None = None) -> Board:
-    """The board PySolFC deals for a game number (text as PySolFC reads it, or an integral
-    number) in `game` (a Game, key, PySolFC id or name; Black Hole by default)."""
-    if not isinstance(number, GameNumber):
-        number = GameNumber.parse(number)
+    """The board PySolFC deals for a game number (text as PySolFC reads it, bar a decimal: see
+    `GameNumber.of`; or an integral number) in `game` (a Game, key, PySolFC id or name; Black Hole
+    by default)."""
+    number = GameNumber.of(number)
     game = get_game(game)
     return Board.from_card_ids(dealt_card_ids(number, game), str(number), game)

@@ -86,7 +86,9 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
                               filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
-    frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas()
+    # the columns alone: a pyarrow-backed pandas frame saved back names types pandas cannot rebuild
+    frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas(
+        ignore_metadata=True)
     deal = table["deal"]
     if pa.types.is_string(deal.type) or pa.types.is_large_string(deal.type):  # export's text, kept as text
         exact = table["deal_exact"].to_pandas() if "deal_exact" in names else None
@@ -463,11 +465,22 @@ def _check_repeats_agree(data: pd.DataFrame, source: str) -> None:
                            f"results (outcome or cards_played)")
 
 
+def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:
+    """Each deal's first row: a repeat (that agrees: `build_report` refuses others) is one deal, and
+    counting it twice would narrow a proportion's interval and bend the plots."""
+    return data.drop_duplicates(["ms", "deal"])
+
+
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None
                  ) -> Report:
     """Compute a Report from a normalized dataset (see `load`) of `game` (None: the one `game_of` finds;
     either way checked against the rows) and its run's manifest, if any."""
     game = game_of(data, source, manifest, given=game)
+    listed = data
+    duplicates = int(data.duplicated(["ms", "deal"]).sum())
+    if duplicates:
+        _check_repeats_agree(data, source)
+        data = one_row_per_deal(data)
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
     iterations = cards_played = cards_played_unknown = no_first_move = None
@@ -481,9 +494,6 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         cards_played = {int(cards): int(n) for cards, n in unsolved.value_counts().sort_index().items()}
         cards_played_unknown = int(unsolved.isna().sum())
         no_first_move = cards_played.get(game.talon_size, 0)
-    duplicates = int(data.duplicated(["ms", "deal"]).sum())
-    if duplicates:
-        _check_repeats_agree(data, source)
     names = [game_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
     return Report(
         source=source,
@@ -503,7 +513,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         solve_seconds=float(data["seconds"].sum()) if "seconds" in data else None,
         difficulty=_difficulty_table(data) if "tag" in data else None,
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
-        against_manifest=ManifestCheck.of(data, manifest) if manifest else None,
+        against_manifest=ManifestCheck.of(listed, manifest) if manifest else None,
     )
 
 
@@ -577,8 +587,7 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
                   "b": int(row.cards_played_b)} for row in unsolved.itertuples()]
     if not len(both):
         raise DatasetError(f"{a_report.source} and {b_report.source} share no deal: nothing to compare "
-                           f"({a_report.first_deal} .. {a_report.last_deal} against "
-                           f"{b_report.first_deal} .. {b_report.last_deal})")
+                           f"({_span(a_report)} against {_span(b_report)})")
     side = merged["_merge"].value_counts()
     won_only_a = sum((row["a"], row["b"]) == ("solved", "unsolved") for row in verdicts)
     won_only_b = sum((row["a"], row["b"]) == ("unsolved", "solved") for row in verdicts)
@@ -591,9 +600,13 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
     )
 
 
+def _span(report: Report) -> str:
+    return f"{report.first_deal} .. {report.last_deal}" if report.deals else "no deals"
+
+
 def _suffixed(data: pd.DataFrame, suffix: str) -> pd.DataFrame:
     columns = [name for name in ("outcome", "iterations", "cards_played") if name in data]
-    unique = data.drop_duplicates(["ms", "deal"])[["ms", "deal", *columns]]
+    unique = one_row_per_deal(data)[["ms", "deal", *columns]]
     return unique.rename(columns={name: name + suffix for name in columns})
 
 
@@ -712,7 +725,7 @@ def _warnings(report: Report) -> list[str]:
     for): the one place that words them, for a report and for each side of a comparison."""
     warnings = []
     if report.duplicates:
-        warnings.append(f"warning: {report.duplicates:,} rows repeat a deal already listed")
+        warnings.append(f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once)")
     check = report.against_manifest
     if check is not None and not check.matches:
         warnings.append(f"warning: the manifest asks for {check.asked:,} deals, the dataset has {check.rows:,} "

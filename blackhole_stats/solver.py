@@ -156,8 +156,7 @@ class Solver:
         """
         from .dealing import GameNumber, deal, dealt_card_ids  # here: `blackhole-solve` starts without dealing
 
-        if not isinstance(number, GameNumber):
-            number = GameNumber.parse(number)
+        number = GameNumber.of(number)
         game = get_game(game)
         check_search(search, game)
         # What `self.solve(deal(number, game))` does, without the Board and Solution objects

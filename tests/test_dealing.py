@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import DealNumberError, GameNumber, deal
+from blackhole_stats import DealNumberError, GameNumber, Solver, deal
 from blackhole_stats.dealing import deal_card_ids
 
 from conftest import reference_boards, require_reference
@@ -224,6 +224,22 @@ def test_parse_accepts(text, number, ms):
     assert (game.number, game.ms) == (number, ms)
     assert game == GameNumber(number, ms)
     assert GameNumber.parse(str(game)) == game
+
+
+@pytest.mark.parametrize("text", ["1.0", " 2.5 ", "3.", ".5", "ms1.0"])
+def test_the_api_refuses_text_that_is_also_a_decimal(text):
+    """A CSV's float column read as text ("1.0") would be deal 10 by the dialog's reading: silently
+    another deal. The CLI keeps the dialog's reading, and says which deal it dealt."""
+    with pytest.raises(ValueError, match="ambiguous game number"):
+        deal(text)
+    with pytest.raises(ValueError, match="ambiguous game number"):
+        Solver().solve_deal(text, game="golf")
+    assert str(GameNumber.parse(text.strip())) != text.strip()  # what the dialog would have dealt instead
+
+
+def test_the_api_reads_other_text_as_the_dialog_does():
+    assert deal("#12,345").name == "12345" and deal(" ms1_0 ").name == "ms10"
+    assert Solver().solve_deal("1-5")["deal"] == 15 and deal("1.2.3").name == "123"  # no decimal
 
 
 def test_parse_int_and_str():

@@ -408,6 +408,9 @@ def test_compare_of_datasets_that_share_no_deal_is_refused(tmp_path, runs):
     make_run(later, "golf", "101-105")
     error = assert_one_line_failure(cli("report", runs["relaxed_golf"], "--compare", later))
     assert "share no deal: nothing to compare (1 .. 24 against 101 .. 105)" in error, error
+    pd.read_parquet(later).iloc[:0].to_parquet(tmp_path / "empty.parquet")
+    error = assert_one_line_failure(cli("report", later, "--compare", tmp_path / "empty.parquet"))
+    assert error.endswith("share no deal: nothing to compare (101 .. 105 against no deals)\n"), error
 
 
 def test_export_lists_a_games_winnable_deals_and_refuses_another_game(runs):

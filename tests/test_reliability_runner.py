@@ -25,6 +25,7 @@ import errno
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -62,10 +63,13 @@ STOPPED = re.compile(r"interrupted(?:: ([\d,]+) of ([\d,]+) deals done)?; resume
 
 
 @contextmanager
-def started(*args, env: dict | None = None, method: str | None = None) -> Iterator[subprocess.Popen]:
-    """`blackhole-stats ARGS` in its own process group, as a shell starts it; killed if a test fails."""
-    process = subprocess.Popen(command(method, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True, env={**os.environ, **(env or {})})
+def started(*args, env: dict | None = None, method: str | None = None, stdin: Path | None = None
+            ) -> Iterator[subprocess.Popen]:
+    """`blackhole-stats ARGS < stdin` in its own process group, as a shell starts it; killed if a test fails."""
+    with open(stdin or os.devnull, "rb") as given:
+        process = subprocess.Popen(command(method, *args), stdin=given, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env={**os.environ, **(env or {})})
     try:
         yield process
     finally:
@@ -219,6 +223,31 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
         assert total == 40 and done == len(deals_in(out))
         assert done == {"worker-start": 0, "chunks-done": 40}.get(hook, done)
     resume(arguments, 40, out)
+
+
+@pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"]])
+def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):
+    """Its input is spent: the resume command leaves `--deals -` out (the manifest lists the deals; typed
+    as it was, it would wait for a terminal's input, or find none and stop)."""
+    out, listed = tmp_path / "run", tmp_path / "deals.txt"
+    listed.write_text("1-20\n21-40\n")
+    with started("run", *deals, "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120}), stdin=listed) as process:
+        wait_for_pause(tmp_path, "deal-15", process)
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    done, total, arguments = stop_line(err)
+    assert total == 40 and done == len(deals_in(out))
+    assert arguments == ["run", "--out", str(out), "--workers", "1", "--chunk-size", "10"]
+    resume(arguments, 40, out)
+
+
+def test_a_run_whose_data_folder_was_taken_away_resumes_from_its_manifest(tmp_path):
+    """`verify DIR` reads such a run as one with every deal missing; `run --out DIR` solves them again."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-30", "--out", out, "--chunk-size", "10").returncode == 0
+    shutil.rmtree(out)
+    resume(["run", "--out", str(out)], 30, out)
 
 
 @pytest.mark.parametrize("method", START_METHODS)

@@ -222,11 +222,23 @@ def test_dataset_built_in_a_notebook_with_plain_pandas(tmp_path, deal_column):
     check_report(report.build_report(report.load(tmp_path), "notebook"), rows)
 
 
-def test_duplicate_rows_are_counted(tmp_path, rows):
+def test_dataset_saved_from_a_pyarrow_backed_frame(tmp_path, rows):
+    """README reads with dtype_backend="pyarrow"; such a frame saved back carries pandas metadata naming
+    types like dictionary<...>[pyarrow], which pandas cannot rebuild: the columns alone are the dataset."""
+    write_arrow(tmp_path / "run", rows)
+    pd.read_parquet(tmp_path / "run", dtype_backend="pyarrow").to_parquet(tmp_path / "frame.parquet")
+    check_report(report.build_report(report.load(tmp_path / "frame.parquet"), "pyarrow frame"), rows)
+
+
+def test_duplicate_rows_are_counted_and_each_deal_once(tmp_path, rows):
+    """A dataset listing every deal twice (a notebook's concat of one frame with itself) holds the same
+    deals: its figures are the single copy's, the solvable share's interval no narrower, and it warns."""
     write_arrow(tmp_path / "a", rows, parts=1)
     (tmp_path / "a" / "part-00000.parquet").rename(tmp_path / "a" / "first.parquet")
     write_arrow(tmp_path / "a", rows, parts=1)
-    assert report.build_report(report.load(tmp_path / "a"), "twice").duplicates == len(rows)
+    twice = report.build_report(report.load(tmp_path / "a"), "twice")
+    assert twice.duplicates == len(rows)
+    check_report(twice, rows)
 
 
 def test_wilson_interval_edge_cases():
