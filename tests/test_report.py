@@ -312,6 +312,15 @@ def test_cli_markdown_and_plots(dataset, tmp_path):
         assert f"wrote {png}" in done.stderr
 
 
+def test_plots_of_a_dataset_listing_each_deal_twice_are_the_single_copys(rows, tmp_path):
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    for name, listed in (("once", rows), ("twice", rows + rows)):
+        done = run_cli(write_arrow(tmp_path / name, listed), "--plots", tmp_path / f"{name}-plots")
+        assert done.returncode == 0, done.stderr
+    for png in (tmp_path / "once-plots").glob("*.png"):
+        assert png.read_bytes() == (tmp_path / "twice-plots" / png.name).read_bytes(), png.name
+
+
 def test_plots_skip_charts_without_data(tmp_path):
     pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
     rows = [row for row in make_rows(count=50) if row["outcome"] == "solved"]
