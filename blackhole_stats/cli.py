@@ -72,7 +72,7 @@ class Command(click.Command):
             pause("command-start")
             return super().invoke(ctx)
         except interrupts.Interrupted as interrupt:
-            _exit_interrupted("interrupted", interrupt.signum, resume=self.resumable)
+            _exit_interrupted("interrupted", interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))
 
 
 class Commands(click.Group):
@@ -388,7 +388,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
             assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))
             other_report = report.build_report(other_data, other, other_manifest, other_game)
             result = report.compare(data, other_data, result, other_report)
-        written = _write_plots(report.one_row_per_deal(data), plots_dir, game) if plots_dir is not None else []
+        written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable) as error:
         raise click.ClickException(str(error)) from None
     for note in assumed:  # once the report stands: a refusal stays one line
@@ -597,13 +597,13 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
                       progress=sys.stderr.isatty() if progress is None else progress)
     except RunStopped as stopped:
         if stopped.signum is None:
-            raise click.ClickException(f"{stopped}; details in the log; resume with: {_resume()}") from None
-        _exit_interrupted(str(stopped), stopped.signum)
+            raise click.ClickException(f"{stopped}; details in the log; resume with: {_resume(out)}") from None
+        _exit_interrupted(str(stopped), stopped.signum, out=out)
     except OSError as error:
         if error.errno not in DISK_FULL:
             raise
         raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
-                                   f"are kept: free some space, then resume with: {_resume()}") from None
+                                   f"are kept: free some space, then resume with: {_resume(out)}") from None
     except (DealSpecError, DatasetError, RunError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(_summary(summary))
@@ -632,22 +632,29 @@ def _read_deals(path: str):
     return deals
 
 
-def _resume() -> str:
-    """The command that resumes this run: the same one, less a `--deals -` (standard input is spent;
-    the run's manifest lists its deals)."""
+def _resume(out: str | None) -> str:
+    """The command that resumes the run in `out`: the same one, less a `--deals -` once the run's
+    manifest lists the deals (standard input is spent; before, the deals were never recorded)."""
+    from .dataset import DatasetError, locate, read_manifest
+
+    try:
+        recorded = out is not None and read_manifest(locate(out)) is not None
+    except DatasetError:
+        recorded = False
     kept, words = [], iter(sys.argv[1:])
     for word in words:
         given = [word, next(words, None)] if word == "--deals" else [word]
-        if given not in (["--deals", "-"], ["--deals=-"]):
+        if not recorded or given not in (["--deals", "-"], ["--deals=-"]):
             kept.extend(part for part in given if part is not None)
     return shlex.join(["blackhole-stats", *kept])
 
 
-def _exit_interrupted(message: str, signum: int, resume: bool = True) -> None:
-    """The last word of an interrupted command: what was done, how to resume a run, 128 + the signal."""
+def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
+    """The last word of an interrupted command: what was done, how to resume a run (in `out`), 128 + the
+    signal."""
     for name in (signal.SIGINT, signal.SIGTERM):  # the process is ending: nothing may cut this short
         signal.signal(name, signal.SIG_IGN)
-    click.echo(f"{message}; resume with: {_resume()}" if resume else message, err=True)
+    click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     sys.exit(128 + signum)
 
 

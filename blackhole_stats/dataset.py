@@ -19,6 +19,7 @@ the chunk files and their schema, and reading exact game numbers from them
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -887,36 +888,42 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         raise DatasetError(f"{out} is a file, not a run directory")
     with lock(out):
         _testhooks.pause("run-locked")
-        manifest = read_manifest(out)
-        if manifest is None:
-            if deals is None:
-                raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
-            files = list_run(out)
-            if files.parts or files.strays or files.old_layout:
-                raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
-            manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "game": (game or DEFAULT_GAME).key,
-                        "search": search, "max_iters": max_iters, "difficulty_scale": difficulty_scale,
-                        "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
-        _check_settings(out, manifest, search, max_iters, difficulty_scale, game)
-        strays = list_run(out).strays
-        if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
-            name, readers = strays[0]
-            more = f" (and {len(strays) - 1} more: see verify)" if len(strays) > 1 else ""
-            raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
-                               f"{readers}: move it out of the run directory")
-        done = read_done(out, run_game(manifest))  # before writing anything: a refused run leaves DIR as it was
-        _upgrade_manifest(manifest)
-        manifest["game"] = run_game(manifest).key
-        everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted
-        if deals is not None:                  # range are as much the run's as the ones given now
-            everything = everything | deals
-        manifest["deals"] = everything.specs()
-        manifest["total_deals"] = everything.count
-        if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
-            manifest["finished"] = _utc_now()
-        write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
-        if manifest["results_format"] != RESULTS_FORMAT:
-            _upgrade_run(out, paths, manifest)
+        try:
+            manifest = read_manifest(out)
+            if manifest is None:
+                if deals is None:
+                    raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
+                files = list_run(out)
+                if files.parts or files.strays or files.old_layout:
+                    raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
+                manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "game": (game or DEFAULT_GAME).key,
+                            "search": search, "max_iters": max_iters, "difficulty_scale": difficulty_scale,
+                            "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
+            _check_settings(out, manifest, search, max_iters, difficulty_scale, game)
+            strays = list_run(out).strays
+            if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
+                name, readers = strays[0]
+                more = f" (and {len(strays) - 1} more: see verify)" if len(strays) > 1 else ""
+                raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
+                                   f"{readers}: move it out of the run directory")
+            done = read_done(out, run_game(manifest))  # before writing: a refused run leaves DIR as it was
+            _upgrade_manifest(manifest)
+            manifest["game"] = run_game(manifest).key
+            everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted
+            if deals is not None:                  # range are as much the run's as the ones given now
+                everything = everything | deals
+            manifest["deals"] = everything.specs()
+            manifest["total_deals"] = everything.count
+            if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
+                manifest["finished"] = _utc_now()
+            write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
+            if manifest["results_format"] != RESULTS_FORMAT:
+                _upgrade_run(out, paths, manifest)
+        except DatasetError:  # refused: the folder this call made goes again (the lock keeps other runs
+            if kind == pafs.FileType.NotFound and (path := local_path(out)):  # out of it; rmdir takes it
+                with contextlib.suppress(OSError):                            # only while empty)
+                    os.rmdir(path)
+            raise
         yield Session(out, manifest, everything, done)
 
 

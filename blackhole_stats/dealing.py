@@ -13,6 +13,7 @@ import numbers
 import operator
 import re
 from dataclasses import dataclass
+from decimal import Decimal
 
 from . import _core
 from .board import Board
@@ -44,6 +45,8 @@ def rounded_float(limit: int) -> str:
     return f"from 2^{limit.bit_length() - 1} up a float may be a neighbour of the number written, rounded"
 
 _SEPARATORS = re.compile(r"[\s#\-_.,]")
+_DECIMAL = re.compile(r"[0-9][0-9,_]*\.[0-9]*|\.[0-9]+")
+"""Text that is a decimal number as a CSV writes one (with or without thousands separators)."""
 
 
 class DealNumberError(ValueError):
@@ -96,20 +99,18 @@ class GameNumber:
 
     @classmethod
     def of(cls, value: GameNumber | str | numbers.Number) -> GameNumber:
-        """What the Python API (`deal`, `Solver.solve_deal`) takes: `parse`, but text that also reads
-        as a decimal (`"1.0"`, `"2.5"`: a float column of a CSV read as text) is refused, since the
-        dialog reads it as another number (10, 25)."""
+        """What the Python API (`deal`, `Solver.solve_deal`) takes: `parse`, but text that is also a
+        decimal of another value (`"1.0"`, `"ms2.5"`, `"1,000.5"`: a float column of a CSV read as
+        text, as `board_of` reads it) is refused, since the dialog drops the '.' (10, ms25, 10005)."""
         if isinstance(value, cls):
             return value
-        if isinstance(value, str) and "." in value:
-            try:
-                float(value.strip().removeprefix("ms"))
-            except ValueError:
-                pass
-            else:
-                raise DealNumberError(f"ambiguous game number {quoted(value)}: PySolFC's dialog reads it without "
-                                      "its '.', a data file as a decimal; pass an int (or the digits as text)")
-        return cls.parse(value)
+        number = cls.parse(value)
+        if isinstance(value, str) and (decimal := _DECIMAL.fullmatch(value.strip().removeprefix("ms"))):
+            if Decimal(re.sub(r"[,_]", "", decimal[0])) != number.number:
+                raise DealNumberError(f"ambiguous game number {quoted(value)}: PySolFC's dialog reads it as "
+                                      f"{number}, a column of numbers as {decimal[0]}; pass an int (or the "
+                                      "digits as text)")
+        return number
 
     @property
     def uses_lcg(self) -> bool:

@@ -16,7 +16,7 @@ import pandas as pd
 from . import _testhooks
 from .atomic import replacing
 from .games import DEFAULT_GAME, Game
-from .report import wilson_interval
+from .report import one_row_per_deal, wilson_interval
 from .solver import OUTCOMES
 
 COLORS = {"solved": "tab:green", "unsolved": "tab:red", "intractable": "tab:gray"}
@@ -33,12 +33,14 @@ class PlotsUnavailable(RuntimeError):
 def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GAME) -> list[Path]:
     """Write the charts that have data to show into `out_dir`; return the files written.
 
-    `data` is a normalized dataset (`report.load`) of `game`, whose name the titles carry.
+    `data` is a normalized dataset (`report.load`) of `game`, whose name the titles carry; a deal
+    listed twice is drawn once (`report.one_row_per_deal`).
     """
     try:
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotsUnavailable("plots need matplotlib: pip install 'blackhole-stats[plots]'") from None
+    data = one_row_per_deal(data)
     out_dir = Path(out_dir)
     created = not out_dir.is_dir()
     out_dir.mkdir(parents=True, exist_ok=True)

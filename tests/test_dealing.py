@@ -226,7 +226,7 @@ def test_parse_accepts(text, number, ms):
     assert GameNumber.parse(str(game)) == game
 
 
-@pytest.mark.parametrize("text", ["1.0", " 2.5 ", "3.", ".5", "ms1.0"])
+@pytest.mark.parametrize("text", ["1.0", " 2.5 ", ".5", "ms1.0", "1,000.5"])
 def test_the_api_refuses_text_that_is_also_a_decimal(text):
     """A CSV's float column read as text ("1.0") would be deal 10 by the dialog's reading: silently
     another deal. The CLI keeps the dialog's reading, and says which deal it dealt."""
@@ -240,6 +240,9 @@ def test_the_api_refuses_text_that_is_also_a_decimal(text):
 def test_the_api_reads_other_text_as_the_dialog_does():
     assert deal("#12,345").name == "12345" and deal(" ms1_0 ").name == "ms10"
     assert Solver().solve_deal("1-5")["deal"] == 15 and deal("1.2.3").name == "123"  # no decimal
+    assert deal("3.").name == "3" and deal("ms3.").name == "ms3"  # a decimal, but of the same number
+    with pytest.raises(ValueError, match="negative"):  # refused for what is wrong with it
+        deal("-1.5")
 
 
 def test_parse_int_and_str():

@@ -242,11 +242,27 @@ def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):
     resume(arguments, 40, out)
 
 
+def test_a_run_of_standard_input_stopped_before_it_began_is_resumed_with_it(tmp_path):
+    """Stopped before it recorded its deals (a Ctrl-C while it waits on a terminal's input): only `--deals -`
+    can give them again."""
+    out, listed = tmp_path / "run", tmp_path / "deals.txt"
+    listed.write_text("1-20\n")
+    with started("run", "--deals", "-", "--out", out, env=pause_env(tmp_path, **{"command-start": 120}),
+                 stdin=listed) as process:
+        wait_for_pause(tmp_path, "command-start", process)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert stop_line(err)[2] == ["run", "--deals", "-", "--out", str(out)]
+
+
 def test_a_run_whose_data_folder_was_taken_away_resumes_from_its_manifest(tmp_path):
     """`verify DIR` reads such a run as one with every deal missing; `run --out DIR` solves them again."""
     out = tmp_path / "run"
     assert cli("run", "--range", "1-30", "--out", out, "--chunk-size", "10").returncode == 0
     shutil.rmtree(out)
+    refused = cli("run", "--out", out, "--max-iters", "5")
+    assert refused.returncode == 1 and b"max_iters" in refused.stderr, refused.stderr
+    assert not out.exists()  # a refusal leaves no folder behind
     resume(["run", "--out", str(out)], 30, out)
 
 
