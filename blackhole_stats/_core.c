@@ -399,14 +399,13 @@ typedef struct {
     uint64_t f_weight;
     uint64_t t_weight;
     uint64_t piles_key;
-    /* Pile order, kept up to date by play and unplay for the walk test
-     * (under walk_rules only: nothing else reads it, so other rules skip
-     * the bookkeeping): pairs[u][w] counts the cards of rank w lying
-     * (anywhere) under a card of rank u in its pile; below[u] has bit w
-     * where that count is not 0; deep has bit p for the piles of 3 cards or
-     * more. */
-    uint8_t pairs[NRANKS][NRANKS];
-    uint16_t below[NRANKS];
+    /* For the walk test, kept up to date by play and unplay (under
+     * walk_rules only: nothing else reads them, so other rules skip the
+     * bookkeeping): walk_alt[v] = sum_k (-1)^k 2 count[v+1+k] (its alt
+     * without the foundation's card: see can_finish_from; lanes 13..15 0),
+     * and deep, bit p for the piles of 3 cards or more. The pile order it
+     * reads from the card slots below, which play keeps anyway. */
+    int16_t walk_alt[16];
     uint32_t deep;
     uint8_t end_hint;    /* the end rank that last passed the walk test: tried first */
     /* Card slots, for reach_bound's bit-parallel fixed point: each card
@@ -423,9 +422,16 @@ typedef struct {
     uint64_t rank_slots[NRANKS]; /* the slots holding each rank */
     uint64_t under;
     uint8_t slot_end[NPILES];
+    /* The slots holding the ranks of a set, by its low 7 and high 6 bits
+     * (the walk test's pile order: see cut_violated). */
+    uint64_t slots_low[1 << 7], slots_high[1 << 6];
 } Position;
 
 static uint16_t BLACK_HOLE_FITS[NRANKS + 1];
+
+/* ALT_SIGN[r][v]: the sign of a card of rank r in alt[v], (-1)^k where
+ * r = v + 1 + k (mod 13); lanes 13..15 0. Filled by init_even_sign. */
+static int16_t ALT_SIGN[NRANKS][16];
 
 static void init_black_hole_fits(void)
 {
@@ -480,41 +486,35 @@ static inline uint32_t playable_on(const Position *s, int f)
     return s->tops[s->fit_ranks[f][0]] | s->tops[s->fit_ranks[f][1]];
 }
 
-/* The pile-order pairs of the card at height h of pile p with the cards under it: delta -1
- * when it leaves the pile, +1 when it comes back. */
-static inline void lift_pairs(Position *s, int p, int h)
+/* The walk test's counts (see Position) as the card at height h of pile p
+ * leaves it (lift) or comes back (drop). */
+static inline void walk_lift(Position *s, int p, int h)
 {
     if (!s->walk_rules)
         return;
     int r = s->rank[p][h - 1];
-    for (int i = 0; i < h - 1; i++) {
-        int w = s->rank[p][i];
-        if (--s->pairs[r][w] == 0)
-            s->below[r] &= (uint16_t)~(1u << w);
-    }
     if (h == 3)
         s->deep &= ~(1u << p);
+    for (int v = 0; v < 16; v++)
+        s->walk_alt[v] = (int16_t)(s->walk_alt[v] - 2 * ALT_SIGN[r][v]);
 }
 
-static inline void drop_pairs(Position *s, int p, int h)
+static inline void walk_drop(Position *s, int p, int h)
 {
     if (!s->walk_rules)
         return;
     int r = s->rank[p][h - 1];
-    for (int i = 0; i < h - 1; i++) {
-        int w = s->rank[p][i];
-        s->pairs[r][w]++;
-        s->below[r] |= (uint16_t)(1u << w);
-    }
     if (h == 3)
         s->deep |= 1u << p;
+    for (int v = 0; v < 16; v++)
+        s->walk_alt[v] = (int16_t)(s->walk_alt[v] + 2 * ALT_SIGN[r][v]);
 }
 
 static inline void play(Position *s, int p)
 {
     int h = s->h[p];
     int r = s->rank[p][h - 1];
-    lift_pairs(s, p, h);
+    walk_lift(s, p, h);
     s->in_piles &= ~(1ull << (s->slot_end[p] - h));
     s->piles_key = s->piles_key - s->weight[p][h] + s->weight[p][h - 1];
     s->h[p] = (uint8_t)(h - 1);
@@ -533,7 +533,7 @@ static inline void unplay(Position *s, int p, int old_f)
 {
     int h = s->h[p] + 1;
     int r = s->rank[p][h - 1];
-    drop_pairs(s, p, h);
+    walk_drop(s, p, h);
     s->in_piles |= 1ull << (s->slot_end[p] - h);
     s->piles_key = s->piles_key - s->weight[p][h - 1] + s->weight[p][h];
     s->h[p] = (uint8_t)h;
@@ -627,14 +627,14 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
             s->left++;
         }
         for (int k = 1; k <= heights[p]; k++)
-            drop_pairs(s, p, k);
+            walk_drop(s, p, k);
         if (heights[p]) {
             s->tops[s->rank[p][heights[p] - 1]] |= 1u << p;
             s->bottoms[s->rank[p][0]]++;
             s->ends |= (uint16_t)(1u << s->rank[p][0]);
         }
     }
-    uint64_t slots_low[1 << 7] = {0}, slots_high[1 << 6] = {0}; /* the slots holding the ranks of a set */
+    uint64_t *slots_low = s->slots_low, *slots_high = s->slots_high;
     for (int set = 1; set < 1 << 7; set++) {
         int r = lowest_bit((uint32_t)set);
         slots_low[set] = slots_low[set & (set - 1)] | s->rank_slots[r];
@@ -714,28 +714,23 @@ static int position_init(Position *s, const uint8_t *ranks, const uint8_t *heigh
  * Nothing here says how many cards can be played, only "not all of them".
  * ====================================================================== */
 
-static inline uint16_t rot_up(uint16_t m)   /* bit v -> bit v+1 (mod 13) */
-{
-    return (uint16_t)(((m << 1) | (m >> 12)) & ALL_RANKS);
-}
-
-static inline uint16_t rot_down(uint16_t m) /* bit v+1 -> bit v (mod 13) */
-{
-    return (uint16_t)(((m >> 1) | (m << 12)) & ALL_RANKS);
-}
-
 /* Ranks joined to rank f by the edges in `edges` (edge v joins v and v+1). */
 static inline uint16_t component(uint16_t edges, int f)
 {
-    uint16_t missing = (uint16_t)(~edges & ALL_RANKS);
+    uint32_t missing = ~(uint32_t)edges & ALL_RANKS;
     if ((missing & (missing - 1)) == 0) /* a cycle or a path: all joined */
         return ALL_RANKS;
-    uint16_t reach = (uint16_t)(1u << f), before;
-    do {
-        before = reach;
-        reach |= rot_up(reach & edges) | (rot_down(reach) & edges);
-    } while (reach != before);
-    return reach;
+    /* Otherwise the arc between the first missing edges up and down from
+     * f. Rotated so that f is rank 0 (bit i: edge f + i): ranks 0 .. the
+     * lowest missing edge, and the ranks above the highest one. */
+    uint32_t m = ((missing >> f) | (missing << (NRANKS - f))) & ALL_RANKS;
+    uint32_t under = m; /* the bits up to the highest missing edge */
+    under |= under >> 1;
+    under |= under >> 2;
+    under |= under >> 4;
+    under |= under >> 8;
+    uint32_t arc = (((m & (~m + 1u)) << 1) - 1) | (ALL_RANKS & ~under);
+    return (uint16_t)(((arc << f) | (arc >> (NRANKS - f))) & ALL_RANKS);
 }
 
 /* For end rank t, the unit vector e_t adds (-1)^k to 2 x_v where
@@ -745,83 +740,107 @@ static uint16_t EVEN_SIGN[NRANKS];
 static void init_even_sign(void)
 {
     for (int t = 0; t < NRANKS; t++)
-        for (int v = 0; v < NRANKS; v++)
-            if (((t - v - 1 + 2 * NRANKS) % NRANKS) % 2 == 0)
+        for (int v = 0; v < NRANKS; v++) {
+            int even = ((t - v - 1 + 2 * NRANKS) % NRANKS) % 2 == 0;
+            if (even)
                 EVEN_SIGN[t] |= (uint16_t)(1u << v);
+            ALT_SIGN[t][v] = (int16_t)(even ? 1 : -1);
+        }
 }
 
-#define MAX_TRIPLES (NPILES * 10) /* 3-card subsequences: C(5, 3) = 10 per pile at most */
-
-typedef struct {
-    uint16_t below[NRANKS];   /* ranks lying under a card of rank u in its pile */
-    int triples;              /* 3-card subsequences of piles, play order top, middle, bottom */
-    uint16_t outer[MAX_TRIPLES], middle[MAX_TRIPLES]; /* top | bottom, and middle rank bits */
-} PileOrder;
-
-/* The 3-card subsequences (lo, mid, hi) of a pile, by height: those of a
- * pile of height h are the first TRIPLES_OF_HEIGHT[h]. */
-static const uint8_t TRIPLE_AT[10][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}, {0, 1, 4},
-                                         {0, 2, 4}, {0, 3, 4}, {1, 2, 4}, {1, 3, 4}, {2, 3, 4}};
-static const int TRIPLES_OF_HEIGHT[PILE_DEPTH + 1] = {0, 0, 0, 1, 4, 10};
-
-static void pile_order_init(const Position *s, PileOrder *po)
+#ifdef SSE2_LANES
+/* The ranks (bits 0..12) whose 16-bit lanes of a 16-lane compare are set. */
+static inline uint16_t lane_bits(__m128i lo, __m128i hi)
 {
-    memcpy(po->below, s->below, sizeof po->below);
-    po->triples = 0;
-    /* Deeper piles: every 3-card subsequence obeys the k = 2 rule, since
-     * play order within a pile is top to bottom whatever lies between. */
-    for (uint32_t deep = s->deep; deep; deep &= deep - 1) {
-        int p = lowest_bit(deep);
-        const uint8_t *rank = s->rank[p];
-        for (int i = 0; i < TRIPLES_OF_HEIGHT[s->h[p]]; i++) {
-            const uint8_t *at = TRIPLE_AT[i];
-            po->outer[po->triples] = (uint16_t)((1u << rank[at[2]]) | (1u << rank[at[0]]));
-            po->middle[po->triples] = (uint16_t)(1u << rank[at[1]]);
-            po->triples++;
-        }
-    }
+    return (uint16_t)(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)) & ALL_RANKS);
+}
+#endif
+
+/* The slots of the cards left whose ranks are in `set`. */
+static inline uint64_t cards_of(const Position *s, uint16_t set)
+{
+    return s->in_piles & (s->slots_low[set & 0x7F] | s->slots_high[set >> 7]);
+}
+
+/* The slots under a card of `cards` in its pile (piles are at most 5
+ * deep). From cards left these are cards left, but for a bottom card
+ * take_bottom took away: callers mask with cards_of. */
+static inline uint64_t cards_under(const Position *s, uint64_t cards)
+{
+    uint64_t under = s->under, under2 = under & under << 1;
+    uint64_t lower = (cards << 1) & under;
+    lower |= (lower << 1) & under;
+    lower |= (lower << 2) & under2;
+    lower |= (lower << 1) & under;
+    return lower;
 }
 
 /* Play-order violations for one cut: k = 1 forbids an R card above an L
- * card; k = 2 forbids a 3-card pile reading R, L, R from the top. */
-static inline int cut_violated(int f, int e1, int e2, int k, const PileOrder *po)
+ * card; k = 2 forbids a pile reading R, L, R from the top (any 3 of its
+ * cards). Bit-parallel over card slots, as in reach_cards: the R cards
+ * smeared down their piles give the cards under an R card, smeared up the
+ * cards above one, so an L card among the first breaks k = 1, among both
+ * k = 2. That is every pair and 3-card subsequence of the piles at once,
+ * the verdict of testing them one by one. */
+static inline int cut_violated(const Position *s, int e1, int e2, int k)
 {
     if (e1 > e2) { int t = e1; e1 = e2; e2 = t; }
     /* Ranks e1+1 .. e2 form one arc, the rest the other. */
     uint16_t arc = (uint16_t)(((1u << (e2 + 1)) - 1) & ~((1u << (e1 + 1)) - 1));
-    uint16_t left = (arc >> f & 1) ? arc : (uint16_t)(~arc & ALL_RANKS);
-    uint16_t right = (uint16_t)(~left & ALL_RANKS);
-    if (k == 1) {
-        uint16_t under_right = 0;
-        for (uint16_t r = right; r; r &= (uint16_t)(r - 1))
-            under_right |= po->below[lowest_bit(r)];
-        return (under_right & left) != 0;
+    uint16_t left = (arc >> s->f & 1) ? arc : (uint16_t)(~arc & ALL_RANKS);
+    uint64_t right_cards = cards_of(s, (uint16_t)(~left & ALL_RANKS)), left_cards = cards_of(s, left);
+    uint64_t lower = cards_under(s, right_cards);
+    if (k == 1)
+        return (lower & left_cards) != 0;
+    uint64_t under = s->under, under2 = under & under << 1;
+    uint64_t upper = (right_cards & under) >> 1;
+    upper |= (upper & under) >> 1;
+    upper |= (upper & under2) >> 2;
+    upper |= (upper & under) >> 1;
+    return (lower & upper & left_cards) != 0;
+}
+
+/* The cuts one walk test has already tried, by k - 1: bit e2 of row e1 and
+ * bit e1 of row e2. A cut's verdict depends only on f and the piles, which
+ * the test does not change, and its end ranks share many cuts (All in a
+ * Row deals 1..1000: 45% of them). */
+typedef struct {
+    uint16_t tried[2][NRANKS], violated[2][NRANKS];
+} CutMemo;
+
+/* Whether a cut of edge e with an edge of `others` and k is violated. */
+static inline int cuts_violated(const Position *s, int e, uint16_t others, int k, CutMemo *memo)
+{
+    uint16_t *tried = memo->tried[k - 1], *violated = memo->violated[k - 1];
+    if (violated[e] & others)
+        return 1;
+    for (uint16_t b = (uint16_t)(others & ~tried[e]); b; b &= (uint16_t)(b - 1)) {
+        int e2 = lowest_bit(b);
+        tried[e] |= (uint16_t)(1u << e2);
+        tried[e2] |= (uint16_t)(1u << e);
+        if (cut_violated(s, e, e2, k)) {
+            violated[e] |= (uint16_t)(1u << e2);
+            violated[e2] |= (uint16_t)(1u << e);
+            return 1;
+        }
     }
-    uint16_t hit = 0; /* without branches, so that compilers vectorize it */
-    for (int i = 0; i < po->triples; i++) /* top and bottom in R: neither in L */
-        hit |= (uint16_t)(po->middle[i] & left & (uint16_t)-(uint16_t)((po->outer[i] & left) == 0));
-    return hit != 0;
+    return 0;
 }
 
 /* The cut test, (b) above: every pair of edges with x_e1 + x_e2 in {1, 2}.
- * zero, one, two: the edges with x = 0, 1, 2. */
-static int cut_test_passes(int f, uint16_t zero, uint16_t one, uint16_t two, const PileOrder *po)
+ * zero, one, two: the edges with x = 0, 1, 2. k = 2 needs a pile of 3
+ * cards (deep). */
+static int cut_test_passes(const Position *s, uint16_t zero, uint16_t one, uint16_t two, CutMemo *memo)
 {
     for (uint16_t a = zero; a; a &= (uint16_t)(a - 1)) {
         int e1 = lowest_bit(a);
-        for (uint16_t b = one; b; b &= (uint16_t)(b - 1))
-            if (cut_violated(f, e1, lowest_bit(b), 1, po))
-                return 0;
-        if (po->triples)
-            for (uint16_t b = two; b; b &= (uint16_t)(b - 1))
-                if (cut_violated(f, e1, lowest_bit(b), 2, po))
-                    return 0;
+        if (cuts_violated(s, e1, one, 1, memo) || (s->deep && cuts_violated(s, e1, two, 2, memo)))
+            return 0;
     }
-    if (po->triples)
+    if (s->deep)
         for (uint16_t a = one; a; a &= (uint16_t)(a - 1))
-            for (uint16_t b = (uint16_t)(a & (a - 1)); b; b &= (uint16_t)(b - 1))
-                if (cut_violated(f, lowest_bit(a), lowest_bit(b), 2, po))
-                    return 0;
+            if (cuts_violated(s, lowest_bit(a), (uint16_t)(a & (a - 1)), 2, memo))
+                return 0;
     return 1;
 }
 
@@ -832,31 +851,33 @@ static int cut_test_passes(int f, uint16_t zero, uint16_t one, uint16_t two, con
  * above a B_j card with 0 < j < i, in falling direction none with
  * 0 < i < j; and a pile reading (not B0, B0, not B0) fits neither
  * (the k = 2 cut test already refutes those). Returns 1 if a direction fits. */
-static int region_order_passes(int f, uint16_t one, const PileOrder *po)
+static int region_order_passes(const Position *s, uint16_t one)
 {
     uint16_t in_block[NRANKS + 1] = {0};
-    int block[NRANKS], m = 0;
-    for (int step = 0, v = f; step < NRANKS; step++) {
-        block[v] = m;
+    int m = 0;
+    for (int step = 0, v = s->f; step < NRANKS; step++) {
         in_block[m] |= (uint16_t)(1u << v);
         if (one >> v & 1) /* edge v joins v and v + 1 */
             m++;
         v = v == NRANKS - 1 ? 0 : v + 1;
     }
-    uint16_t lower[NRANKS + 1], higher[NRANKS + 1]; /* blocks strictly between 0 and m */
-    lower[1] = 0;
-    for (int i = 2; i < m; i++)
-        lower[i] = (uint16_t)(lower[i - 1] | in_block[i - 1]);
-    higher[m - 1] = 0;
-    for (int i = m - 2; i >= 1; i--)
-        higher[i] = (uint16_t)(higher[i + 1] | in_block[i + 1]);
+    /* Blocks strictly between 0 and m: their cards, and the slots under
+     * them; a B_j card under a B_i card of such a block with i > j breaks
+     * the rising direction, with i < j the falling one. */
+    uint64_t cards[NRANKS + 1], lower[NRANKS + 1];
+    for (int i = 1; i < m; i++) {
+        cards[i] = cards_of(s, in_block[i]);
+        lower[i] = cards_under(s, cards[i]);
+    }
     int rising = 1, falling = 1;
-    for (int u = 0; u < NRANKS && (rising || falling); u++) {
-        int b = block[u];
-        if (b == 0 || b == m || !po->below[u])
-            continue;
-        if (po->below[u] & lower[b]) rising = 0;
-        if (po->below[u] & higher[b]) falling = 0;
+    uint64_t higher_lower = 0, lower_lower = 0; /* under a card of the blocks above (below) j */
+    for (int j = m - 1; j >= 1; j--) {
+        if (higher_lower & cards[j]) rising = 0;
+        higher_lower |= lower[j];
+    }
+    for (int j = 1; j < m; j++) {
+        if (lower_lower & cards[j]) falling = 0;
+        lower_lower |= lower[j];
     }
     return rising || falling;
 }
@@ -1054,7 +1075,7 @@ typedef struct {
     uint8_t x[NRANKS];
 } WalkCertificate;
 
-static void certify(WalkCertificate *out, int t, const int alt[NRANKS])
+static void certify(WalkCertificate *out, int t, const int16_t alt[NRANKS])
 {
     out->t = t;
     out->zero = out->one = out->two = 0;
@@ -1090,20 +1111,18 @@ static int inherited_pass(Position *s, const WalkCertificate *parent, int parent
             return 0;
     }
     if (x <= 2 && (child.zero || x == 1)) {
-        PileOrder po;
-        pile_order_init(s, &po);
         /* The cuts that use e: e with an edge whose x makes k = 1 or 2. */
         uint16_t with_one = x == 0 ? child.one : x == 1 ? child.zero : 0;
         uint16_t with_two = x == 0 ? child.two : x == 1 ? (uint16_t)(child.one & ~bit) : child.zero;
         for (uint16_t b = with_one; b; b &= (uint16_t)(b - 1))
-            if (cut_violated(s->f, e, lowest_bit(b), 1, &po))
+            if (cut_violated(s, e, lowest_bit(b), 1))
                 return 0;
-        if (po.triples)
+        if (s->deep)
             for (uint16_t b = with_two; b; b &= (uint16_t)(b - 1))
-                if (cut_violated(s->f, e, lowest_bit(b), 2, &po))
+                if (cut_violated(s, e, lowest_bit(b), 2))
                     return 0;
         uint16_t one_rest = (uint16_t)(child.one & (child.one - 1));
-        if (x == 1 && !child.zero && (one_rest & (one_rest - 1)) && !region_order_passes(s->f, child.one, &po))
+        if (x == 1 && !child.zero && (one_rest & (one_rest - 1)) && !region_order_passes(s, child.one))
             return 0;
     }
     if (out)
@@ -1137,44 +1156,62 @@ static int can_finish_from(Position *s, const WalkCertificate *parent, int paren
     }
     if (parent && inherited_pass(s, parent, parent_f, out))
         return 1;
-    int base[NRANKS], alt[NRANKS];
-    for (int v = 0; v < NRANKS; v++)
-        base[v] = 2 * s->count[v];
-    base[s->f] += 1;
-    /* alt[v] = sum_k (-1)^k base[v+1+k]; then 2 x_v(t) = alt[v] -+ 1. */
-    int a0 = 0;
-    for (int k = 0; k < NRANKS; k++)
-        a0 += (k & 1) ? -base[(1 + k) % NRANKS] : base[(1 + k) % NRANKS];
-    alt[0] = a0;
-    int min_alt = a0;
-    for (int v = 1; v < NRANKS; v++) {
-        alt[v] = 2 * base[v] - alt[v - 1];
+    /* alt[v] = sum_k (-1)^k base[v+1+k], base[v] = 2 count[v] + [v == f];
+     * then 2 x_v(t) = alt[v] -+ 1. Play keeps the counts' part (walk_alt).
+     * Threshold masks: with sign +1 (EVEN_SIGN), 2x = alt - 1; else
+     * alt + 1. If every x_v >= 2 whatever t is (alt >= 5): connected, and
+     * no cut with k <= 2. */
+    int16_t alt[16];
+    uint16_t ok_plus = 0, ok_minus = 0, pos_plus = 0, one_plus = 0, one_minus = 0, two_plus = 0;
+#ifdef SSE2_LANES
+    __m128i lo = _mm_add_epi16(_mm_loadu_si128((const __m128i *)s->walk_alt),
+                               _mm_loadu_si128((const __m128i *)ALT_SIGN[s->f]));
+    __m128i hi = _mm_add_epi16(_mm_loadu_si128((const __m128i *)(s->walk_alt + 8)),
+                               _mm_loadu_si128((const __m128i *)(ALT_SIGN[s->f] + 8)));
+    _mm_storeu_si128((__m128i *)alt, lo);
+    _mm_storeu_si128((__m128i *)(alt + 8), hi);
+#define ALT_ABOVE(c) lane_bits(_mm_cmpgt_epi16(lo, _mm_set1_epi16(c)), _mm_cmpgt_epi16(hi, _mm_set1_epi16(c)))
+#define ALT_IS(c) lane_bits(_mm_cmpeq_epi16(lo, _mm_set1_epi16(c)), _mm_cmpeq_epi16(hi, _mm_set1_epi16(c)))
+    if (ALT_ABOVE(4) == ALL_RANKS) {
+        if (out)
+            certify(out, lowest_bit(s->ends), alt);
+        return 1;
+    }
+    ok_plus = ALT_ABOVE(0);
+    ok_minus = ALT_ABOVE(-2);
+    pos_plus = ALT_ABOVE(2);
+    one_plus = ALT_IS(3);
+    one_minus = ALT_IS(1);
+    two_plus = ALT_IS(5);
+#undef ALT_ABOVE
+#undef ALT_IS
+#else
+    int min_alt = INT16_MAX;
+    for (int v = 0; v < NRANKS; v++) {
+        alt[v] = (int16_t)(s->walk_alt[v] + ALT_SIGN[s->f][v]);
         if (alt[v] < min_alt)
             min_alt = alt[v];
     }
-    /* Every x_v >= 2 whatever t is: connected, and no cut with k <= 2. */
     if (min_alt >= 5) {
         if (out)
             certify(out, lowest_bit(s->ends), alt);
         return 1;
     }
-
-    /* Threshold masks: with sign +1 (EVEN_SIGN), 2x = alt - 1; else alt + 1. */
-    uint16_t ok_plus = 0, ok_minus = 0, pos_plus = 0, pos_minus = 0;
-    uint16_t one_plus = 0, one_minus = 0, two_plus = 0, two_minus = 0;
-    uint16_t needed = (uint16_t)(s->present | (1u << s->f));
     for (int v = 0; v < NRANKS; v++) {
         uint16_t bit = (uint16_t)(1u << v);
         int a = alt[v];
-        if (a >= 1) { ok_plus |= bit; pos_minus |= bit; }
+        if (a >= 1) ok_plus |= bit;
         if (a >= -1) ok_minus |= bit;
         if (a >= 3) pos_plus |= bit;
-        if (a == 3) { one_plus |= bit; two_minus |= bit; }
+        if (a == 3) one_plus |= bit;
         if (a == 1) one_minus |= bit;
         if (a == 5) two_plus |= bit;
     }
-    PileOrder po;
-    int have_order = 0;
+#endif
+    uint16_t pos_minus = ok_plus, two_minus = one_plus;
+    uint16_t needed = (uint16_t)(s->present | (1u << s->f));
+    CutMemo memo;
+    int have_memo = 0;
     /* Any end rank that passes will do, so the one that passed last (in
      * this position's parent, most often) is tried first. */
     uint16_t rest = s->ends;
@@ -1197,14 +1234,14 @@ static int can_finish_from(Position *s, const WalkCertificate *parent, int paren
                 certify(out, t, alt);
             return 1;
         }
-        if (!have_order) {
-            pile_order_init(s, &po);
-            have_order = 1;
+        if (!have_memo) {
+            memset(&memo, 0, sizeof memo);
+            have_memo = 1;
         }
-        if (!cut_test_passes(s->f, zero, one, two, &po))
+        if (!cut_test_passes(s, zero, one, two, &memo))
             continue;
         uint16_t one_rest = (uint16_t)(one & (one - 1));
-        if (!zero && (one_rest & (one_rest - 1)) && !region_order_passes(s->f, one, &po))
+        if (!zero && (one_rest & (one_rest - 1)) && !region_order_passes(s, one))
             continue;
         s->end_hint = (uint8_t)t;
         if (out)
@@ -1225,11 +1262,6 @@ static int can_finish(Position *s)
 static int take_bottom(Position *s, int p)
 {
     int h = s->h[p], b = s->rank[p][0];
-    for (int i = 1; i < h && s->walk_rules; i++) {
-        int u = s->rank[p][i];
-        if (--s->pairs[u][b] == 0)
-            s->below[u] &= (uint16_t)~(1u << b);
-    }
     if (h == 3)
         s->deep &= ~(1u << p);
     if (h == 1)
@@ -1239,6 +1271,8 @@ static int take_bottom(Position *s, int p)
     s->in_piles &= ~(1ull << --s->slot_end[p]); /* the others keep their slots */
     if (--s->count[b] == 0)
         s->present &= (uint16_t)~(1u << b);
+    for (int v = 0; v < 16 && s->walk_rules; v++)
+        s->walk_alt[v] = (int16_t)(s->walk_alt[v] - 2 * ALT_SIGN[b][v]);
     if (--s->bottoms[b] == 0)
         s->ends &= (uint16_t)~(1u << b);
     if (h > 1) {
@@ -1258,6 +1292,8 @@ static void put_bottom(Position *s, int p, int b)
     s->ends |= (uint16_t)(1u << b);
     s->count[b]++;
     s->present |= (uint16_t)(1u << b);
+    for (int v = 0; v < 16 && s->walk_rules; v++)
+        s->walk_alt[v] = (int16_t)(s->walk_alt[v] + 2 * ALT_SIGN[b][v]);
     memmove(s->rank[p] + 1, s->rank[p], (size_t)(h - 1));
     s->rank[p][0] = (uint8_t)b;
     s->h[p] = (uint8_t)h;
@@ -1266,11 +1302,6 @@ static void put_bottom(Position *s, int p, int b)
         s->tops[b] |= 1u << p;
     if (h == 3)
         s->deep |= 1u << p;
-    for (int i = 1; i < h && s->walk_rules; i++) {
-        int u = s->rank[p][i];
-        s->pairs[u][b]++;
-        s->below[u] |= (uint16_t)(1u << b);
-    }
     s->left++;
 }
 
