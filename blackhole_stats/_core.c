@@ -2308,10 +2308,55 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
     return 1;
 }
 
+/* row_foundations for a row the pass reached: its fewest is a t some line
+ * reached, talon_len at most, and talon_row[talon_len] is all NOT_REACHED,
+ * so the talon needs no test. Returns how many entries t_of has. */
+#ifdef SSE2_LANES
+static inline int reached_foundations(const HeightsSearch *hs, __m128i least, uint8_t t_of[FOUNDATIONS])
+{
+    __m128i m = least;
+    m = _mm_min_epu8(m, _mm_shuffle_epi32(m, 0x4E)); /* the least lane, halving: 16 -> 8 -> 4 -> 2 -> 1 */
+    m = _mm_min_epu8(m, _mm_shuffle_epi32(m, 0xB1));
+    m = _mm_min_epu8(m, _mm_shufflelo_epi16(m, 0xB1));
+    m = _mm_min_epu8(m, _mm_srli_epi16(m, 8));
+    least = _mm_min_epu8(least, _mm_loadu_si128((const __m128i *)hs->talon_row[_mm_cvtsi128_si32(m) & 0xFF]));
+    _mm_storeu_si128((__m128i *)t_of, least);
+    /* the NOT_REACHED lanes, one a byte, summed by the two halves' sad */
+    __m128i none = _mm_sad_epu8(_mm_and_si128(_mm_cmpeq_epi8(least, _mm_set1_epi8(-1)), _mm_set1_epi8(1)),
+                                _mm_setzero_si128());
+    return FOUNDATIONS - _mm_cvtsi128_si32(none) - _mm_cvtsi128_si32(_mm_srli_si128(none, 8));
+}
+#else
+static inline int reached_foundations(const HeightsSearch *hs, const uint8_t *row, uint8_t t_of[FOUNDATIONS])
+{
+    int fewest = NOT_REACHED;
+    for (int f = 0; f < FOUNDATIONS; f++)
+        fewest = row[f] < fewest ? row[f] : fewest;
+    for (int f = 0; f < FOUNDATIONS; f++)
+        t_of[f] = hs->talon_row[fewest][f] < row[f] ? hs->talon_row[fewest][f] : row[f];
+    return reached_count(t_of);
+}
+#endif
+
+/* A move's child entry: the least of t_of over the ranks the card may be
+ * played on, if less. Branch-free: an empty pile, or a move found nowhere
+ * (NOT_REACHED), writes nothing new. */
+static inline void lower_child(uint8_t *entry, const uint8_t t_of[FOUNDATIONS], const uint8_t *rank, int lookups)
+{
+    int v = t_of[rank[0]], e = *entry;
+    v = t_of[rank[1]] < v ? t_of[rank[1]] : v;
+    if (lookups == 3)
+        v = t_of[rank[2]] < v ? t_of[rank[2]] : v;
+    *entry = (uint8_t)(v < e ? v : e);
+}
+
 /* The pass of the heights search: every row from the start's down to 0.
  * `lookups`: how many of onto_top's ranks a move may have (a constant in
  * each of heights_reach's calls, so each gets its own loop: the Golf
  * games' two save a third of the reads).
+ * Rows come in runs of pile 0's heights, the other piles fixed: their
+ * moves' ranks and child entries (from, at) change only when the
+ * odometer carries past pile 0, so they are looked up then.
  * Counts the (h, f) reached in *positions and keeps in *fewest_left the
  * fewest pile cards any row reached leaves (it comes in as the fewest seen
  * before). Stops early (returning 0) once `spent` + positions passes `end`
@@ -2320,41 +2365,80 @@ static inline int heights_reach_with(const HeightsSearch *hs, uint64_t spent, ui
                                      uint64_t *positions, int *fewest_left, int lookups)
 {
     const Position *start = hs->start;
-    int np = start->npiles, left = start->left;
-    uint8_t h[NPILES];
+    int np = start->npiles, left = start->left - start->h[0]; /* left: the cards of piles 1.. */
+    uint8_t h[NPILES], *rows = hs->table->rows;
+    const uint8_t *from[NPILES];
+    ptrdiff_t at[NPILES];
     memcpy(h, start->h, sizeof h);
-    *positions = 0;
-    for (size_t i = hs->top;; i--) {
-        if (row_reached(hs, i)) {
-            uint8_t t_of[FOUNDATIONS], *row = hs->table->rows + i * FOUNDATIONS;
-            row_foundations(hs, i, t_of);
-            *positions += reached_count(t_of);
-            if (!watch_tick(watch) || spent + *positions > end)
+    for (int q = 1; q < np; q++) {
+        from[q] = hs->onto_top[q][h[q]];
+        at[q] = hs->child_at[q][h[q]];
+    }
+    uint64_t n = 0;
+    size_t i = hs->top;
+#ifdef SSE2_LANES
+    /* Pile 0's move goes to the next row, the one visited next: its entry
+     * rides in `carry` (v in its lane, 0xFF elsewhere: keep[k] is 0 at the
+     * lane only) rather than a byte store the next row's load would wait
+     * for (a narrow store does not forward to a wider load). A reached row
+     * is stored whole, as heights_line reads it after the pass. */
+    const __m128i ones = _mm_set1_epi8(-1);
+    __m128i keep[PILE_DEPTH + 1], carry = ones;
+    keep[0] = ones; /* an empty pile 0 moves nothing */
+    for (int k = 1; k <= start->h[0]; k++)
+        keep[k] = _mm_cmpeq_epi8(_mm_setzero_si128(), _mm_cmpeq_epi8(_mm_set1_epi8((char)start->rank[0][k - 1]),
+                                                                     _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                                                                                   10, 11, 12, 13, 14, 15)));
+#endif
+    for (;;) {
+        for (int k = start->h[0]; k >= 0; k--, i--) { /* a run: pile 0 at height k */
+            uint8_t t_of[FOUNDATIONS], *row = rows + i * FOUNDATIONS;
+#ifdef SSE2_LANES
+            __m128i x = _mm_min_epu8(_mm_loadu_si128((const __m128i *)row), carry);
+            carry = ones;
+            if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, ones)) == 0xFFFF) /* not reached */
+                continue;
+            _mm_storeu_si128((__m128i *)row, x);
+            n += (uint64_t)reached_foundations(hs, x, t_of);
+#else
+            if (!row_reached(hs, i))
+                continue;
+            n += (uint64_t)reached_foundations(hs, row, t_of);
+#endif
+            if (!watch_tick(watch) || spent + n > end) {
+                *positions = n;
                 return 0;
-            if (left < *fewest_left)
-                *fewest_left = left;
-            for (int q = 0; q < np; q++) { /* branch-free too: an empty pile, or a move found
-                                             * nowhere (v NOT_REACHED), writes nothing new */
-                const uint8_t *from = hs->onto_top[q][h[q]];
-                int v = t_of[from[0]];
-                v = t_of[from[1]] < v ? t_of[from[1]] : v;
-                if (lookups == 3)
-                    v = t_of[from[2]] < v ? t_of[from[2]] : v;
-                uint8_t *entry = row + hs->child_at[q][h[q]];
-                int less = v - *entry;
-                *entry = (uint8_t)(*entry + (less & -(less < 0))); /* the lesser, with no branch to guess */
             }
+            if (left + k < *fewest_left)
+                *fewest_left = left + k;
+#ifdef SSE2_LANES
+            const uint8_t *rank = hs->onto_top[0][k];
+            uint64_t v = t_of[rank[0]] < t_of[rank[1]] ? t_of[rank[0]] : t_of[rank[1]];
+            if (lookups == 3)
+                v = t_of[rank[2]] < v ? t_of[rank[2]] : v;
+            carry = _mm_or_si128(keep[k], _mm_set1_epi64x((long long)(v * 0x0101010101010101ull)));
+#else
+            lower_child(row + hs->child_at[0][k], t_of, hs->onto_top[0][k], lookups);
+#endif
+            for (int q = 1; q < np; q++)
+                lower_child(row + at[q], t_of, from[q], lookups);
         }
-        if (i == 0)
-            return 1;
-        for (int p = 0;; p++) { /* the heights of row i - 1 */
+        for (int p = 1;; p++) { /* the heights of the next run */
+            if (p == np) {
+                *positions = n;
+                return 1;
+            }
             if (h[p]) {
                 h[p]--;
                 left--;
-                break;
+            } else {
+                h[p] = start->h[p];
+                left += start->h[p];
             }
-            h[p] = start->h[p];
-            left += start->h[p];
+            from[p] = hs->onto_top[p][h[p]];
+            at[p] = hs->child_at[p][h[p]];
+            if (h[p] != start->h[p])
+                break;
         }
     }
 }
