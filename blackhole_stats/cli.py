@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import signal
+import stat
 import sys
 from typing import BinaryIO, Iterator
 
@@ -171,9 +172,12 @@ class GameNumberType(click.ParamType):
         if isinstance(value, GameNumber):
             return value
         try:
-            return GameNumber.parse(value)
+            number = GameNumber.parse(value)
         except DealNumberError as error:
             raise click.ClickException(str(error)) from None  # one line, no usage banner
+        if ctx is not None and str(number) != value.strip():  # for `deal`, whose board does not name it
+            ctx.meta["dialog_spelling"] = value
+        return number
 
 
 class GameType(click.ParamType):
@@ -257,6 +261,9 @@ def deal_command(game: GameNumber, game_kind: Game, fmt: str) -> None:
     """
     board = deal(game, game_kind)
     click.echo(board.pretty() if fmt == "pretty" else board.to_text(), nl=False)
+    spelt = click.get_current_context().meta.get("dialog_spelling")
+    if spelt is not None:
+        click.echo(f"dealt game {game} ({quoted(spelt)} as PySolFC's dialog reads it)", err=True)
 
 
 @main.command("solve", cls=GameCommand, short_help="Decide exactly whether a deal or position can be won, and how.")
@@ -591,6 +598,7 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
         deals = DealSet.parse(ranges) if ranges else None
         if deals_file is not None:
             listed = _read_deals(deals_file)
+            click.get_current_context().meta["deals_listed"] = listed  # for the resume line
             deals = listed if deals is None else deals | listed
         summary = run(out, deals, search=search, max_iters=max_iters, difficulty_scale=scale, game=game,
                       workers=workers, chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
@@ -633,20 +641,33 @@ def _read_deals(path: str):
 
 
 def _resume(out: str | None) -> str:
-    """The command that resumes the run in `out`: the same one, less a `--deals -` once the run's
-    manifest lists the deals (standard input is spent; before, the deals were never recorded)."""
-    from .dataset import DatasetError, locate, read_manifest
+    """The command that resumes the run in `out`: the same one, less a `--deals` list read from
+    something that cannot be read again (standard input, a pipe, `<(...)`) once the run's manifest
+    holds its deals; before that, only the list can give them."""
+    from .dataset import DatasetError, expected_deals, locate, read_manifest
 
+    context = click.get_current_context(silent=True)
+    listed = context.meta.get("deals_listed") if context is not None else None
     try:
-        recorded = out is not None and read_manifest(locate(out)) is not None
+        manifest = read_manifest(locate(out)) if out is not None and listed is not None else None
     except DatasetError:
-        recorded = False
+        manifest = None
+    recorded = manifest is not None and not listed - expected_deals(manifest)
     kept, words = [], iter(sys.argv[1:])
     for word in words:
         given = [word, next(words, None)] if word == "--deals" else [word]
-        if not recorded or given not in (["--deals", "-"], ["--deals=-"]):
+        path = given[1] if len(given) == 2 else word.removeprefix("--deals=") if word.startswith("--deals=") else None
+        if not (recorded and path is not None and _read_once(path)):
             kept.extend(part for part in given if part is not None)
     return shlex.join(["blackhole-stats", *kept])
+
+
+def _read_once(path: str) -> bool:
+    """Whether a --deals source is spent once read: standard input, a pipe, a terminal (not a file)."""
+    try:
+        return path == "-" or not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:

@@ -886,9 +886,12 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             raise DatasetError(f"cannot create the run directory {out}: {_os_problem(error)}") from None
     elif kind == pafs.FileType.File:
         raise DatasetError(f"{out} is a file, not a run directory")
-    with lock(out):
+    with lock(out), contextlib.ExitStack() as held:
         _testhooks.pause("run-locked")
         try:
+            side = paths.fs.get_file_info(paths.side).type == pafs.FileType.Directory
+            if side:  # and once write_manifest made it (below)
+                held.enter_context(lock(out, beside=True))
             manifest = read_manifest(out)
             if manifest is None:
                 if deals is None:
@@ -917,6 +920,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
                 manifest["finished"] = _utc_now()
             write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
+            if not side:
+                held.enter_context(lock(out, beside=True))
             if manifest["results_format"] != RESULTS_FORMAT:
                 _upgrade_run(out, paths, manifest)
         except DatasetError:  # refused: the folder this call made goes again (the lock keeps other runs
@@ -1011,13 +1016,17 @@ def _upgrade_run(out: str, paths: RunPaths, manifest: dict) -> None:
 
 
 @contextmanager
-def lock(out: str) -> Iterator[None]:
+def lock(out: str, beside: bool = False) -> Iterator[None]:
     """Refuse a second run writing into the same local directory (it would write deals twice).
 
-    The lock is on the directory itself, so no file is left behind; forked
-    workers share it, so it also holds while orphaned workers still write.
+    The lock is on the directory itself (`beside`: on its side folder, which
+    holds the manifest: a run whose DIR was deleted under it still holds
+    that one), so no file is left behind; forked workers share it, so it
+    also holds while orphaned workers still write.
     """
     path = local_path(out)
+    if path is not None and beside:
+        path = RunPaths.of(out).side
     if path is None:
         yield
         return

@@ -105,7 +105,9 @@ class GameNumber:
         if isinstance(value, cls):
             return value
         number = cls.parse(value)
-        if isinstance(value, str) and (decimal := _DECIMAL.fullmatch(value.strip().removeprefix("ms"))):
+        text = value.strip().removeprefix("ms") if isinstance(value, str) else ""
+        if decimal := _DECIMAL.fullmatch(re.sub(r"[\s#]", "", text).removesuffix("L")):  # the dialog's
+            # decorations aside ('#', spaces, a final L): a decimal ("1,0" stays the dialog's 10, as "12,345")
             if Decimal(re.sub(r"[,_]", "", decimal[0])) != number.number:
                 raise DealNumberError(f"ambiguous game number {quoted(value)}: PySolFC's dialog reads it as "
                                       f"{number}, a column of numbers as {decimal[0]}; pass an int (or the "

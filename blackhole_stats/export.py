@@ -41,7 +41,7 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
     if repeated.any():
         row = data[repeated].iloc[0]
         raise ExportError(f"{source}: deal {game_name(row.deal, row.ms)} is listed more than once "
-                          "(blackhole-stats verify names every repeat)")
+                          "(in a run's directory, blackhole-stats verify names every repeat)")
     # Our CSV of an untagged run has the column, all null; a tagged run whose deals were all lost has
     # nothing to tag: an empty list.
     solved = data["outcome"] == "solved"

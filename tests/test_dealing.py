@@ -226,7 +226,7 @@ def test_parse_accepts(text, number, ms):
     assert GameNumber.parse(str(game)) == game
 
 
-@pytest.mark.parametrize("text", ["1.0", " 2.5 ", ".5", "ms1.0", "1,000.5"])
+@pytest.mark.parametrize("text", ["1.0", " 2.5 ", ".5", "ms1.0", "1,000.5", "#1.0", "1.0L", "1. 0", "ms 3.0"])
 def test_the_api_refuses_text_that_is_also_a_decimal(text):
     """A CSV's float column read as text ("1.0") would be deal 10 by the dialog's reading: silently
     another deal. The CLI keeps the dialog's reading, and says which deal it dealt."""

@@ -112,6 +112,10 @@ def test_deals_file_of_only_comments_is_refused(tmp_path):
 def test_deal_and_solve_keep_pysolfc_spelling_and_name_the_number_dealt():
     assert cli("deal", "#12,345").stdout == cli("deal", "12345").stdout
     assert cli("deal", "1-5").stdout.decode() == reference_board("15")
+    dealt = cli("deal", "1.0")  # the board does not name its deal: stderr does, where the spelling differs
+    assert dealt.stdout.decode() == reference_board("10")
+    assert dealt.stderr.decode() == "dealt game 10 ('1.0' as PySolFC's dialog reads it)\n"
+    assert cli("deal", "10").stderr == b""
     result = cli("solve", "1-5", "--json")
     assert json.loads(result.stdout)["deal"] == "15"
 

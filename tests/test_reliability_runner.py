@@ -63,10 +63,15 @@ STOPPED = re.compile(r"interrupted(?:: ([\d,]+) of ([\d,]+) deals done)?; resume
 
 
 @contextmanager
-def started(*args, env: dict | None = None, method: str | None = None, stdin: Path | None = None
+def started(*args, env: dict | None = None, method: str | None = None, stdin: Path | bytes | None = None
             ) -> Iterator[subprocess.Popen]:
-    """`blackhole-stats ARGS < stdin` in its own process group, as a shell starts it; killed if a test fails."""
-    with open(stdin or os.devnull, "rb") as given:
+    """`blackhole-stats ARGS < stdin` (a file, or bytes through a pipe) in its own process group, as a
+    shell starts it; killed if a test fails."""
+    if isinstance(stdin, bytes):
+        read_end, write_end = os.pipe()
+        os.write(write_end, stdin)
+        os.close(write_end)
+    with open(read_end, "rb") if isinstance(stdin, bytes) else open(stdin or os.devnull, "rb") as given:
         process = subprocess.Popen(command(method, *args), stdin=given, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True,
                                    env={**os.environ, **(env or {})})
@@ -225,14 +230,13 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
     resume(arguments, 40, out)
 
 
-@pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"]])
+@pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"], ["--deals", "/dev/stdin"]])
 def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):
     """Its input is spent: the resume command leaves `--deals -` out (the manifest lists the deals; typed
-    as it was, it would wait for a terminal's input, or find none and stop)."""
-    out, listed = tmp_path / "run", tmp_path / "deals.txt"
-    listed.write_text("1-20\n21-40\n")
+    as it was, it would wait for a terminal's input, or find none and stop); likewise a pipe's path."""
+    out = tmp_path / "run"
     with started("run", *deals, "--out", out, "--workers", "1", "--chunk-size", "10",
-                 env=pause_env(tmp_path, **{"deal-15": 120}), stdin=listed) as process:
+                 env=pause_env(tmp_path, **{"deal-15": 120}), stdin=b"1-20\n21-40\n") as process:
         wait_for_pause(tmp_path, "deal-15", process)
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)
@@ -242,17 +246,35 @@ def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):
     resume(arguments, 40, out)
 
 
-def test_a_run_of_standard_input_stopped_before_it_began_is_resumed_with_it(tmp_path):
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_run_of_standard_input_stopped_before_it_began_is_resumed_with_it(tmp_path, existing):
     """Stopped before it recorded its deals (a Ctrl-C while it waits on a terminal's input): only `--deals -`
-    can give them again."""
+    can give them again, to a new run or one that already exists (its manifest lacks them)."""
     out, listed = tmp_path / "run", tmp_path / "deals.txt"
     listed.write_text("1-20\n")
+    if existing:
+        assert cli("run", "--range", "30-35", "--out", out).returncode == 0
     with started("run", "--deals", "-", "--out", out, env=pause_env(tmp_path, **{"command-start": 120}),
                  stdin=listed) as process:
         wait_for_pause(tmp_path, "command-start", process)
         process.send_signal(signal.SIGINT)
         _, err = process.communicate(timeout=60)
     assert stop_line(err)[2] == ["run", "--deals", "-", "--out", str(out)]
+
+
+def test_a_run_whose_data_folder_is_taken_away_under_it_still_holds_its_lock(tmp_path):
+    """The lock was on DIR only: with DIR deleted, a second run resumed from the manifest beside it while
+    the first still wrote (verify: deals more than once). The side folder holding the manifest is locked too."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120})) as process:
+        wait_for_pause(tmp_path, "deal-15", process)
+        shutil.rmtree(out)
+        second = cli("run", "--out", out, "--workers", "1")
+        assert second.returncode == 1 and b"another run is writing to" in second.stderr, second.stderr
+        assert not out.exists()  # refused: the folder it made goes again
+        process.send_signal(signal.SIGINT)
+        process.communicate(timeout=60)
 
 
 def test_a_run_whose_data_folder_was_taken_away_resumes_from_its_manifest(tmp_path):
