@@ -9,7 +9,6 @@ import os
 import re
 import shlex
 import signal
-import stat
 import sys
 from typing import BinaryIO, Iterator
 
@@ -511,7 +510,7 @@ class RunCommand(Command):
 @click.option("--range", "ranges", multiple=True, metavar="RANGES",
               help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas "
                    "(digits only: '1 5' and '1.5' are refused, never read as 15).")
-@click.option("--deals", "deals_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+@click.option("--deals", "deals_files", type=click.Path(exists=True, dir_okay=False, allow_dash=True), multiple=True,
               help="A text file ('-' = stdin) of what --range takes, one or more per line; blank "
                    "lines and lines starting with '#' are skipped. UTF-8, or UTF-16/32 with a BOM.")
 @click.option("--out", required=True, metavar="DIR",
@@ -541,7 +540,7 @@ class RunCommand(Command):
               help="With --scheduler: how long to wait for a first worker to join  [default: 60]")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr  [default: when stderr is a terminal]")
-def run_command(ranges: tuple[str, ...], deals_file, out: str, game_kind: Game | None, workers: int | None,
+def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game | None, workers: int | None,
                 chunk_size: int | None, search: str, max_iters: int | None, difficulty: bool,
                 scheduler: str | None, wait_for_workers: float | None, progress: bool | None) -> None:
     """Solve each deal of the ranges once, in parallel, into the dataset DIR.
@@ -563,6 +562,9 @@ def run_command(ranges: tuple[str, ...], deals_file, out: str, game_kind: Game |
       blackhole-stats run --range 1-1000000 --game golf --out runs/golf
     """
     pause("run-command")  # a signal before the run began or after it ended: see Command
+    if len(deals_files) > 1:  # click would keep the last silently
+        raise click.UsageError("--deals is given once: put the lists in one file, or give --range too")
+    deals_file = deals_files[0] if deals_files else None
     context = click.get_current_context()
     given = {name for name in ("search", "max_iters", "difficulty")
              if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
@@ -641,9 +643,9 @@ def _read_deals(path: str):
 
 
 def _resume(out: str | None) -> str:
-    """The command that resumes the run in `out`: the same one, less a `--deals` list read from
-    something that cannot be read again (standard input, a pipe, `<(...)`) once the run's manifest
-    holds its deals; before that, only the list can give them."""
+    """The command that resumes the run in `out`: the same one, less its `--deals` list once the run's
+    manifest holds those deals (standard input, a pipe or `<(...)` cannot be read again, a file may be
+    gone); before that, only the list can give them."""
     from .dataset import DatasetError, expected_deals, locate, read_manifest
 
     context = click.get_current_context(silent=True)
@@ -656,18 +658,9 @@ def _resume(out: str | None) -> str:
     kept, words = [], iter(sys.argv[1:])
     for word in words:
         given = [word, next(words, None)] if word == "--deals" else [word]
-        path = given[1] if len(given) == 2 else word.removeprefix("--deals=") if word.startswith("--deals=") else None
-        if not (recorded and path is not None and _read_once(path)):
+        if not (recorded and (len(given) == 2 or word.startswith("--deals="))):
             kept.extend(part for part in given if part is not None)
     return shlex.join(["blackhole-stats", *kept])
-
-
-def _read_once(path: str) -> bool:
-    """Whether a --deals source is spent once read: standard input, a pipe, a terminal (not a file)."""
-    try:
-        return path == "-" or not stat.S_ISREG(os.stat(path).st_mode)
-    except OSError:
-        return False
 
 
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:

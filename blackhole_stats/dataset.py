@@ -105,8 +105,8 @@ LOG_NAME = "run.log"
 OLD_MANIFEST_NAME, OLD_LOG_NAME = "_manifest.json", "_run.log"
 """Where 0.1.0 kept them: inside DIR, where polars then refuses DIR."""
 LOCK_NAME = "_run.lock"
-"""Only where the OS cannot lock a directory (Windows): the file in DIR whose first byte is locked
-instead. It stays empty, and no reader reads an empty file whose name starts with `_`."""
+"""Only where the OS cannot lock a directory (Windows): the file in DIR (and in its side folder) whose
+first byte is locked instead. It stays empty, and no reader reads an empty file whose name starts with `_`."""
 PART_PREFIX = "part-"
 PART_SUFFIX = ".parquet"
 TEMP_PREFIX, TEMP_SUFFIX = ".", ".tmp"
@@ -886,12 +886,17 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             raise DatasetError(f"cannot create the run directory {out}: {_os_problem(error)}") from None
     elif kind == pafs.FileType.File:
         raise DatasetError(f"{out} is a file, not a run directory")
+    made = _folder_ids([paths.root] if kind == pafs.FileType.NotFound else [], out)
     with lock(out), contextlib.ExitStack() as held:
         _testhooks.pause("run-locked")
         try:
-            side = paths.fs.get_file_info(paths.side).type == pafs.FileType.Directory
-            if side:  # and once write_manifest made it (below)
-                held.enter_context(lock(out, beside=True))
+            if paths.fs.get_file_info(paths.side).type == pafs.FileType.NotFound:
+                try:
+                    paths.make_side()
+                except OSError as error:
+                    raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
+                made |= _folder_ids([paths.side], out)
+            held.enter_context(lock(out, beside=True))  # before anything is read or written (see lock)
             manifest = read_manifest(out)
             if manifest is None:
                 if deals is None:
@@ -920,16 +925,27 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
                 manifest["finished"] = _utc_now()
             write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
-            if not side:
-                held.enter_context(lock(out, beside=True))
             if manifest["results_format"] != RESULTS_FORMAT:
                 _upgrade_run(out, paths, manifest)
-        except DatasetError:  # refused: the folder this call made goes again (the lock keeps other runs
-            if kind == pafs.FileType.NotFound and (path := local_path(out)):  # out of it; rmdir takes it
-                with contextlib.suppress(OSError):                            # only while empty)
-                    os.rmdir(path)
+        except DatasetError:  # refused: the folders this call made go again (os.rmdir: only while empty),
+            for folder, made_id in made.items():  # unless deleted and made anew since (by another run)
+                with contextlib.suppress(OSError):
+                    if _folder_ids([folder], out).get(folder) == made_id:
+                        os.rmdir(folder)
             raise
         yield Session(out, manifest, everything, done)
+
+
+def _folder_ids(folders: list[str], out: str) -> dict[str, tuple[int, int]]:
+    """Local folders by (device, inode): which folder a path names now (none for remote storage)."""
+    if local_path(out) is None:
+        return {}
+    ids = {}
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            found = os.stat(folder)
+            ids[folder] = (found.st_dev, found.st_ino)
+    return ids
 
 
 def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None,
@@ -1021,8 +1037,9 @@ def lock(out: str, beside: bool = False) -> Iterator[None]:
 
     The lock is on the directory itself (`beside`: on its side folder, which
     holds the manifest: a run whose DIR was deleted under it still holds
-    that one), so no file is left behind; forked workers share it, so it
-    also holds while orphaned workers still write.
+    that one), so no file is left behind (but LOCK_NAME where a directory
+    cannot be locked); forked workers share it, so it also holds while
+    orphaned workers still write.
     """
     path = local_path(out)
     if path is not None and beside:

@@ -230,20 +230,33 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
     resume(arguments, 40, out)
 
 
-@pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"], ["--deals", "/dev/stdin"]])
+@pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"], ["--deals", "/dev/stdin"], ["--deals", "FILE"]])
 def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):
     """Its input is spent: the resume command leaves `--deals -` out (the manifest lists the deals; typed
-    as it was, it would wait for a terminal's input, or find none and stop); likewise a pipe's path."""
-    out = tmp_path / "run"
+    as it was, it would wait for a terminal's input, or find none and stop); likewise a pipe's path, and a
+    file (which may be gone: here it is)."""
+    out, listed = tmp_path / "run", tmp_path / "deals.txt"
+    listed.write_text("1-20\n21-40\n")
+    deals = [str(listed) if word == "FILE" else word for word in deals]
     with started("run", *deals, "--out", out, "--workers", "1", "--chunk-size", "10",
-                 env=pause_env(tmp_path, **{"deal-15": 120}), stdin=b"1-20\n21-40\n") as process:
+                 env=pause_env(tmp_path, **{"deal-15": 120}), stdin=listed.read_bytes()) as process:
         wait_for_pause(tmp_path, "deal-15", process)
         process.send_signal(signal.SIGTERM)
         _, err = process.communicate(timeout=60)
     done, total, arguments = stop_line(err)
     assert total == 40 and done == len(deals_in(out))
     assert arguments == ["run", "--out", str(out), "--workers", "1", "--chunk-size", "10"]
+    listed.unlink()
     resume(arguments, 40, out)
+
+
+def test_deals_given_twice_is_refused(tmp_path):
+    """click kept the last --deals silently: the first list's deals were never asked for."""
+    listed = tmp_path / "deals.txt"
+    listed.write_text("1-5\n")
+    refused = cli("run", "--deals", listed, "--deals", listed, "--out", tmp_path / "run")
+    assert refused.returncode == 2 and b"--deals is given once" in refused.stderr, refused.stderr
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("existing", [False, True])
@@ -275,6 +288,31 @@ def test_a_run_whose_data_folder_is_taken_away_under_it_still_holds_its_lock(tmp
         assert not out.exists()  # refused: the folder it made goes again
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=60)
+
+
+def test_a_run_refused_by_one_that_took_its_place_leaves_that_run_alone(tmp_path):
+    """A new run paused with DIR locked; DIR deleted; a second run makes DIR anew and starts. The first,
+    refused by the side folder's lock, wrote the manifest and took away the second's DIR before."""
+    out, manifest = tmp_path / "run", tmp_path / "run.run" / "manifest.json"
+    first_pauses, second_pauses = tmp_path / "a", tmp_path / "b"
+    first_pauses.mkdir()
+    second_pauses.mkdir()
+    with started("run", "--range", "1-3", "--out", out, "--workers", "1",
+                 env=pause_env(first_pauses, **{"run-locked": 120})) as first:
+        wait_for_pause(first_pauses, "run-locked", first)
+        shutil.rmtree(out)
+        with started("run", "--range", "1-3", "--out", out, "--workers", "1",
+                     env=pause_env(second_pauses, **{"worker-start": 120})) as second:
+            wait_for_pause(second_pauses, "worker-start", second)
+            written = manifest.read_bytes()
+            (first_pauses / "pauses" / "run-locked.release").touch()
+            _, err = first.communicate(timeout=60)
+            assert first.returncode == 1 and "another run is writing to" in err, err
+            assert out.is_dir() and manifest.read_bytes() == written
+            (second_pauses / "pauses" / "worker-start.release").touch()
+            _, err = second.communicate(timeout=60)
+            assert second.returncode == 0, err
+    assert_complete(out, 3)
 
 
 def test_a_run_whose_data_folder_was_taken_away_resumes_from_its_manifest(tmp_path):
