@@ -150,6 +150,8 @@ def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
             raise DatasetError(f"bad URL {out!r}: {first_line(error)}") from None
     except OSError as error:  # e.g. s3:// cannot resolve the bucket's region
         raise DatasetError(f"cannot reach {out}: {first_line(error)}") from None
+    except ImportError as error:  # a scheme pyarrow hands to a package that is not installed
+        raise DatasetError(f"cannot use {out}: {first_line(error)}") from None
     try:
         import fsspec
     except ImportError:
@@ -158,8 +160,8 @@ def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
         raise DatasetError(f"unknown URL scheme {scheme!r} in {out!r}")
     try:
         fs, path = fsspec.core.url_to_fs(out)
-    except (ImportError, ValueError, OSError) as error:  # a protocol whose package is missing
-        raise DatasetError(f"cannot use {out}: {first_line(error)}") from None
+    except Exception as error:  # noqa: BLE001 - a protocol's own constructor: a package missing, a
+        raise DatasetError(f"cannot use {out}: {first_line(error)}") from None  # host or option not given
     return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
 
 
@@ -175,12 +177,21 @@ def locate(out: str) -> str:
         raise DatasetError("the dataset path is empty")
     if any(ord(character) < 32 for character in out):  # a newline would split the one-line error too
         raise DatasetError(f"the dataset path {out!r} contains a control character")
+    try:
+        out.encode()
+    except UnicodeEncodeError:  # bytes the file system name holds that are no text (a shell's $'\xff')
+        raise DatasetError(f"the dataset path {out!r} is not valid UTF-8") from None
     fs, root = filesystem(out)
     if _lives_in_this_process(fs):
         raise DatasetError(f"{out} lives in this process only: nothing would persist; "
                            "give a directory or a URL of lasting storage")
     if isinstance(fs, pafs.LocalFileSystem):
         _check_local(root)
+    else:
+        try:  # once here, so that a URL's file system that fails on its own terms is one line
+            fs.get_file_info(root)
+        except Exception as error:  # noqa: BLE001 - fsspec's implementations raise what they like
+            raise DatasetError(f"cannot use {out}: {first_line(error)}") from None
     return out if "://" in out else root
 
 
@@ -889,6 +900,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     made = _folder_ids([paths.root] if kind == pafs.FileType.NotFound else [], out)
     with lock(out), contextlib.ExitStack() as held:
         _testhooks.pause("run-locked")
+        contested = False
         try:
             if paths.fs.get_file_info(paths.side).type == pafs.FileType.NotFound:
                 try:
@@ -896,7 +908,9 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                 except OSError as error:
                     raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
                 made |= _folder_ids([paths.side], out)
+            contested = True  # until the side folder's lock is held: another run may use what the path names
             held.enter_context(lock(out, beside=True))  # before anything is read or written (see lock)
+            contested = False
             manifest = read_manifest(out)
             if manifest is None:
                 if deals is None:
@@ -927,9 +941,9 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
             if manifest["results_format"] != RESULTS_FORMAT:
                 _upgrade_run(out, paths, manifest)
-        except DatasetError:  # refused: the folders this call made go again (os.rmdir: only while empty),
-            for folder, made_id in made.items():  # unless deleted and made anew since (by another run)
-                with contextlib.suppress(OSError):
+        except DatasetError:  # refused under both locks: the folders this call made go again (os.rmdir:
+            for folder, made_id in made.items() if not contested else ():  # only while empty), unless
+                with contextlib.suppress(OSError):                           # deleted and made anew since
                     if _folder_ids([folder], out).get(folder) == made_id:
                         os.rmdir(folder)
             raise

@@ -635,9 +635,13 @@ def _logging_to(out: str) -> Iterator[None]:
     that ends well says so in one warning.
     """
     path = dataset.log_path(out)  # None: a remote run, whose warnings go to stderr only
-    to_file = None if path is None else _LogFile(path, encoding="utf-8")
     level = log.level
     log.setLevel(logging.INFO)
+    try:
+        to_file = None if path is None else _LogFile(path, encoding="utf-8")
+    except OSError as error:  # a folder in its place, no permission: the run goes on, its warnings on stderr
+        to_file = None
+        log.warning("cannot write the run's log %s (%s): its lines are lost", path, error.strerror or error)
     if to_file is not None:
         to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
         log.addHandler(to_file)

@@ -100,6 +100,10 @@ FORMS = {
     "no scheme": (lambda tmp: "://", "'://' is neither a path nor a URL"),
     "memory, no location": (lambda tmp: "memory://", "the URL 'memory://' names no location"),
     "memory": (lambda tmp: "memory://bench/run", "memory://bench/run lives in this process only"),
+    # fsspec protocols that fail on their own terms (tracebacks: AttributeError, TypeError, ValueError)
+    "fsspec's dir, no target": (lambda tmp: "dir:///x", "cannot use dir:///x: "),
+    "fsspec's data, no data": (lambda tmp: "data:///tmp/x", "cannot use data:///tmp/x: "),
+    "not UTF-8": (lambda tmp: "run\udcff", "is not valid UTF-8"),
 }
 
 

@@ -250,6 +250,19 @@ def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):
     resume(arguments, 40, out)
 
 
+def test_a_run_whose_log_cannot_be_written_goes_on_and_says_so(tmp_path):
+    """A folder where DIR.run/run.log belongs was a traceback, after the manifest had changed."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-10", "--out", out).returncode == 0
+    log = tmp_path / "run.run" / "run.log"
+    log.unlink()
+    log.mkdir()
+    result = cli("run", "--range", "1-20", "--out", out)
+    assert result.returncode == 0 and b"Traceback" not in result.stderr, result.stderr
+    assert b"warning: cannot write the run's log" in result.stderr, result.stderr
+    assert_complete(out, 20)
+
+
 def test_deals_given_twice_is_refused(tmp_path):
     """click kept the last --deals silently: the first list's deals were never asked for."""
     listed = tmp_path / "deals.txt"
@@ -285,9 +298,11 @@ def test_a_run_whose_data_folder_is_taken_away_under_it_still_holds_its_lock(tmp
         shutil.rmtree(out)
         second = cli("run", "--out", out, "--workers", "1")
         assert second.returncode == 1 and b"another run is writing to" in second.stderr, second.stderr
-        assert not out.exists()  # refused: the folder it made goes again
-        process.send_signal(signal.SIGINT)
-        process.communicate(timeout=60)
+        assert out.is_dir()  # refused by the live run's lock: the folder it made is where that run writes now
+        (tmp_path / "pauses" / "deal-15.release").touch()
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+    resume(["run", "--out", str(out)], 40, out)  # the chunk deleted with DIR solved again, nothing twice
 
 
 def test_a_run_refused_by_one_that_took_its_place_leaves_that_run_alone(tmp_path):
