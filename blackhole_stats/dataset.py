@@ -365,6 +365,19 @@ def data_files(out: str) -> tuple[pafs.FileSystem, list[str]]:
     return fs, paths
 
 
+def _enclosing_run(out: str) -> str | None:
+    """The run directory (a local one, with its manifest beside or, from 0.1.0, inside it) that holds
+    `out` below it, if any."""
+    root = local_path(out)
+    if root is None:
+        return None
+    for parent in _parents(os.path.realpath(root)):
+        if any(os.path.isfile(manifest) for manifest in (parent + SIDE_SUFFIX + os.sep + MANIFEST_NAME,
+                                                          os.path.join(parent, OLD_MANIFEST_NAME))):
+            return parent
+    return None
+
+
 def inside_dataset(path: str, out: str) -> bool:
     """Whether the local `path` is the dataset directory `out` or lies within it (readers would read it)."""
     root = local_path(out)
@@ -886,6 +899,10 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     """
     paths = RunPaths.of(out)
     paths.beside(MANIFEST_NAME)  # refuses a root: nothing can be beside it
+    enclosing = _enclosing_run(out)
+    if enclosing is not None:
+        raise DatasetError(f"{out} lies inside the dataset of the run {enclosing}, whose readers would read "
+                           "this run too: choose a directory outside it")
     kind = paths.fs.get_file_info(paths.root).type
     if kind == pafs.FileType.NotFound:  # a new run, or one whose data folder was taken away (its manifest,
         left = paths.fs.get_file_info(paths.beside(MANIFEST_NAME)).type  # read below, lists its deals)

@@ -263,6 +263,17 @@ def test_a_run_whose_log_cannot_be_written_goes_on_and_says_so(tmp_path):
     assert_complete(out, 20)
 
 
+def test_a_run_inside_another_runs_dataset_is_refused(tmp_path):
+    """`run --out D/sub` made D unreadable by pandas (sub.run/run.log among D's files) and stuck D's run."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-5", "--out", out).returncode == 0
+    for inner in (out / "sub", out / "a" / "b"):
+        refused = cli("run", "--range", "1-3", "--out", inner)
+        assert refused.returncode == 1 and b"lies inside the dataset of the run" in refused.stderr, refused.stderr
+    assert sorted(path.name for path in out.iterdir()) == [path.name for path in sorted(out.glob("part-*"))]
+    assert_complete(out, 5)
+
+
 def test_deals_given_twice_is_refused(tmp_path):
     """click kept the last --deals silently: the first list's deals were never asked for."""
     listed = tmp_path / "deals.txt"
