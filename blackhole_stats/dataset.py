@@ -26,6 +26,7 @@ import os
 import posixpath
 import re
 import stat
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -158,11 +159,26 @@ def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
         raise DatasetError(f"unknown URL scheme {scheme!r} in {out!r} (install fsspec for more)") from None
     if scheme.lower() not in fsspec.available_protocols():
         raise DatasetError(f"unknown URL scheme {scheme!r} in {out!r}")
+    with _finalizers_silenced():  # the half-made file system a failure's traceback holds goes in here
+        try:
+            fs, path = fsspec.core.url_to_fs(out)
+        except Exception as error:  # noqa: BLE001 - a protocol's own constructor: a package missing, a
+            problem = first_line(error)  # host or option not given
+        else:
+            return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
+    raise DatasetError(f"cannot use {out}: {problem}")
+
+
+@contextmanager
+def _finalizers_silenced() -> Iterator[None]:
+    """Errors raised by `__del__` methods meanwhile are dropped: fsspec's FTP file system, its
+    constructor failed, fails again in `__del__`, and Python prints that as a traceback."""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
     try:
-        fs, path = fsspec.core.url_to_fs(out)
-    except Exception as error:  # noqa: BLE001 - a protocol's own constructor: a package missing, a
-        raise DatasetError(f"cannot use {out}: {first_line(error)}") from None  # host or option not given
-    return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
+        yield
+    finally:
+        sys.unraisablehook = hook
 
 
 def locate(out: str) -> str:

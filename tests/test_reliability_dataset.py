@@ -103,6 +103,8 @@ FORMS = {
     # fsspec protocols that fail on their own terms (tracebacks: AttributeError, TypeError, ValueError)
     "fsspec's dir, no target": (lambda tmp: "dir:///x", "cannot use dir:///x: "),
     "fsspec's data, no data": (lambda tmp: "data:///tmp/x", "cannot use data:///tmp/x: "),
+    # and fails again in its __del__: Python's "Exception ignored in" traceback followed the line
+    "fsspec's ftp, no host": (lambda tmp: "ftp:///x", "cannot use ftp:///x: "),
     "not UTF-8": (lambda tmp: "run\udcff", "is not valid UTF-8"),
 }
 
