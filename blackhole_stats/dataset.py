@@ -935,12 +935,16 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         _testhooks.pause("run-locked")
         contested = False
         try:
-            if paths.fs.get_file_info(paths.side).type == pafs.FileType.NotFound:
+            side = paths.fs.get_file_info(paths.side).type
+            if side == pafs.FileType.NotFound:
                 try:
                     paths.make_side()
                 except OSError as error:
                     raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
                 made |= _folder_ids([paths.side], out)
+            elif side != pafs.FileType.Directory:  # it was locked and then listed as DIR ("not a directory")
+                raise DatasetError(f"{paths.side} is not a folder, and a run keeps its manifest and log there: "
+                                   "move it away or choose another directory")
             contested = True  # until the side folder's lock is held: another run may use what the path names
             held.enter_context(lock(out, beside=True))  # before anything is read or written (see lock)
             contested = False

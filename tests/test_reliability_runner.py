@@ -263,6 +263,17 @@ def test_a_run_whose_log_cannot_be_written_goes_on_and_says_so(tmp_path):
     assert_complete(out, 20)
 
 
+def test_a_file_where_the_side_folder_belongs_is_named(tmp_path):
+    """A file named DIR.run was locked as if it were the side folder, then the run said "cannot list DIR"."""
+    out, side = tmp_path / "run", tmp_path / "run.run"
+    side.write_text("mine")
+    refused = cli("run", "--range", "1-3", "--out", out)
+    assert refused.returncode == 1 and refused.stderr.decode() == (
+        f"Error: {side} is not a folder, and a run keeps its manifest and log there: "
+        "move it away or choose another directory\n")
+    assert side.read_text() == "mine" and not out.exists()
+
+
 def test_a_run_inside_another_runs_dataset_is_refused(tmp_path):
     """`run --out D/sub` made D unreadable by pandas (sub.run/run.log among D's files) and stuck D's run."""
     out = tmp_path / "run"
