@@ -27,6 +27,7 @@ import posixpath
 import re
 import stat
 import sys
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -169,16 +170,28 @@ def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
     raise DatasetError(f"cannot use {out}: {problem}")
 
 
+_FINALIZERS_LOCK = threading.Lock()
+
+
 @contextmanager
 def _finalizers_silenced() -> Iterator[None]:
-    """Errors raised by `__del__` methods meanwhile are dropped: fsspec's FTP file system, its
-    constructor failed, fails again in `__del__`, and Python prints that as a traceback."""
-    hook = sys.unraisablehook
-    sys.unraisablehook = lambda unraisable: None
-    try:
-        yield
-    finally:
+    """Errors that fsspec's own code raises where Python cannot raise them (a `__del__`) are dropped
+    meanwhile: its FTP file system, its constructor failed, fails again in `__del__`, and Python
+    prints that as a traceback. Every other such error goes to the hook in place; one thread at a
+    time, so that no thread puts back another's hook."""
+    with _FINALIZERS_LOCK:
+        previous = sys.unraisablehook
+
+        def hook(unraisable) -> None:
+            if not getattr(unraisable.object, "__module__", "").startswith("fsspec."):
+                previous(unraisable)
+
         sys.unraisablehook = hook
+        try:
+            yield
+        finally:
+            if sys.unraisablehook is hook:  # else someone installed a hook meanwhile: theirs stays
+                sys.unraisablehook = previous
 
 
 def locate(out: str) -> str:
@@ -585,8 +598,11 @@ def part_name(deals: DealSet) -> str:
     return f"{PART_PREFIX}{first_game}-{last_game}-{deals.count}{PART_SUFFIX}"
 
 
-def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Game = DEFAULT_GAME) -> str:
+def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Game = DEFAULT_GAME,
+               folders: Folders = ()) -> str:
     """Write one chunk of deals of `game`; readers see all of it or nothing.
+
+    `folders`: the run's (`Session.folders`), checked before the chunk goes into DIR (RunMoved).
 
     `columns` maps each of ROW_FIELDS to the chunk's values: `deal` as Python
     ints (put in `deal` or `deal_exact` here, the one place that splits them),
@@ -603,6 +619,7 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
     table = pa.Table.from_arrays([arrays[field.name] if field.name in arrays else
                                   pa.array(columns[field.name], field.type) for field in schema], schema=schema)
     name = part_name(deals)
+    check_folders(out, folders)
     _write_chunk_file(RunPaths.of(out), name, table)
     return name
 
@@ -867,6 +884,8 @@ class Session:
     """Every deal of the run, those just added included: a session finishes what earlier ones left."""
     done: DealSet
     """What the chunk files held when the session began."""
+    folders: Folders = ()
+    """DIR and DIR.run as the session locked them: writes check them (`check_folders`)."""
     _record: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
@@ -883,6 +902,7 @@ class Session:
                         "elapsed_seconds": None, "deals_solved": None}  # None until it ends
         self.manifest["sessions"].append(self._record)
         self.manifest.update(finished=None, **details)
+        check_folders(self.out, self.folders)
         write_manifest(self.out, self.manifest)
 
     def end_solving(self, seconds: float, solved: int, done: DealSet, **details) -> None:
@@ -893,6 +913,7 @@ class Session:
         self.manifest["elapsed_seconds"] = round(self.manifest.get("elapsed_seconds", 0.0) + seconds, 3)
         if not expected_deals(self.manifest) - done:
             self.manifest["finished"] = _utc_now()
+        check_folders(self.out, self.folders)
         write_manifest(self.out, self.manifest)
 
 
@@ -984,7 +1005,32 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                     if _folder_ids([folder], out).get(folder) == made_id:
                         os.rmdir(folder)
             raise
-        yield Session(out, manifest, everything, done)
+        yield Session(out, manifest, everything, done, run_folders(out))
+
+
+class RunMoved(DatasetError):
+    """The folders a run path names are no longer the ones the run locked: moved or deleted under it."""
+
+
+Folders = tuple[tuple[int, int], ...]
+"""A run's DIR and DIR.run as the run locked them, by (device, inode); empty for remote storage."""
+
+
+def run_folders(out: str) -> Folders:
+    """What `check_folders` compares with: DIR and DIR.run as `out` names them now ((-1, -1): none)."""
+    if local_path(out) is None:
+        return ()
+    paths = RunPaths.of(out)
+    found = _folder_ids([paths.root, paths.side], out)
+    return tuple(found.get(folder, (-1, -1)) for folder in (paths.root, paths.side))
+
+
+def check_folders(out: str, folders: Folders) -> None:
+    """RunMoved unless DIR and DIR.run are still the folders the run locked (nothing to check remotely):
+    a run whose folders were moved or deleted must not write where a second run may have begun."""
+    if folders and run_folders(out) != folders:
+        raise RunMoved(f"{out} or its side folder {RunPaths.of(out).side} was moved or deleted while the run "
+                       "wrote to it: stopped (what it wrote went with the folders)")
 
 
 def _folder_ids(folders: list[str], out: str) -> dict[str, tuple[int, int]]:

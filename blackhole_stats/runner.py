@@ -82,6 +82,9 @@ class ChunkTask:
     """The scale of `run --difficulty` (then each solved deal gets its score and tag), or None."""
     game: str = DEFAULT_GAME.key
     """The key of the game dealt (a plain string crosses process and machine boundaries as itself)."""
+    folders: dataset.Folders = ()
+    """The run's folders as it locked them, checked before each chunk is written (`dataset.check_folders`);
+    empty where workers may run on other machines (Dask), whose devices differ."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     fields = dataset.ROW_FIELDS + (("difficulty", "tag") if scale is not None else ())
     columns = {name: [row[name] for row in rows] for name in fields}
     columns["outcome"] = [OUTCOMES.index(outcome) for outcome in columns["outcome"]]
-    name = dataset.write_part(task.out, task.deals, columns, kind)
+    name = dataset.write_part(task.out, task.deals, columns, kind, task.folders)
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
 
@@ -259,7 +262,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     Raises ValueError for a max_iters outside 1..MAX_ITERS, an unknown scale or game, a scale of
     another game than the run's (DifficultyError), or the classic search of a game it does not
     play, DatasetError for a
-    directory that does not fit, RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
+    directory that does not fit (RunMoved: its folders were moved or deleted meanwhile), RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
     or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
     full (finished chunks are kept in every case; the same call resumes).
     """
@@ -284,7 +287,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             log.info("run started: %s deals of %s asked, %s to solve, %s workers, search=%s, max_iters=%s; "
                      "%s unfinished files removed", requested.count, game.key, todo.count, backend.workers, search,
                      max_iters, removed)
-            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key)
+            folders = session.folders if isinstance(backend, _Processes) else ()
+            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders)
                      for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
@@ -382,12 +386,13 @@ class _Tally:
         return True
 
     def _failed(self, deals: DealSet, error: Exception) -> bool:
-        """Log a failed chunk; False if the next chunk would fail too. A full disk raises."""
+        """Log a failed chunk; False if the next chunk would fail too. A full disk, or the run's
+        folders moved away, raises."""
         if isinstance(error, DealError):
             log.error("chunk %s failed: %s", deals, error, exc_info=error)
             self.failures.append(str(error))
             return True
-        if isinstance(error, OSError) and error.errno in DISK_FULL:
+        if isinstance(error, OSError) and error.errno in DISK_FULL or isinstance(error, dataset.RunMoved):
             log.error("chunk %s failed: %s", deals, error, extra=_LOG_FILE_ONLY)
             raise error
         # a lost worker, an I/O error: the next chunk would fail too

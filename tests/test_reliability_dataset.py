@@ -124,6 +124,34 @@ def test_run_verify_and_report_refuse_the_same_forms(tmp_path, form):
     assert sorted(os.listdir(tmp_path)) == before  # no ./a: or ./: appeared
 
 
+def test_only_fsspecs_finalizer_errors_are_dropped_and_threads_leave_pythons_hook_in_place():
+    """Dropping fsspec's `__del__` error (see "fsspec's ftp, no host") swapped a silent hook in around
+    the construction: it dropped every other finalizer error meanwhile, and two threads in it at
+    once left the silent hook in place for good."""
+    import time
+
+    from blackhole_stats.dataset import _finalizers_silenced
+
+    class Failing:
+        def __del__(self):
+            raise RuntimeError("not fsspec's")
+
+    def construct_slowly() -> None:
+        with _finalizers_silenced():
+            time.sleep(0.2)
+            Failing()
+
+    seen: list = []
+    original = sys.unraisablehook
+    sys.unraisablehook = ours = lambda unraisable: seen.append(str(unraisable.exc_value))
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(lambda _: construct_slowly(), range(2)))
+        assert sys.unraisablehook is ours and seen == ["not fsspec's"] * 2
+    finally:
+        sys.unraisablehook = original
+
+
 def test_a_directory_that_cannot_be_created(tmp_path):
     results = cli_all([("run", "--range", "1-3", "--out", "/proc/x"), ("verify", "/proc/x"),
                        ("report", "/proc/x")])

@@ -263,6 +263,31 @@ def test_a_run_whose_log_cannot_be_written_goes_on_and_says_so(tmp_path):
     assert_complete(out, 20)
 
 
+@pytest.mark.parametrize("second_run", [False, True])
+def test_a_run_whose_folders_are_moved_away_stops_and_writes_nothing_where_they_were(tmp_path, second_run):
+    """DIR and DIR.run moved away under a live run: its chunks failed one by one ("Failed renaming"), and
+    it made a new DIR.run at the old place; a second run begun there took the first one's later chunks."""
+    out, side, moved = tmp_path / "run", tmp_path / "run.run", tmp_path / "moved"
+    with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120})) as process:
+        wait_for_pause(tmp_path, "deal-15", process)
+        out.rename(moved)
+        side.rename(tmp_path / "moved.run")
+        if second_run:
+            assert cli("run", "--range", "1-3", "--out", out).returncode == 0
+        release_pause(tmp_path, "deal-15")
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 1 and err == (
+        f"Error: {out} or its side folder {side} was moved or deleted while the run wrote to it: stopped "
+        "(what it wrote went with the folders)\n")
+    if second_run:
+        assert_complete(out, 3)  # the second run's deals alone
+    else:
+        assert not out.exists() and not side.exists()
+    assert cli("run", "--out", moved).returncode == 0  # resumed where it went
+    assert_complete(moved, 40)
+
+
 def test_a_file_where_the_side_folder_belongs_is_named(tmp_path):
     """A file named DIR.run was locked as if it were the side folder, then the run said "cannot list DIR"."""
     out, side = tmp_path / "run", tmp_path / "run.run"
@@ -312,7 +337,9 @@ def test_a_run_of_standard_input_stopped_before_it_began_is_resumed_with_it(tmp_
 
 def test_a_run_whose_data_folder_is_taken_away_under_it_still_holds_its_lock(tmp_path):
     """The lock was on DIR only: with DIR deleted, a second run resumed from the manifest beside it while
-    the first still wrote (verify: deals more than once). The side folder holding the manifest is locked too."""
+    the first still wrote (verify: deals more than once). The side folder holding the manifest is locked
+    too; and the first run, its DIR gone, stops at its next write rather than write into the folder the
+    refused run made."""
     out = tmp_path / "run"
     with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
                  env=pause_env(tmp_path, **{"deal-15": 120})) as process:
@@ -320,11 +347,12 @@ def test_a_run_whose_data_folder_is_taken_away_under_it_still_holds_its_lock(tmp
         shutil.rmtree(out)
         second = cli("run", "--out", out, "--workers", "1")
         assert second.returncode == 1 and b"another run is writing to" in second.stderr, second.stderr
-        assert out.is_dir()  # refused by the live run's lock: the folder it made is where that run writes now
+        assert out.is_dir()  # refused by the live run's lock: the folder it made stays (the path's folder now)
         (tmp_path / "pauses" / "deal-15.release").touch()
         _, err = process.communicate(timeout=60)
-        assert process.returncode == 0, err
-    resume(["run", "--out", str(out)], 40, out)  # the chunk deleted with DIR solved again, nothing twice
+        assert process.returncode == 1 and "was moved or deleted while the run wrote to it" in err, err
+    assert deals_in(out) == []
+    resume(["run", "--out", str(out)], 40, out)  # every deal solved again in the new DIR, nothing twice
 
 
 def test_a_run_refused_by_one_that_took_its_place_leaves_that_run_alone(tmp_path):
