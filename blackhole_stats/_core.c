@@ -2065,19 +2065,26 @@ static void fast_search_start(FastSearch *fs, const Position *start, FactTable *
  * tie-breaks after the first run (on Black Hole deals 20001..26000, 9% fewer
  * nodes than starting at 200 and doubling). Refutations are facts, so they
  * are kept across runs; only the last, unbounded-enough run decides.
- * GOAL_UNDECIDED when `end` nodes were spent first (or a signal handler
- * raised). */
-static int restarted_search(FastSearch *fs, uint64_t end)
+ * The search spends up to `look` nodes (at most `end`), and goes on to `end`
+ * only while its deepest line leaves at most `near` pile cards (look = end:
+ * no such stop). The test is made between runs: a run begun short of `near`
+ * stops at `look` even if its line got nearer meanwhile, and the next run,
+ * if any, starts afresh as any restart does.
+ * GOAL_UNDECIDED when it stopped so (or a signal handler raised). */
+static int restarted_search(FastSearch *fs, uint64_t look, int near, uint64_t end)
 {
     uint64_t budget = FIRST_RUN_BUDGET;
     for (;;) {
-        fs->stop_at = end - fs->nodes > budget ? fs->nodes + budget : end;
+        uint64_t limit = fs->fewest_left <= near ? end : look;
+        if (fs->nodes >= limit)
+            return GOAL_UNDECIDED;
+        fs->stop_at = limit - fs->nodes > budget ? fs->nodes + budget : limit;
         fs->aborted = 0;
         if (fast_dfs(fs, 0, NULL, 0, NULL, ALL_PILES))
             return GOAL_REACHED;
         if (!fs->aborted)
             return GOAL_REFUTED;
-        if (fs->watch->raised || fs->nodes >= end)
+        if (fs->watch->raised)
             return GOAL_UNDECIDED;
         budget += budget / 2;
         fs->noise = 1;
@@ -2087,10 +2094,20 @@ static int restarted_search(FastSearch *fs, uint64_t end)
 /* cards_played when the most-played search did not finish within the budget. */
 #define PLAYED_UNKNOWN (-1)
 
-/* The verdict search's nodes before a layout the heights search covers goes
- * to it: winnable deals are mostly won within them (see fast_solve). Of
- * 0, 300, 1,000, 2,000, 3,000, 6,000, 10,000 and 20,000, tried on deals
- * 1..300 of the three Golf games, 10,000 took the least time in all. */
+/* The verdict search's first try where the heights search covers the
+ * layout: the easy wins, for much less than a pass; the pass decides the
+ * rest (see fast_solve). FIRST_LOOK nodes, and on to HEIGHTS_PRELUDE only
+ * while the deepest line leaves at most NEAR_WIN pile cards: a deal whose
+ * lines all stop well short after FIRST_LOOK nodes is rarely won soon, and
+ * most such deals are lost, where every node before the pass is wasted.
+ * Chosen after the pass became faster (it had been 10,000 for all), from
+ * each deal's nodes to a win, deepest line after 500 and 1,000 nodes and
+ * pass time on deals 1..1000 of the three Golf games: of the rules tried,
+ * this one took the least time in Golf and Dead King Golf and no more than
+ * 10,000 for all in Relaxed Golf, where most deals are won and many after
+ * 1,000 nodes (500 or 1,000 for all slowed it). Speed: README. */
+#define FIRST_LOOK 1000
+#define NEAR_WIN 6
 #define HEIGHTS_PRELUDE 10000
 
 /* Rows of the heights search for s (the product of its piles' heights + 1),
@@ -2596,8 +2613,8 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     int talon_left = start->talon_len - start->t;
     uint64_t end = max_iters ? max_iters : UINT64_MAX;
     /* Where the heights search covers the layout, the verdict search only
-     * gets a short first try: it wins most winnable deals within it, and
-     * the heights search decides the rest and finds the most cards played
+     * gets a short first try (FIRST_LOOK): it wins the easy deals, and the
+     * heights search decides the rest and finds the most cards played
      * in one pass (Golf deals 1..1000 on one idle core: 5.5 CPU-s, against
      * 12.7 for the verdict and most-played searches alone). */
     size_t rows = heights_rows(start);
@@ -2609,10 +2626,10 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
      * that no budget loses a verdict they would reach within it. */
     int hand_over = rows && start->talon_len && end >= HEIGHTS_PRELUDE
                     && end - HEIGHTS_PRELUDE >= (uint64_t)rows * (EMPTY_F + 1);
-    uint64_t first = hand_over ? HEIGHTS_PRELUDE : end;
     self->max_search_nodes = 0;
     fast_search_start(&fs, start, &self->refuted, watch, 0);
-    int found = restarted_search(&fs, first);
+    int found = hand_over ? restarted_search(&fs, FIRST_LOOK, NEAR_WIN, HEIGHTS_PRELUDE)
+                          : restarted_search(&fs, end, 0, end);
     if (watch->raised)
         return SEARCH_INTERRUPTED;
     out->iterations = fs.nodes;
@@ -2647,7 +2664,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
     if (start->t == start->talon_len || deepest >= start->left - 3) {
         FastSearch one;
         fast_search_start(&one, start, &self->bounds, watch, 1);
-        found = restarted_search(&one, end - spent);
+        found = restarted_search(&one, end - spent, 0, end - spent);
         self->max_search_nodes = one.nodes;
         if (watch->raised)
             return SEARCH_INTERRUPTED;
@@ -3234,7 +3251,8 @@ static double trap_verdict(TrapWalks *tw, const Position *s)
     fs.spare_hint = 0;
     fs.won_len = 0;
     fs.winnable = &tw->verdicts;
-    int found = restarted_search(&fs, tw->nodes + tw->max_iters); /* restarts as in fast_solve */
+    uint64_t stop = tw->nodes + tw->max_iters;
+    int found = restarted_search(&fs, stop, 0, stop); /* restarts as in fast_solve */
     tw->nodes = fs.nodes;
     tw->grow_at = fs.grow_at;
     if (found == GOAL_UNDECIDED) {

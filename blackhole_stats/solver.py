@@ -5,9 +5,9 @@ Two searches, same verdicts:
 * ``fast`` (default): depth-first search over canonical positions (suits and
   pile order ignored) with a sound dead-end test, a proved dominance rule,
   move ordering and restarts; see `_core.c` for the soundness arguments.
-  Where piles are few and short (the Golf games), a deal its first 10,000
-  positions do not win goes to the heights search, exhaustive over pile
-  heights, which also finds the most cards played.
+  Where piles are few and short (the Golf games), a deal a short first try
+  does not win goes to the heights search, exhaustive over pile heights,
+  which also finds the most cards played.
 * ``classic``: the established peer's plain search (black-hole-solver 1.14's
   default mode), kept so that iteration counts are comparable with its
   "states checked"; Black Hole only.

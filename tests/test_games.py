@@ -257,6 +257,27 @@ def test_the_heights_search_alone_matches_the_peer(game):
     assert not bad, bad[:5]
 
 
+@pytest.mark.parametrize("game", ["golf", "dead_king_golf"])
+def test_the_first_try_goes_on_past_1000_positions_only_near_a_win(game):
+    """README: a deal the heights search covers goes to it after 1,000 positions of the first try,
+    or after 10,000 while the deepest line leaves at most 6 pile cards. The first try's share of
+    `iterations` is the whole search's less the pass's alone; its deepest line after 1,000
+    positions is what a budget of 1,000 (too small to hand over) reports as cards played."""
+    shares = {}
+    for number in range(1, 41):
+        board = deal(number, game)
+        whole = SOLVER._core.solve(*board.solver_input(), 0, **board.solver_rules())
+        if whole[0] == 0 and whole[1] <= 10_000:
+            continue  # won within the first try: no pass
+        share = whole[1] - SOLVER._core.solve(*board.solver_input(), 2, **board.solver_rules())[1]
+        played = SOLVER.solve(board, max_iters=1000, most_played=False).cards_played
+        near = played is not None and played >= get_game(game).playable_cards - 6
+        assert share <= (10_000 if near else 1000), (number, share, played)  # less: refuted first
+        shares[number] = share
+    assert sum(share == 1000 for share in shares.values()) > len(shares) / 2
+    assert 10_000 in shares.values()
+
+
 def test_a_budget_too_small_for_the_heights_search_loses_no_verdict_the_search_reaches():
     """The heights search takes over only where the budget surely holds its whole pass: Golf deal 65
     is refuted at the first position and deal 12 won after 12,696, both within budgets far below
