@@ -619,17 +619,17 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
     table = pa.Table.from_arrays([arrays[field.name] if field.name in arrays else
                                   pa.array(columns[field.name], field.type) for field in schema], schema=schema)
     name = part_name(deals)
-    check_folders(out, folders)
-    _write_chunk_file(RunPaths.of(out), name, table)
+    _write_chunk_file(RunPaths.of(out), name, table, folders)
     return name
 
 
-def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table) -> None:
+def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Folders = ()) -> None:
     """Write `table` beside DIR under a temporary name, then rename it into DIR as `name` (replacing it)."""
     temp = paths.beside(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
-    paths.make_side()
+    _ready_side(paths, folders)
     pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)  # see read_part
-    paths.fs.move(temp, paths.inside(name))
+    _testhooks.pause("chunk-written")
+    _place(paths, folders, temp, paths.inside(name))
 
 
 def remove_temp_files(out: str) -> int:
@@ -662,6 +662,9 @@ def read_part(fs: pafs.FileSystem, path: str) -> pa.Table:
     try:
         table = pq.ParquetFile(path, filesystem=fs, page_checksum_verification=True).read()
         table.validate(full=True)
+    except FileNotFoundError:  # listed a moment ago: not damage, and its deals must not be solved again
+        raise DatasetError(f"{path} vanished while it was read (moved or deleted meanwhile, with its folder?): "
+                           "nothing was changed; run the command again once the files stay put") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DamagedPart(first_line(error)) from None
     return table
@@ -816,17 +819,20 @@ def _is_seconds(value) -> bool:
                              and math.isfinite(value) and value >= 0)
 
 
-def write_manifest(out: str, manifest: dict) -> None:
-    """Replace the manifest beside DIR atomically (temporary file, then rename); DatasetError if not writable."""
+def write_manifest(out: str, manifest: dict, folders: Folders = ()) -> None:
+    """Replace the manifest beside DIR atomically (temporary file, then rename); DatasetError if not writable.
+
+    `folders`: the run's (`Session.folders`), which the manifest must go into (RunMoved).
+    """
     paths = RunPaths.of(out)
     temp = paths.beside(f"{TEMP_PREFIX}{MANIFEST_NAME}{TEMP_SUFFIX}")
     try:
         try:
-            paths.make_side()
+            _ready_side(paths, folders)
             with paths.fs.open_output_stream(temp) as stream:
                 stream.write(json.dumps(manifest, indent=2).encode() + b"\n")
             _testhooks.pause("manifest-written")
-            paths.fs.move(temp, paths.beside(MANIFEST_NAME))
+            _place(paths, folders, temp, paths.beside(MANIFEST_NAME))
         except OSError:
             _delete_quietly(paths.fs, temp)  # a full disk: leave nothing behind that looks like ours
             raise
@@ -885,7 +891,7 @@ class Session:
     done: DealSet
     """What the chunk files held when the session began."""
     folders: Folders = ()
-    """DIR and DIR.run as the session locked them: writes check them (`check_folders`)."""
+    """DIR and DIR.run as the session locked them: its files go into them, or nowhere (RunMoved)."""
     _record: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
@@ -902,8 +908,14 @@ class Session:
                         "elapsed_seconds": None, "deals_solved": None}  # None until it ends
         self.manifest["sessions"].append(self._record)
         self.manifest.update(finished=None, **details)
-        check_folders(self.out, self.folders)
-        write_manifest(self.out, self.manifest)
+        write_manifest(self.out, self.manifest, self.folders)
+
+    def read_done(self) -> DealSet:
+        """What the chunk files hold now, read from the session's folders (RunMoved if the path names
+        others: a folder put in their place holds other files)."""
+        if self.folders and run_folders(self.out) != self.folders:
+            raise _moved(RunPaths.of(self.out))
+        return read_done(self.out)
 
     def end_solving(self, seconds: float, solved: int, done: DealSet, **details) -> None:
         """Add this session's time and deals, and what it learnt while solving (the workers that ran);
@@ -913,8 +925,7 @@ class Session:
         self.manifest["elapsed_seconds"] = round(self.manifest.get("elapsed_seconds", 0.0) + seconds, 3)
         if not expected_deals(self.manifest) - done:
             self.manifest["finished"] = _utc_now()
-        check_folders(self.out, self.folders)
-        write_manifest(self.out, self.manifest)
+        write_manifest(self.out, self.manifest, self.folders)
 
 
 @contextmanager
@@ -1017,20 +1028,51 @@ Folders = tuple[tuple[int, int], ...]
 
 
 def run_folders(out: str) -> Folders:
-    """What `check_folders` compares with: DIR and DIR.run as `out` names them now ((-1, -1): none)."""
-    if local_path(out) is None:
-        return ()
-    paths = RunPaths.of(out)
-    found = _folder_ids([paths.root, paths.side], out)
+    """DIR and DIR.run as `out` names them now ((-1, -1): none); empty for remote storage."""
+    return () if local_path(out) is None else _folders_of(RunPaths.of(out))
+
+
+def _folders_of(paths: RunPaths) -> Folders:
+    found = _folder_ids([paths.root, paths.side], paths.root)
     return tuple(found.get(folder, (-1, -1)) for folder in (paths.root, paths.side))
 
 
-def check_folders(out: str, folders: Folders) -> None:
-    """RunMoved unless DIR and DIR.run are still the folders the run locked (nothing to check remotely):
-    a run whose folders were moved or deleted must not write where a second run may have begun."""
-    if folders and run_folders(out) != folders:
-        raise RunMoved(f"{out} or its side folder {RunPaths.of(out).side} was moved or deleted while the run "
-                       "wrote to it: stopped (what it wrote went with the folders)")
+def _moved(paths: RunPaths) -> RunMoved:
+    return RunMoved(f"{paths.root} or its side folder {paths.side} was moved or deleted while the run wrote to "
+                    "it: stopped (what it wrote went with the folders)")
+
+
+def _ready_side(paths: RunPaths, folders: Folders) -> None:
+    """Before a file is written beside DIR: the side folder made if need be, unless the run holds its
+    folders (then RunMoved where the path names others: nothing is made or written there)."""
+    if not folders:
+        paths.make_side()
+    elif _folders_of(paths) != folders:
+        raise _moved(paths)
+
+
+def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
+    """Rename `temp` (beside DIR) to `target` (in DIR or beside it), replacing it. Where the run holds
+    its folders, the rename goes through handles of the folders it opened and found to be those
+    (device, inode), so no file lands in a folder put in their place meanwhile (RunMoved)."""
+    if not folders or os.rename not in os.supports_dir_fd:  # remote storage; Windows checks the paths only
+        if folders:
+            _ready_side(paths, folders)
+        paths.fs.move(temp, target)
+        return
+    handles = []
+    try:
+        for folder in (paths.root, paths.side):
+            handles.append(os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)))
+        if tuple((found.st_dev, found.st_ino) for found in map(os.fstat, handles)) != folders:
+            raise _moved(paths)
+        into = handles[0] if os.path.dirname(target) == paths.root else handles[1]
+        os.rename(os.path.basename(temp), os.path.basename(target), src_dir_fd=handles[1], dst_dir_fd=into)
+    except (FileNotFoundError, NotADirectoryError):  # a folder, or the file written into it, moved away
+        raise _moved(paths) from None
+    finally:
+        for handle in handles:
+            os.close(handle)
 
 
 def _folder_ids(folders: list[str], out: str) -> dict[str, tuple[int, int]]:

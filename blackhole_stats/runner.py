@@ -83,7 +83,7 @@ class ChunkTask:
     game: str = DEFAULT_GAME.key
     """The key of the game dealt (a plain string crosses process and machine boundaries as itself)."""
     folders: dataset.Folders = ()
-    """The run's folders as it locked them, checked before each chunk is written (`dataset.check_folders`);
+    """The run's folders as it locked them, the only ones its chunks may go into (`dataset.write_part`);
     empty where workers may run on other machines (Dask), whose devices differ."""
 
 
@@ -299,11 +299,15 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             try:
                 with interrupts.deferred():  # a signal now would lose the session's record: it waits for it
                     _testhooks.pause("session-ending")
-                    done = dataset.read_done(out)
+                    done = session.read_done()
                     if todo:
                         session.end_solving(elapsed, sum(tally.outcomes), done, workers=backend.workers_used)
             except interrupts.Interrupted as interrupt:  # raised as the block ends: the first signal, as above
                 signum = interrupt.signum
+            except dataset.RunMoved:  # with nowhere to record the session; a signal before it still decides
+                if signum is None:
+                    raise
+                raise RunStopped("interrupted", signum=signum) from None
             done_count = requested.count - (requested - done).count
             if signum is not None:
                 raise RunStopped("interrupted", done_count, requested.count, signum)

@@ -152,6 +152,18 @@ def test_only_fsspecs_finalizer_errors_are_dropped_and_threads_leave_pythons_hoo
         sys.unraisablehook = original
 
 
+def test_a_part_that_vanished_while_listed_is_not_called_damaged(tmp_path):
+    """A resume whose folders were moved while it read the parts said "is damaged ...: delete it" of a
+    good file."""
+    from pyarrow import fs as pafs
+
+    from blackhole_stats.dataset import DamagedPart, DatasetError, read_part
+
+    with pytest.raises(DatasetError, match="vanished while it was read") as raised:
+        read_part(pafs.LocalFileSystem(), str(tmp_path / "part-1-10-10.parquet"))
+    assert not isinstance(raised.value, DamagedPart)
+
+
 def test_a_directory_that_cannot_be_created(tmp_path):
     results = cli_all([("run", "--range", "1-3", "--out", "/proc/x"), ("verify", "/proc/x"),
                        ("report", "/proc/x")])

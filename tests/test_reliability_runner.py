@@ -288,6 +288,37 @@ def test_a_run_whose_folders_are_moved_away_stops_and_writes_nothing_where_they_
     assert_complete(moved, 40)
 
 
+@pytest.mark.parametrize("replacement", ["folder", "symlink"])
+def test_a_chunk_finished_while_its_dir_is_replaced_lands_nowhere(tmp_path, replacement):
+    """Checked before the chunk file was written, then renamed into DIR by its path: a DIR put in place
+    meanwhile (an empty folder, a link to another run's dataset) got the chunk."""
+    out, other = tmp_path / "run", tmp_path / "other"
+    assert cli("run", "--range", "101-103", "--out", other).returncode == 0
+    with started("run", "--range", "1-10", "--out", out, "--workers", "1",
+                 env=pause_env(tmp_path, **{"chunk-written": 120})) as process:
+        wait_for_pause(tmp_path, "chunk-written", process)
+        out.rename(tmp_path / "moved")
+        out.mkdir() if replacement == "folder" else out.symlink_to(other)
+        release_pause(tmp_path, "chunk-written")
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 1 and "was moved or deleted while the run wrote to it" in err, err
+    assert list(out.iterdir()) == [] if replacement == "folder" else deals_in(other) == [101, 102, 103]
+    assert cli("verify", other).returncode == 0
+
+
+def test_ctrl_c_after_the_folders_moved_is_still_an_interrupt(tmp_path):
+    """The session's record, with its folders gone, ended the run with exit 1 and not Ctrl-C's 130."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120})) as process:
+        wait_for_pause(tmp_path, "deal-15", process)
+        out.rename(tmp_path / "moved")
+        (tmp_path / "run.run").rename(tmp_path / "moved.run")
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "interrupted" in err.splitlines()[-1], err
+
+
 def test_a_file_where_the_side_folder_belongs_is_named(tmp_path):
     """A file named DIR.run was locked as if it were the side folder, then the run said "cannot list DIR"."""
     out, side = tmp_path / "run", tmp_path / "run.run"
