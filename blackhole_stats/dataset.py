@@ -166,8 +166,33 @@ def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
         except Exception as error:  # noqa: BLE001 - a protocol's own constructor: a package missing, a
             problem = first_line(error)  # host or option not given
         else:
-            return pafs.PyFileSystem(pafs.FSSpecHandler(fs)), path
+            return pafs.PyFileSystem(pafs.FSSpecHandler(_OSErrorsOnly(fs))), path
     raise DatasetError(f"cannot use {out}: {problem}")
+
+
+class _OSErrorsOnly:
+    """An fsspec file system, or a file it opened, whose calls fail with OSError, as pyarrow's own file
+    systems' do, so that every caller's one-line handling covers them: fsspec passes on whatever its
+    protocol's library raises (ftplib.error_perm from a server that refuses a folder or a file,
+    EOFError from one that hangs up)."""
+
+    def __init__(self, target) -> None:
+        self._target = target
+
+    def __getattr__(self, name: str):
+        value = getattr(self._target, name)
+        if not callable(value):
+            return value
+
+        def calling(*args, **kwargs):
+            try:
+                result = value(*args, **kwargs)
+            except OSError:
+                raise
+            except Exception as error:  # noqa: BLE001 - see the class
+                raise OSError(f"{type(error).__name__}: {first_line(error)}") from error
+            return _OSErrorsOnly(result) if name == "open" else result
+        return calling
 
 
 _FINALIZERS_LOCK = threading.Lock()

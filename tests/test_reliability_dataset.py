@@ -164,6 +164,65 @@ def test_a_part_that_vanished_while_listed_is_not_called_damaged(tmp_path):
     assert not isinstance(raised.value, DamagedPart)
 
 
+@pytest.mark.parametrize("refused", ["makedirs", "write"])
+def test_a_url_whose_library_fails_on_its_own_terms_is_a_dataset_error(tmp_path, monkeypatch, refused):
+    """fsspec passes on what its protocol's library raises (an FTP server refusing a folder or a file:
+    ftplib.error_perm): `run` printed a traceback where pyarrow's own file systems raise OSError."""
+    import ftplib
+
+    from fsspec.implementations.local import LocalFileOpener, LocalFileSystem
+    from fsspec.registry import _registry, known_implementations
+
+    from blackhole_stats.dataset import DatasetError
+    from blackhole_stats.deals import DealSet
+    from blackhole_stats.runner import run
+
+    class Refusing(LocalFileSystem):  # local files under a scheme pyarrow leaves to fsspec
+        protocol = "refusing"
+
+        @classmethod
+        def _strip_protocol(cls, path):
+            return super()._strip_protocol(str(path).removeprefix("refusing://"))
+
+    def refuse(*args, **kwargs):
+        raise ftplib.error_perm("550 denied")
+
+    monkeypatch.setitem(known_implementations, "refusing", {"class": "unused"})
+    monkeypatch.setitem(_registry, "refusing", Refusing)
+    monkeypatch.setattr(Refusing if refused == "makedirs" else LocalFileOpener, refused, refuse)
+    with pytest.raises(DatasetError, match="550 denied"):
+        run(f"refusing://{tmp_path}/run", DealSet.parse("1-3"), workers=1)
+
+
+def test_storage_that_fails_where_no_check_expects_it_is_one_line_of_run(tmp_path, monkeypatch):
+    """A server that hangs up (EOFError, an OSError once it comes through fsspec) at a call no check
+    of the run guards was a traceback."""
+    from click.testing import CliRunner
+    from fsspec.implementations.local import LocalFileSystem
+    from fsspec.registry import _registry, known_implementations
+
+    from blackhole_stats.cli import main
+
+    class HangsUp(LocalFileSystem):  # local files under a scheme pyarrow leaves to fsspec
+        protocol = "hangsup"
+
+        @classmethod
+        def _strip_protocol(cls, path):
+            return super()._strip_protocol(str(path).removeprefix("hangsup://"))
+
+        def info(self, path, **kwargs):
+            if str(path).endswith(".run"):  # the side folder, looked at by no guarded call
+                raise EOFError
+            return super().info(path, **kwargs)
+
+    monkeypatch.setitem(known_implementations, "hangsup", {"class": "unused"})
+    monkeypatch.setitem(_registry, "hangsup", HangsUp)
+    url = f"hangsup://{tmp_path}/run"
+    result = CliRunner().invoke(main, ["run", "--range", "1-3", "--workers", "1", "--out", url])
+    assert result.exit_code == 1 and result.stderr.startswith(f"Error: cannot use {url}: EOFError"), result.stderr
+    assert result.stderr.count("\n") == 1
+
+
 def test_a_directory_that_cannot_be_created(tmp_path):
     results = cli_all([("run", "--range", "1-3", "--out", "/proc/x"), ("verify", "/proc/x"),
                        ("report", "/proc/x")])
