@@ -20,6 +20,7 @@ the chunk files and their schema, and reading exact game numbers from them
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import math
 import os
@@ -166,33 +167,58 @@ def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
         except Exception as error:  # noqa: BLE001 - a protocol's own constructor: a package missing, a
             problem = first_line(error)  # host or option not given
         else:
-            return pafs.PyFileSystem(pafs.FSSpecHandler(_OSErrorsOnly(fs))), path
+            return pafs.PyFileSystem(_FSSpecCalls(fs)), path
     raise DatasetError(f"cannot use {out}: {problem}")
 
 
-class _OSErrorsOnly:
-    """An fsspec file system, or a file it opened, whose calls fail with OSError, as pyarrow's own file
-    systems' do, so that every caller's one-line handling covers them: fsspec passes on whatever its
-    protocol's library raises (ftplib.error_perm from a server that refuses a folder or a file,
-    EOFError from one that hangs up)."""
+def _as_os_error(call):
+    """`call`, failing with OSError where it failed otherwise (see _FSSpecCalls)."""
+    @functools.wraps(call)
+    def calling(*args, **kwargs):
+        try:
+            return call(*args, **kwargs)
+        except OSError:
+            raise
+        except Exception as error:  # noqa: BLE001 - see _FSSpecCalls
+            raise OSError(f"{type(error).__name__}: {first_line(error)}") from error
+    return calling
 
-    def __init__(self, target) -> None:
-        self._target = target
+
+class _FSSpecCalls(pafs.FSSpecHandler):
+    """An fsspec file system whose calls, and the files it opens, fail with OSError as pyarrow's own
+    file systems' do, so that every caller's one-line handling covers them: fsspec passes on what
+    its protocol's library raises (ftplib.error_perm from a server that refuses a folder or a file,
+    EOFError from one that hangs up). The file system itself stays as fsspec made it."""
+
+    def open_input_stream(self, path):
+        if not self.fs.isfile(path):
+            raise FileNotFoundError(path)
+        return pa.PythonFile(_FileCalls(self.fs.open(path, mode="rb")), mode="r")
+
+    open_input_file = open_input_stream
+
+    def open_output_stream(self, path, metadata):
+        return pa.PythonFile(_FileCalls(self.fs.open(path, mode="wb")), mode="w")
+
+    def open_append_stream(self, path, metadata):
+        return pa.PythonFile(_FileCalls(self.fs.open(path, mode="ab")), mode="w")
+
+
+for _name in ("copy_file", "create_dir", "delete_dir", "delete_dir_contents", "delete_file",
+              "delete_root_dir_contents", "get_file_info", "get_file_info_selector", "move",
+              "open_append_stream", "open_input_file", "open_input_stream", "open_output_stream"):
+    setattr(_FSSpecCalls, _name, _as_os_error(getattr(_FSSpecCalls, _name)))
+
+
+class _FileCalls:
+    """A file an fsspec file system opened, its methods failing with OSError (see _FSSpecCalls)."""
+
+    def __init__(self, file) -> None:
+        self.file = file
 
     def __getattr__(self, name: str):
-        value = getattr(self._target, name)
-        if not callable(value):
-            return value
-
-        def calling(*args, **kwargs):
-            try:
-                result = value(*args, **kwargs)
-            except OSError:
-                raise
-            except Exception as error:  # noqa: BLE001 - see the class
-                raise OSError(f"{type(error).__name__}: {first_line(error)}") from error
-            return _OSErrorsOnly(result) if name == "open" else result
-        return calling
+        value = getattr(self.file, name)
+        return _as_os_error(value) if callable(value) else value
 
 
 _FINALIZERS_LOCK = threading.Lock()
@@ -208,7 +234,7 @@ def _finalizers_silenced() -> Iterator[None]:
         previous = sys.unraisablehook
 
         def hook(unraisable) -> None:
-            if not getattr(unraisable.object, "__module__", "").startswith("fsspec."):
+            if not (getattr(unraisable.object, "__module__", None) or "").startswith("fsspec."):
                 previous(unraisable)
 
         sys.unraisablehook = hook
@@ -916,7 +942,8 @@ class Session:
     done: DealSet
     """What the chunk files held when the session began."""
     folders: Folders = ()
-    """DIR and DIR.run as the session locked them: its files go into them, or nowhere (RunMoved)."""
+    """DIR and DIR.run as the run locked them (their lock handles' identities): its files go into
+    them, or nowhere (RunMoved); empty for remote storage."""
     _record: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
@@ -938,8 +965,7 @@ class Session:
     def read_done(self) -> DealSet:
         """What the chunk files hold now, read from the session's folders (RunMoved if the path names
         others: a folder put in their place holds other files)."""
-        if self.folders and run_folders(self.out) != self.folders:
-            raise _moved(RunPaths.of(self.out))
+        _check_held(RunPaths.of(self.out), self.folders)
         return read_done(self.out)
 
     def end_solving(self, seconds: float, solved: int, done: DealSet, **details) -> None:
@@ -988,7 +1014,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     elif kind == pafs.FileType.File:
         raise DatasetError(f"{out} is a file, not a run directory")
     made = _folder_ids([paths.root] if kind == pafs.FileType.NotFound else [], out)
-    with lock(out), contextlib.ExitStack() as held:
+    with lock(out) as locked, contextlib.ExitStack() as held:
         _testhooks.pause("run-locked")
         contested = False
         try:
@@ -1003,7 +1029,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                 raise DatasetError(f"{paths.side} is not a folder, and a run keeps its manifest and log there: "
                                    "move it away or choose another directory")
             contested = True  # until the side folder's lock is held: another run may use what the path names
-            held.enter_context(lock(out, beside=True))  # before anything is read or written (see lock)
+            locked_side = held.enter_context(lock(out, beside=True))  # before anything is read or written
+            folders = () if locked is None else (locked, locked_side)  # what the run writes into, or nothing
             contested = False
             manifest = read_manifest(out)
             if manifest is None:
@@ -1032,16 +1059,16 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             manifest["total_deals"] = everything.count
             if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
                 manifest["finished"] = _utc_now()
-            write_manifest(out, manifest)  # from now on DIR is a run that can be resumed; and DIR is writable
+            write_manifest(out, manifest, folders)  # from now on DIR is a run that can be resumed
             if manifest["results_format"] != RESULTS_FORMAT:
-                _upgrade_run(out, paths, manifest)
+                _upgrade_run(out, paths, manifest, folders)
         except DatasetError:  # refused under both locks: the folders this call made go again (os.rmdir:
             for folder, made_id in made.items() if not contested else ():  # only while empty), unless
                 with contextlib.suppress(OSError):                           # deleted and made anew since
                     if _folder_ids([folder], out).get(folder) == made_id:
                         os.rmdir(folder)
             raise
-        yield Session(out, manifest, everything, done, run_folders(out))
+        yield Session(out, manifest, everything, done, folders)
 
 
 class RunMoved(DatasetError):
@@ -1052,12 +1079,8 @@ Folders = tuple[tuple[int, int], ...]
 """A run's DIR and DIR.run as the run locked them, by (device, inode); empty for remote storage."""
 
 
-def run_folders(out: str) -> Folders:
-    """DIR and DIR.run as `out` names them now ((-1, -1): none); empty for remote storage."""
-    return () if local_path(out) is None else _folders_of(RunPaths.of(out))
-
-
 def _folders_of(paths: RunPaths) -> Folders:
+    """DIR and DIR.run as the paths name them now ((-1, -1): none)."""
     found = _folder_ids([paths.root, paths.side], paths.root)
     return tuple(found.get(folder, (-1, -1)) for folder in (paths.root, paths.side))
 
@@ -1067,13 +1090,19 @@ def _moved(paths: RunPaths) -> RunMoved:
                     "it: stopped (what it wrote went with the folders)")
 
 
+def _check_held(paths: RunPaths, folders: Folders) -> None:
+    """RunMoved where the path names other folders than the run's `folders` (none: nothing to check)."""
+    if folders and _folders_of(paths) != folders:
+        raise _moved(paths)
+
+
 def _ready_side(paths: RunPaths, folders: Folders) -> None:
     """Before a file is written beside DIR: the side folder made if need be, unless the run holds its
     folders (then RunMoved where the path names others: nothing is made or written there)."""
-    if not folders:
+    if folders:
+        _check_held(paths, folders)
+    else:
         paths.make_side()
-    elif _folders_of(paths) != folders:
-        raise _moved(paths)
 
 
 def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
@@ -1081,8 +1110,7 @@ def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
     its folders, the rename goes through handles of the folders it opened and found to be those
     (device, inode), so no file lands in a folder put in their place meanwhile (RunMoved)."""
     if not folders or os.rename not in os.supports_dir_fd:  # remote storage; Windows checks the paths only
-        if folders:
-            _ready_side(paths, folders)
+        _check_held(paths, folders)
         paths.fs.move(temp, target)
         return
     handles = []
@@ -1095,6 +1123,8 @@ def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
         os.rename(os.path.basename(temp), os.path.basename(target), src_dir_fd=handles[1], dst_dir_fd=into)
     except (FileNotFoundError, NotADirectoryError):  # a folder, or the file written into it, moved away
         raise _moved(paths) from None
+    except OSError as error:  # named by the paths, as a rename by them would be (a cross-device link)
+        raise OSError(error.errno, error.strerror, temp, None, target) from None
     finally:
         for handle in handles:
             os.close(handle)
@@ -1169,7 +1199,7 @@ def _upgrade_manifest(manifest: dict) -> None:
              "elapsed_seconds": manifest.get("elapsed_seconds"), "deals_solved": None}]  # not recorded
 
 
-def _upgrade_run(out: str, paths: RunPaths, manifest: dict) -> None:
+def _upgrade_run(out: str, paths: RunPaths, manifest: dict, folders: Folders) -> None:
     """A run of format 1, its manifest already written beside DIR: the rest of 0.1.0's layout follows.
 
     0.1.0's manifest is deleted and its log moved beside DIR, then each chunk is
@@ -1192,24 +1222,24 @@ def _upgrade_run(out: str, paths: RunPaths, manifest: dict) -> None:
     except OSError as error:
         raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
     manifest["results_format"] = RESULTS_FORMAT
-    write_manifest(out, manifest)
+    write_manifest(out, manifest, folders)
 
 
 @contextmanager
-def lock(out: str, beside: bool = False) -> Iterator[None]:
+def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
     """Refuse a second run writing into the same local directory (it would write deals twice).
 
     The lock is on the directory itself (`beside`: on its side folder, which
     holds the manifest: a run whose DIR was deleted under it still holds
     that one), so no file is left behind (but LOCK_NAME where a directory
     cannot be locked); forked workers share it, so it also holds while
-    orphaned workers still write.
+    orphaned workers still write. Yields the locked folder's (device, inode), None for remote storage.
     """
     path = local_path(out)
     if path is not None and beside:
         path = RunPaths.of(out).side
     if path is None:
-        yield
+        yield None
         return
     try:
         fd = os.open(path, os.O_RDONLY) if _flock else os.open(os.path.join(path, LOCK_NAME),
@@ -1222,7 +1252,8 @@ def lock(out: str, beside: bool = False) -> Iterator[None]:
         except OSError:  # held elsewhere (BlockingIOError on POSIX, PermissionError on Windows)
             raise DatasetError(f"another run is writing to {out} "
                                "(or its worker processes are still alive)") from None
-        yield
+        found = os.fstat(fd) if _flock else os.stat(path)  # the folder locked (elsewhere: the one holding the lock)
+        yield found.st_dev, found.st_ino
     finally:
         os.close(fd)
 

@@ -304,10 +304,11 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                         session.end_solving(elapsed, sum(tally.outcomes), done, workers=backend.workers_used)
             except interrupts.Interrupted as interrupt:  # raised as the block ends: the first signal, as above
                 signum = interrupt.signum
-            except dataset.RunMoved:  # with nowhere to record the session; a signal before it still decides
+            except dataset.RunMoved as moved:  # nowhere to record the session; a signal, even one the block
+                signum = signum or interrupts.received()  # deferred, still decides, and says so
                 if signum is None:
                     raise
-                raise RunStopped("interrupted", signum=signum) from None
+                raise RunStopped(f"interrupted; {moved}", signum=signum) from None
             done_count = requested.count - (requested - done).count
             if signum is not None:
                 raise RunStopped("interrupted", done_count, requested.count, signum)

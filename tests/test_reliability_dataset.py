@@ -223,6 +223,20 @@ def test_storage_that_fails_where_no_check_expects_it_is_one_line_of_run(tmp_pat
     assert result.stderr.count("\n") == 1
 
 
+def test_an_fsspec_file_system_pickles_and_compares_as_fsspec_made_it():
+    """Wrapping the file system itself (to turn its errors into OSError) broke pickling (endless
+    recursion), equality and isinstance; only its calls are wrapped now."""
+    import pickle
+
+    import fsspec
+
+    from blackhole_stats.dataset import filesystem
+
+    fs, _ = filesystem("memory://bucket/x")
+    assert pickle.loads(pickle.dumps(fs)) == fs == filesystem("memory://bucket/x")[0]
+    assert isinstance(fs.handler.fs, fsspec.AbstractFileSystem)
+
+
 def test_a_directory_that_cannot_be_created(tmp_path):
     results = cli_all([("run", "--range", "1-3", "--out", "/proc/x"), ("verify", "/proc/x"),
                        ("report", "/proc/x")])

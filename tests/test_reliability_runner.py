@@ -306,17 +306,49 @@ def test_a_chunk_finished_while_its_dir_is_replaced_lands_nowhere(tmp_path, repl
     assert cli("verify", other).returncode == 0
 
 
-def test_ctrl_c_after_the_folders_moved_is_still_an_interrupt(tmp_path):
-    """The session's record, with its folders gone, ended the run with exit 1 and not Ctrl-C's 130."""
+@pytest.mark.parametrize("pause", ["deal-15", "session-ending"])
+def test_ctrl_c_after_the_folders_moved_is_still_an_interrupt(tmp_path, pause):
+    """The session's record, with its folders gone, ended the run with exit 1 and not Ctrl-C's 130 (also
+    when the signal came while the record was being made, which holds signals back); the line says
+    what happened to the folders."""
     out = tmp_path / "run"
     with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
-                 env=pause_env(tmp_path, **{"deal-15": 120})) as process:
-        wait_for_pause(tmp_path, "deal-15", process)
+                 env=pause_env(tmp_path, **{pause: 120})) as process:
+        wait_for_pause(tmp_path, pause, process)
         out.rename(tmp_path / "moved")
         (tmp_path / "run.run").rename(tmp_path / "moved.run")
         process.send_signal(signal.SIGINT)
+        release_pause(tmp_path, pause)
         _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and "interrupted" in err.splitlines()[-1], err
+    assert "was moved or deleted" in err.splitlines()[-1]
+
+
+def test_a_run_whose_folders_move_while_it_opens_takes_no_others(tmp_path):
+    """The folders' identities were taken after the run had read and written its manifest by path: moved
+    then, with a second run begun in their place, the first took the second's folders for its own
+    (its manifest renamed over the second's, its deals written there)."""
+    out, moved = tmp_path / "run", tmp_path / "moved"
+    assert cli("run", "--range", "1-20", "--out", out).returncode == 0
+    first_pauses, second_pauses = tmp_path / "a", tmp_path / "b"
+    first_pauses.mkdir()
+    second_pauses.mkdir()
+    with started("run", "--range", "1-40", "--out", out, "--workers", "1",
+                 env=pause_env(first_pauses, **{"manifest-written": 120})) as first:
+        wait_for_pause(first_pauses, "manifest-written", first)
+        out.rename(moved)
+        (tmp_path / "run.run").rename(tmp_path / "moved.run")
+        with started("run", "--range", "101-110", "--out", out, "--workers", "1",
+                     env=pause_env(second_pauses, **{"manifest-written": 120})) as second:
+            wait_for_pause(second_pauses, "manifest-written", second)
+            release_pause(first_pauses, "manifest-written")
+            _, err = first.communicate(timeout=60)
+            assert first.returncode == 1 and "was moved or deleted" in err, err
+            release_pause(second_pauses, "manifest-written")
+            _, err = second.communicate(timeout=60)
+            assert second.returncode == 0, err
+    assert deals_in(out) == list(range(101, 111)) and cli("verify", out).returncode == 0
+    assert deals_in(moved) == list(range(1, 21)) and cli("verify", moved).returncode == 0  # its temp noted
 
 
 def test_a_file_where_the_side_folder_belongs_is_named(tmp_path):
