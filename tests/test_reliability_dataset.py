@@ -194,32 +194,39 @@ def test_a_url_whose_library_fails_on_its_own_terms_is_a_dataset_error(tmp_path,
         run(f"refusing://{tmp_path}/run", DealSet.parse("1-3"), workers=1)
 
 
-def test_storage_that_fails_where_no_check_expects_it_is_one_line_of_run(tmp_path, monkeypatch):
+HANGS_UP = """
+import sys
+from fsspec.implementations.local import LocalFileSystem
+from fsspec.registry import _registry, known_implementations
+
+class HangsUp(LocalFileSystem):  # local files under a scheme pyarrow leaves to fsspec
+    protocol = "hangsup"
+
+    @classmethod
+    def _strip_protocol(cls, path):
+        return super()._strip_protocol(str(path).removeprefix("hangsup://"))
+
+    def info(self, path, **kwargs):
+        if str(path).endswith(".run"):  # the side folder, looked at by no guarded call
+            raise EOFError
+        return super().info(path, **kwargs)
+
+known_implementations["hangsup"] = {"class": "unused"}
+_registry["hangsup"] = HangsUp
+from blackhole_stats.console import main
+sys.argv = ["blackhole-stats", *sys.argv[1:]]
+main()
+"""
+
+
+def test_storage_that_fails_where_no_check_expects_it_is_one_line_of_run(tmp_path):
     """A server that hangs up (EOFError, an OSError once it comes through fsspec) at a call no check
-    of the run guards was a traceback."""
-    from click.testing import CliRunner
-    from fsspec.implementations.local import LocalFileSystem
-    from fsspec.registry import _registry, known_implementations
-
-    from blackhole_stats.cli import main
-
-    class HangsUp(LocalFileSystem):  # local files under a scheme pyarrow leaves to fsspec
-        protocol = "hangsup"
-
-        @classmethod
-        def _strip_protocol(cls, path):
-            return super()._strip_protocol(str(path).removeprefix("hangsup://"))
-
-        def info(self, path, **kwargs):
-            if str(path).endswith(".run"):  # the side folder, looked at by no guarded call
-                raise EOFError
-            return super().info(path, **kwargs)
-
-    monkeypatch.setitem(known_implementations, "hangsup", {"class": "unused"})
-    monkeypatch.setitem(_registry, "hangsup", HangsUp)
+    of the run guards was a traceback. (The command in a process of its own, as a user runs it: it
+    sets the process's signal handlers.)"""
     url = f"hangsup://{tmp_path}/run"
-    result = CliRunner().invoke(main, ["run", "--range", "1-3", "--workers", "1", "--out", url])
-    assert result.exit_code == 1 and result.stderr.startswith(f"Error: cannot use {url}: EOFError"), result.stderr
+    result = subprocess.run([sys.executable, "-c", HANGS_UP, "run", "--range", "1-3", "--workers", "1", "--out", url],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and result.stderr.startswith(f"Error: cannot use {url}: EOFError"), result.stderr
     assert result.stderr.count("\n") == 1
 
 
