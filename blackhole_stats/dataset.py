@@ -675,8 +675,14 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
 
 
 def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Folders = ()) -> None:
-    """Write `table` beside DIR under a temporary name, then rename it into DIR as `name` (replacing it)."""
-    temp = paths.beside(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
+    """Write `table` beside DIR under a temporary name, then rename it into DIR as `name` (replacing it).
+
+    Where DIR is on another device than DIR.run (a mount point, a link to another disk), a rename
+    cannot cross: the temporary name is in DIR itself (hidden from pandas, pyarrow and DuckDB by its
+    name; the next run removes one a killed writer left, as 0.1.0's).
+    """
+    across = bool(folders) and folders[0][0] != folders[1][0]
+    temp = (paths.inside if across else paths.beside)(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
     _ready_side(paths, folders)
     pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)  # see read_part
     _testhooks.pause("chunk-written")
@@ -1106,7 +1112,7 @@ def _ready_side(paths: RunPaths, folders: Folders) -> None:
 
 
 def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
-    """Rename `temp` (beside DIR) to `target` (in DIR or beside it), replacing it. Where the run holds
+    """Rename `temp` (in DIR or beside it) to `target` (the same), replacing it. Where the run holds
     its folders, the rename goes through handles of the folders it opened and found to be those
     (device, inode), so no file lands in a folder put in their place meanwhile (RunMoved)."""
     if not folders or os.rename not in os.supports_dir_fd:  # remote storage; Windows checks the paths only
@@ -1119,8 +1125,8 @@ def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
             handles.append(os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)))
         if tuple((found.st_dev, found.st_ino) for found in map(os.fstat, handles)) != folders:
             raise _moved(paths)
-        into = handles[0] if os.path.dirname(target) == paths.root else handles[1]
-        os.rename(os.path.basename(temp), os.path.basename(target), src_dir_fd=handles[1], dst_dir_fd=into)
+        source, into = (handles[0] if os.path.dirname(path) == paths.root else handles[1] for path in (temp, target))
+        os.rename(os.path.basename(temp), os.path.basename(target), src_dir_fd=source, dst_dir_fd=into)
     except (FileNotFoundError, NotADirectoryError):  # a folder, or the file written into it, moved away
         raise _moved(paths) from None
     except OSError as error:  # named by the paths, as a rename by them would be (a cross-device link)

@@ -351,6 +351,25 @@ def test_a_run_whose_folders_move_while_it_opens_takes_no_others(tmp_path):
     assert deals_in(moved) == list(range(1, 21)) and cli("verify", moved).returncode == 0  # its temp noted
 
 
+def test_a_run_into_a_folder_on_another_device_than_its_side_folder(tmp_path):
+    """DIR a link to another file system (or a mount point), DIR.run beside it on this one: every chunk
+    failed ("Invalid cross-device link": a rename cannot cross), and no resume could ever finish."""
+    import tempfile
+
+    shm = Path("/dev/shm")
+    if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("no second file system here to put DIR on")
+    target = Path(tempfile.mkdtemp(dir=shm))
+    try:
+        (tmp_path / "run").symlink_to(target)
+        result = cli("run", "--range", "1-30", "--out", tmp_path / "run", "--chunk-size", "10", "--workers", "2")
+        assert result.returncode == 0, result.stderr
+        assert_complete(tmp_path / "run", 30)
+        assert sorted(path.name for path in target.iterdir()) == [path.name for path in sorted(target.glob("part-*"))]
+    finally:
+        shutil.rmtree(target)
+
+
 def test_a_file_where_the_side_folder_belongs_is_named(tmp_path):
     """A file named DIR.run was locked as if it were the side folder, then the run said "cannot list DIR"."""
     out, side = tmp_path / "run", tmp_path / "run.run"
