@@ -106,6 +106,14 @@ def until(condition, what: str, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
+def pause_folders(tmp_path: Path, *names: str) -> list[Path]:
+    """A folder of pause markers for each of several processes paused apart (see `pause_env`)."""
+    folders = [tmp_path / name for name in names]
+    for folder in folders:
+        folder.mkdir()
+    return folders
+
+
 def deals_in(out: Path) -> list[int]:
     """The deal numbers stored, with repeats, read by pandas (no package code)."""
     if not list(out.glob("part-*.parquet")):
@@ -330,9 +338,7 @@ def test_a_run_whose_folders_move_while_it_opens_takes_no_others(tmp_path):
     (its manifest renamed over the second's, its deals written there)."""
     out, moved = tmp_path / "run", tmp_path / "moved"
     assert cli("run", "--range", "1-20", "--out", out).returncode == 0
-    first_pauses, second_pauses = tmp_path / "a", tmp_path / "b"
-    first_pauses.mkdir()
-    second_pauses.mkdir()
+    first_pauses, second_pauses = pause_folders(tmp_path, "a", "b")
     with started("run", "--range", "1-40", "--out", out, "--workers", "1",
                  env=pause_env(first_pauses, **{"manifest-written": 120})) as first:
         wait_for_pause(first_pauses, "manifest-written", first)
@@ -441,9 +447,7 @@ def test_a_run_refused_by_one_that_took_its_place_leaves_that_run_alone(tmp_path
     """A new run paused with DIR locked; DIR deleted; a second run makes DIR anew and starts. The first,
     refused by the side folder's lock, wrote the manifest and took away the second's DIR before."""
     out, manifest = tmp_path / "run", tmp_path / "run.run" / "manifest.json"
-    first_pauses, second_pauses = tmp_path / "a", tmp_path / "b"
-    first_pauses.mkdir()
-    second_pauses.mkdir()
+    first_pauses, second_pauses = pause_folders(tmp_path, "a", "b")
     with started("run", "--range", "1-3", "--out", out, "--workers", "1",
                  env=pause_env(first_pauses, **{"run-locked": 120})) as first:
         wait_for_pause(first_pauses, "run-locked", first)
