@@ -681,12 +681,19 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
     cannot cross: the temporary name is in DIR itself (hidden from pandas, pyarrow and DuckDB by its
     name; the next run removes one a killed writer left, as 0.1.0's).
     """
-    across = bool(folders) and folders[0][0] != folders[1][0]
-    temp = (paths.inside if across else paths.beside)(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
     _ready_side(paths, folders)
+    temp = (paths.inside if _across_devices(paths, folders) else paths.beside)(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
     pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)  # see read_part
     _testhooks.pause("chunk-written")
     _place(paths, folders, temp, paths.inside(name))
+
+
+def _across_devices(paths: RunPaths, folders: Folders) -> bool:
+    """Whether DIR is on another device than DIR.run: by the run's folders, or where a worker has none
+    (Dask's, which may run on other machines), by the paths as its own machine sees them."""
+    devices = [device for device, _ in folders] or [
+        device for device, _ in _folder_ids([paths.root, paths.side], paths.root).values()]
+    return len(set(devices)) == 2
 
 
 def remove_temp_files(out: str) -> int:

@@ -357,23 +357,28 @@ def test_a_run_whose_folders_move_while_it_opens_takes_no_others(tmp_path):
     assert deals_in(moved) == list(range(1, 21)) and cli("verify", moved).returncode == 0  # its temp noted
 
 
-def test_a_run_into_a_folder_on_another_device_than_its_side_folder(tmp_path):
-    """DIR a link to another file system (or a mount point), DIR.run beside it on this one: every chunk
-    failed ("Invalid cross-device link": a rename cannot cross), and no resume could ever finish."""
+@pytest.fixture
+def folder_elsewhere(tmp_path) -> Iterator[Path]:
+    """A folder on another file system than tmp_path (the test is skipped where there is none)."""
     import tempfile
 
     shm = Path("/dev/shm")
     if not shm.is_dir() or shm.stat().st_dev == tmp_path.stat().st_dev:
         pytest.skip("no second file system here to put DIR on")
     target = Path(tempfile.mkdtemp(dir=shm))
-    try:
-        (tmp_path / "run").symlink_to(target)
-        result = cli("run", "--range", "1-30", "--out", tmp_path / "run", "--chunk-size", "10", "--workers", "2")
-        assert result.returncode == 0, result.stderr
-        assert_complete(tmp_path / "run", 30)
-        assert sorted(path.name for path in target.iterdir()) == [path.name for path in sorted(target.glob("part-*"))]
-    finally:
-        shutil.rmtree(target)
+    yield target
+    shutil.rmtree(target)
+
+
+def test_a_run_into_a_folder_on_another_device_than_its_side_folder(tmp_path, folder_elsewhere):
+    """DIR a link to another file system (or a mount point), DIR.run beside it on this one: every chunk
+    failed ("Invalid cross-device link": a rename cannot cross), and no resume could ever finish."""
+    (tmp_path / "run").symlink_to(folder_elsewhere)
+    result = cli("run", "--range", "1-30", "--out", tmp_path / "run", "--chunk-size", "10", "--workers", "2")
+    assert result.returncode == 0, result.stderr
+    assert_complete(tmp_path / "run", 30)
+    assert sorted(path.name for path in folder_elsewhere.iterdir()) == [
+        path.name for path in sorted(folder_elsewhere.glob("part-*"))]
 
 
 def test_a_file_where_the_side_folder_belongs_is_named(tmp_path):
@@ -626,6 +631,18 @@ def test_dask_lost_worker_is_logged_and_the_run_completes(tmp_path, distributed,
 
 
 # --workers
+
+
+def test_a_dask_run_into_a_folder_on_another_device_than_its_side_folder(tmp_path, distributed, folder_elsewhere):
+    """As for local workers: Dask's workers staged each chunk in DIR.run and every rename into DIR failed."""
+    (tmp_path / "run").symlink_to(folder_elsewhere)
+    with local_cluster(distributed, 2) as cluster:
+        result = cli("run", "--range", "1-30", "--out", tmp_path / "run", "--chunk-size", "10", "--scheduler",
+                     cluster.scheduler_address)
+    assert result.returncode == 0, result.stderr
+    assert_complete(tmp_path / "run", 30)
+    assert sorted(path.name for path in folder_elsewhere.iterdir()) == [
+        path.name for path in sorted(folder_elsewhere.glob("part-*"))]
 
 
 def test_workers_are_capped_at_twice_the_cores(tmp_path):
