@@ -1023,7 +1023,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         try:
             paths.fs.create_dir(paths.root)
         except OSError as error:
-            raise DatasetError(f"cannot create the run directory {out}: {_os_problem(error)}") from None
+            raise DatasetError(f"cannot create the run directory {out}: {_making_problem(paths.root, error)}") from None
     elif kind == pafs.FileType.File:
         raise DatasetError(f"{out} is a file, not a run directory")
     made = _folder_ids([paths.root] if kind == pafs.FileType.NotFound else [], out)
@@ -1036,7 +1036,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                 try:
                     paths.make_side()
                 except OSError as error:
-                    raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
+                    raise DatasetError(f"cannot write to {out}: {_making_problem(paths.side, error)}") from None
                 made |= _folder_ids([paths.side], out)
             elif side != pafs.FileType.Directory:  # it was locked and then listed as DIR ("not a directory")
                 raise DatasetError(f"{paths.side} is not a folder, and a run keeps its manifest and log there: "
@@ -1297,6 +1297,15 @@ def _utc_now() -> str:
 def _os_problem(error: OSError) -> str:
     """The OS's words for an error (pyarrow's messages repeat the path and add a 'Detail:')."""
     return os.strerror(error.errno) if error.errno else first_line(error)
+
+
+def _making_problem(folder: str, error: OSError) -> str:
+    """Why `folder` could not be made: a link to nothing in its place (the OS says "File exists") is named,
+    with where it points."""
+    local = local_path(folder)
+    if local is not None and os.path.islink(local) and not os.path.exists(local):
+        return f"{folder} is a link to {os.readlink(local)}, which does not exist"
+    return _os_problem(error)
 
 
 def first_line(error: Exception) -> str:

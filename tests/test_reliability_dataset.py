@@ -253,6 +253,20 @@ def test_a_directory_that_cannot_be_created(tmp_path):
     assert report == "Error: /proc/x: no such file or directory\n"
 
 
+def test_a_link_to_nothing_where_a_run_folder_belongs_is_named(tmp_path):
+    """A dangling link as DIR or as DIR.run was "File exists", and named DIR for either."""
+    for name in ("run", "run.run"):
+        place = tmp_path / name
+        place.symlink_to(tmp_path / "nowhere")
+        line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", tmp_path / "run"), 1)
+        start = "cannot create the run directory" if name == "run" else "cannot write to"
+        assert line == f"Error: {start} {tmp_path / 'run'}: {place} is a link to {tmp_path / 'nowhere'}, " \
+                       "which does not exist\n"
+        assert not (tmp_path / "nowhere").exists() and not any(tmp_path.glob("*.parquet"))
+        place.unlink()
+        shutil.rmtree(tmp_path / "run", ignore_errors=True)
+
+
 def test_file_urls_work_in_run_verify_and_report(tmp_path):
     url = f"file://{tmp_path}/run"
     assert "3 deals solved now" in assert_ok(cli("run", "--range", "1-3", "--out", url, "--workers", "1"))
