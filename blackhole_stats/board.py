@@ -139,17 +139,21 @@ class Board:
         return cls.from_lines(lines, game)
 
     @classmethod
-    def read(cls, stream: BinaryIO, game: Game | str | int = BLACK_HOLE) -> Board:
+    def read(cls, stream: BinaryIO, game: Game | str | int = BLACK_HOLE, every_pile: bool = False) -> Board:
         """Parse board text from a binary stream, reading no further than the first bad line.
 
         A huge file or a pipe that never ends costs a line's worth of memory
         before it is refused, never its whole size.
         """
-        return cls.from_lines(_stream_lines(stream), game)
+        return cls.from_lines(_stream_lines(stream), game, every_pile)
 
     @classmethod
-    def from_lines(cls, lines: Iterable[str], game: Game | str | int = BLACK_HOLE) -> Board:
+    def from_lines(cls, lines: Iterable[str], game: Game | str | int = BLACK_HOLE, every_pile: bool = False) -> Board:
         """Parse board lines (without their '\\n'); stops at the first bad one, even in an endless iterable.
+
+        Piles missing after the last line are empty, unless `every_pile` (the peer's reading, which the
+        drop-in keeps): then a board cut short is refused, as text that ends early is more often a
+        truncated file than a position whose last piles are empty (PySolFC writes each as an empty line).
 
         A line may end in '\\r' (CRLF text: Windows editors, and PySolFC's text-mode pipe to the solver
         there); a '\\r' anywhere else is refused. The first line may start with a byte-order mark
@@ -231,6 +235,9 @@ class Board:
             if len(tokens) > game.pile_size:
                 raise BoardParseError(f"line {number}: more than {game.pile_size} cards in a pile ({quoted(line)})")
             piles.append(tuple(take(token, number, f"on line {number}") for token in tokens))
+        if every_pile and len(piles) < game.piles:
+            raise BoardParseError(f"line {number + 1}: the board ends after {len(piles)} of the {game.piles} "
+                                  "piles (an empty pile is an empty line)")
         piles.extend(() for _ in range(game.piles - len(piles)))
         if foundation is None and len(seen) != len(DECK):
             raise BoardParseError(f"line {foundation_line}: an empty foundation means no card has been played, "

@@ -31,7 +31,7 @@ EXIT_BAD_INPUT, EXIT_USAGE = 1, 2
 EXIT_BROKEN_PIPE = 141
 PRESETS = ("black_hole", "all_in_a_row", "golf")
 """The peer's `--game` values."""
-IGNORED_FLAGS = ("--rank-reach-prune", "--show-max-reached-depth")
+IGNORED_FLAGS = ("--rank-reach-prune",)
 """Flags that tune or trace the peer's own search: accepted, no effect."""
 IGNORED_WITH_VALUE = ("--iters-display-step",)
 MOVE_RULE = "=" * 20
@@ -42,7 +42,8 @@ blackhole-solve --game {{{'|'.join(PRESETS)}}} [options] [BOARD_FILE | -]
 
 black-hole-solver's command line (flags, output, exit codes) on blackhole-stats'
 exact fast search. The board is read from BOARD_FILE, or standard input if it
-is '-' or missing. Flags are read left to right up to the board file.
+is '-' or missing, and gives every pile (an empty one as an empty line), as the
+peer requires. Flags are read left to right up to the board file.
 
 --game G                  black_hole, all_in_a_row or golf (golf switches rank
                           wrapping off, and a later --game leaves it off:
@@ -54,6 +55,12 @@ is '-' or missing. Flags are read left to right up to the board file.
 --max-iters N             give up ("Intractable!") after N positions expanded
 --quiet                   print the verdict and the totals, not the moves
 --display-boards          print the board before the first move and after each
+                          (as the peer shows it: the foundation, the talon left,
+                          then each pile after a colon)
+--show-max-reached-depth  after the totals, "Reached a maximal depth of N.": the
+                          most cards a line plays (a win: its moves; otherwise
+                          every line searched, so exact; none where --max-iters
+                          ran out first)
 --output FILE             write the output to FILE instead of standard output
 --version, --help
 
@@ -66,7 +73,7 @@ The flags name one of five games; any other combination is refused:
 (--queens-on-kings changes nothing where ranks wrap: a Queen goes on a King anyway.)
 
 Accepted and ignored (they tune or trace the peer's own search, which this is
-not): --rank-reach-prune, --iters-display-step N, --show-max-reached-depth.
+not): --rank-reach-prune, --iters-display-step N.
 
 The totals ("Total number of states checked is N.", "This scan generated N
 states.") both give the positions this search expanded: far fewer than the
@@ -97,6 +104,7 @@ class Options:
         self.max_iters: int | None = None
         self.quiet = False
         self.display_boards = False
+        self.show_depth = False
         self.output: str | None = None
         self.board_path = "-"
         self.given: list[str] = []
@@ -131,11 +139,11 @@ def parse_args(argv: list[str]) -> Options | str:
                 if value == "golf":
                     options.wrap_ranks = False
             elif arg == "--max-iters":
-                options.max_iters = _positive(arg, value)
+                options.max_iters = _whole_number(arg, value, 1)
             elif arg == "--output":
                 options.output = value
             else:  # ignored, but a board file name taken for N would leave us reading stdin
-                _positive(arg, value)
+                _whole_number(arg, value, 0)
         elif arg in ("--queens-on-kings", "--no-queens-on-kings"):
             options.queens_on_kings = arg == "--queens-on-kings"
             options.given.append(arg)
@@ -146,6 +154,8 @@ def parse_args(argv: list[str]) -> Options | str:
             options.quiet = True
         elif arg == "--display-boards":
             options.display_boards = True
+        elif arg == "--show-max-reached-depth":
+            options.show_depth = True
         elif arg in IGNORED_FLAGS:
             pass
         elif arg.startswith("--"):
@@ -160,11 +170,13 @@ def parse_args(argv: list[str]) -> Options | str:
     return options
 
 
-def _positive(flag: str, value: str) -> int:
+def _whole_number(flag: str, value: str, least: int) -> int:
+    """`value` in ASCII digits, from `least` up (str.isdigit alone takes '²', which int() refuses)."""
     from .solver import MAX_ITERS
 
-    if not value.isdigit() or not 1 <= int(value) <= MAX_ITERS:
-        raise Failure(f"Error! {flag} takes a whole number from 1 to {MAX_ITERS}, not {value[:40]!r}.", EXIT_USAGE)
+    if not (value.isascii() and value.isdigit()) or not least <= int(value) <= MAX_ITERS:
+        raise Failure(f"Error! {flag} takes a whole number from {least} to {MAX_ITERS}, not {value[:40]!r}.",
+                      EXIT_USAGE)
     return int(value)
 
 
@@ -200,9 +212,9 @@ def read_board(path: str, game):
         if path == "-":
             if sys.stdin is None:
                 raise Failure("Error! Standard input is closed.", EXIT_BAD_INPUT)
-            return Board.read(sys.stdin.buffer, game)
+            return Board.read(sys.stdin.buffer, game, every_pile=True)
         with open(path, "rb") as stream:
-            return Board.read(stream, game)
+            return Board.read(stream, game, every_pile=True)
     except OSError as error:
         shown = path if path.isprintable() else repr(path)
         raise Failure(f"Cannot open '{shown}' for reading! ({error.strerror})", EXIT_BAD_INPUT) from None
@@ -215,20 +227,30 @@ def render(result, options: Options) -> str:
     out = [{"solved": "Solved!\n", "unsolved": "Unsolved!\n", "intractable": "Intractable!\n"}[result.outcome]]
     if result.solved and not options.quiet:
         boards = result.solution.boards()
+        start = next(boards)
+        with_talon = bool(start.talon)
         if options.display_boards:
-            out.append(_board_block(next(boards)))
+            out.append(_board_block(start, with_talon))
         for move in result.solution.moves:
             where = "Deal talon" if move.is_talon else f"Move a card from stack {move.pile} to the foundations"
             out.append(f"{where}\n\nInfo: Card moved is {move.card.text}\n\n\n{MOVE_RULE}\n\n")
             if options.display_boards:
-                out.append(_board_block(next(boards)))
+                out.append(_board_block(next(boards), with_talon))
     out.append(f"\n\n{TOTALS_RULE}\nTotal number of states checked is {result.iterations}.\n"
                f"This scan generated {result.iterations} states.\n")
+    if options.show_depth and result.cards_played is not None:
+        out.append(f"Reached a maximal depth of {result.cards_played}.\n")
     return "".join(out)
 
 
-def _board_block(board) -> str:
-    return f"\n[START BOARD]\n{board.to_text()}[END BOARD]\n\n\n"
+def _board_block(board, with_talon: bool) -> str:
+    """A position as the peer shows it, which is not its input form: the foundation first, then the talon
+    left (where the board began with one), then each pile after a colon."""
+    lines = ["Foundations: " + ("-" if board.foundation is None else board.foundation.text)]
+    if with_talon:
+        lines.append("".join(["Talon:", *(f" {card.text}" for card in board.talon)]))
+    lines += [":" + "".join(f" {card.text}" for card in pile) for pile in board.piles]
+    return "\n[START BOARD]\n" + "\n".join(lines) + "\n[END BOARD]\n\n\n"
 
 
 def run(argv: list[str]) -> int:
@@ -241,7 +263,7 @@ def run(argv: list[str]) -> int:
     board = read_board(parsed.board_path, game)
     from .solver import Solver
 
-    result = Solver().solve(board, max_iters=parsed.max_iters, most_played=False)
+    result = Solver().solve(board, max_iters=parsed.max_iters, most_played=parsed.show_depth)
     _write(render(result, parsed), parsed.output)
     return {"solved": EXIT_SOLVED, "unsolved": EXIT_UNSOLVED, "intractable": EXIT_INTRACTABLE}[result.outcome]
 

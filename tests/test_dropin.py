@@ -143,10 +143,14 @@ def reference_boards(game: str) -> dict[int, str]:
     return {deal: text for deal, text in boards.items() if deal <= 1000}
 
 
-def peer_verdicts(game: str) -> dict[int, str]:
+def peer_rows(game: str) -> dict[int, dict[str, str]]:
     path = require_reference("peer_1_1000.csv" if game == "black_hole" else f"family/peer_{game}_1_1000.csv")
     with path.open(newline="") as handle:
-        return {int(row["deal"]): row["outcome"] for row in csv.DictReader(handle)}
+        return {int(row["deal"]): row for row in csv.DictReader(handle)}
+
+
+def peer_verdicts(game: str) -> dict[int, str]:
+    return {deal: row["outcome"] for deal, row in peer_rows(game).items()}
 
 
 @pytest.mark.parametrize("game", PEER_FLAGS)
@@ -307,18 +311,50 @@ def test_the_output_format_line_by_line():
                         r"states\.\n", quiet.stdout.decode())
 
 
-def test_display_boards_shows_each_position():
-    board = reference_boards("black_hole")[2]
-    result = solve("--game", "black_hole", "--display-boards", stdin=board.encode())
+def as_the_peer_shows(talon: list[str] | None, foundation: str | None, piles: list[list[str]]) -> str:
+    """A position as black-hole-solver's --display-boards prints it (c-solver/lib.c,
+    black_hole_solver_get_current_solution_board): the foundation, the talon left where the game began
+    with one (None: it did not), each pile after a colon."""
+    lines = [f"Foundations: {foundation or '-'}"]
+    if talon is not None:
+        lines.append("Talon:" + "".join(f" {card}" for card in talon))
+    return "\n".join(lines + [":" + "".join(f" {card}" for card in pile) for pile in piles]) + "\n"
+
+
+@pytest.mark.parametrize("game, deal", [("black_hole", 2), ("golf", 2)])
+def test_display_boards_shows_each_position_as_the_peer_does(game, deal):
+    """The blocks were our input form (talon first, bare pile lines), which a script parsing the peer's misreads."""
+    board = reference_boards(game)[deal]
+    result = solve(*PEER_FLAGS[game], "--display-boards", stdin=board.encode())
     out = result.stdout.decode()
     _, moves, _, _ = parse_like_pysolfc(result.stdout)
     blocks = re.findall(r"\n\[START BOARD\]\n(.*?)\[END BOARD\]\n\n\n", out, re.S)
-    assert len(blocks) == len(moves) + 1 and blocks[0] == board
-    _, _, piles = parse_board(board)
+    talon, foundation, piles = parse_board(board)
+    shown_talon = talon if talon else None
+    assert len(blocks) == len(moves) + 1 and blocks[0] == as_the_peer_shows(shown_talon, foundation, piles)
     for step, (pile, shown) in enumerate(zip(moves, blocks[1:]), 1):
-        card = piles[pile].pop()
-        assert parse_board(shown) == ([], card, piles), step
+        if pile is None:
+            foundation = talon.pop(0)
+        else:
+            foundation = piles[pile].pop()
+        assert shown == as_the_peer_shows(shown_talon, foundation, piles), step
     assert parse_like_pysolfc(result.stdout)[0] == "Solved"
+    assert game == "black_hole" or None in moves  # Golf deal 2 turns talon cards
+
+
+@pytest.mark.parametrize("game", ["golf", "all_in_a_row"])
+def test_show_max_reached_depth_is_the_most_cards_played(game):
+    """The peer's line after the totals: for unsolved deals the most cards any line plays (the reference's
+    max_played), for a win its moves. It was accepted and printed nothing."""
+    boards, rows = reference_boards(game), peer_rows(game)
+    unsolved = [deal for deal in sorted(rows) if rows[deal]["outcome"] == "unsolved"][:4]
+    solved = next(deal for deal in sorted(rows) if rows[deal]["outcome"] == "solved")
+    for deal in [*unsolved, solved]:
+        result = solve(*PEER_FLAGS[game], "--show-max-reached-depth", stdin=boards[deal].encode())
+        verdict, moves, _, _ = parse_like_pysolfc(result.stdout)
+        depth = re.findall(r"^Reached a maximal depth of (\d+)\.$", result.stdout.decode(), re.M)
+        expected = len(moves) if verdict == "Solved" else int(rows[deal]["max_played"])
+        assert verdict.lower() == rows[deal]["outcome"] and depth == [str(expected)], deal
 
 
 def test_max_iters_gives_intractable():
@@ -350,6 +386,10 @@ def test_flag_order_follows_the_peer():
     (["--game", "freecell"], b"", 2, "Unknown game 'freecell'"),
     (["--game", "golf", "--max-iters", "lots"], b"", 2, "whole number"),
     (["--game", "golf", "--max-iters", "0"], b"", 2, "whole number"),
+    (["--game", "golf", "--max-iters", "\u00b2"], b"", 2, "whole number"),  # isdigit, but no int(): a traceback
+    (["--game", "golf", "--iters-display-step", "\u2460"], b"", 2, "whole number"),
+    (["--game", "black_hole"], b"Foundations: AS\n", 1, "the board ends after 0 of the 17 piles"),
+    (["--game", "golf"], b"Talon: 8H\nFoundations: TH\nAS 2S\n", 1, "the board ends after 1 of the 7 piles"),
     (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2, "--iters-display-step takes a whole number"),
     (["--game", "golf", "--frobnicate"], b"", 2, "Unknown option '--frobnicate'"),
     (["--game", "black_hole", "--no-wrap-ranks"], b"", 2, "plays none of the games"),
@@ -391,7 +431,7 @@ def test_help_and_version():
     shown = solve("--help")
     assert shown.returncode == 0 and shown.stderr == b""
     text = shown.stdout.decode()
-    for flag in ("--rank-reach-prune", "--iters-display-step", "--show-max-reached-depth"):
+    for flag in ("--rank-reach-prune", "--iters-display-step"):
         assert flag in text.split("Accepted and ignored")[1]
     assert "differ from the peer's" in text
     version = solve("--version")
@@ -401,9 +441,9 @@ def test_help_and_version():
 def test_ignored_flags_are_accepted():
     board = reference_boards("black_hole")[2].encode()
     plain = solve("--game", "black_hole", stdin=board)
-    tuned = solve("--game", "black_hole", "--rank-reach-prune", "--iters-display-step", "1000",
-                  "--show-max-reached-depth", stdin=board)
-    assert tuned.returncode == plain.returncode == 0 and tuned.stdout == plain.stdout
+    for step in ("1000", "0"):  # 0: the peer's default
+        tuned = solve("--game", "black_hole", "--rank-reach-prune", "--iters-display-step", step, stdin=board)
+        assert tuned.returncode == plain.returncode == 0 and tuned.stdout == plain.stdout
 
 
 def test_a_solving_process_imports_no_heavy_library():
