@@ -63,6 +63,8 @@ class GameNumber:
     def __post_init__(self) -> None:
         if type(self.number) is not int:  # numpy integers, Decimal, float; a bool is refused
             object.__setattr__(self, "number", _whole_number(self.number))
+        if type(self.ms) is not bool:  # numpy's bool, 0 or 1; "False" is refused, not dealt as ms
+            object.__setattr__(self, "ms", _truth_value(self.ms))
         if abs(self.number) >= _TOO_LONG:  # too long for str() too
             raise DealNumberError(f"invalid game number: more than {MAX_DIGITS} digits")
         if self.number < 1:
@@ -134,6 +136,16 @@ def game_name(number: object, ms: object = False) -> str:
     `GameNumber` would refuse), so the number is only spelled, never checked.
     """
     return f"ms{number}" if ms else str(number)
+
+
+def _truth_value(value: object) -> bool:
+    """`ms` as a bool: a numpy bool or the int 0 or 1 (what a dataset hands back); anything else (text,
+    NaN, None) would have been taken as its truthiness, and text "False" dealt an ms deal."""
+    if getattr(getattr(value, "dtype", None), "kind", None) == "b":
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise DealNumberError(f"invalid ms flag {value!r}: expected True or False")
 
 
 def _whole_number(value: object) -> int:

@@ -319,3 +319,18 @@ def test_parse_fuzz(text):
         assert not looks_negative(text), "a leading minus sign must be rejected"
     else:
         assert game == GameNumber(text)
+
+
+def test_the_ms_flag_is_a_truth_value_not_any_truthy_object():
+    """`GameNumber(5, "False")` dealt ms5 and equalled neither GameNumber(5, False) nor (5, True); a NaN from a
+    float ms column did the same. Dataset values (numpy bools, 0 and 1) are read as the bools they are."""
+    import numpy as np
+
+    assert GameNumber(40000, np.bool_(True)) == GameNumber(40000, True) == GameNumber(40000, 1)
+    assert GameNumber(40000, np.False_) == GameNumber(40000, False) == GameNumber(40000, 0)
+    assert type(GameNumber(5, np.True_).ms) is bool and str(GameNumber(5, 1)) == "ms5"
+    for flag in ("False", "0", float("nan"), None, 2, 1.0):
+        with pytest.raises(DealNumberError, match="invalid ms flag"):
+            GameNumber(5, flag)
+    with pytest.raises(DealNumberError, match="invalid ms flag"):
+        Solver().solve_deal(GameNumber(40000, "False"))
