@@ -89,6 +89,9 @@ class Move:
         return f"Move({self.pile}, Card.from_text({self.card.text!r}))"
 
 
+_CARDS = frozenset(DECK)
+
+
 @dataclass(frozen=True)
 class Board:
     """A position of a game: the foundation's top card (None: empty), the piles
@@ -106,6 +109,10 @@ class Board:
         if not isinstance(self.game, Game):
             object.__setattr__(self, "game", get_game(self.game))
         game = self.game
+        if type(self.piles) is not tuple or not all(type(pile) is tuple for pile in self.piles):
+            object.__setattr__(self, "piles", tuple(map(tuple, self.piles)))  # lists: equal, hashable
+        if type(self.talon) is not tuple:
+            object.__setattr__(self, "talon", tuple(self.talon))
         if len(self.piles) != game.piles:
             raise ValueError(f"a {game.name} board has {game.piles} piles, not {len(self.piles)}")
         if len(self.talon) > game.talon_size:
@@ -117,7 +124,10 @@ class Board:
             if len(pile) > game.pile_size:
                 raise ValueError(f"pile {index} holds {len(pile)} cards; at most {game.pile_size}")
             cards += pile
-        if len(set(cards)) != len(cards):  # one set, not a loop: deal() builds a Board per dataset row
+        unique = set(cards)  # one set, not a loop: deal() builds a Board per dataset row
+        if not unique <= _CARDS:
+            raise ValueError(f"{next(card for card in cards if card not in _CARDS)!r} is not a Card")
+        if len(unique) != len(cards):
             seen = set()
             twice = next(card for card in cards if card in seen or seen.add(card))
             raise ValueError(f"card {twice} appears twice")

@@ -1,6 +1,7 @@
 """Cards and their two-character codes (`AS`, `TD`, `KH`)."""
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -24,6 +25,22 @@ class Card:
 
     rank: int  # 0 = Ace ... 12 = King
     suit: int  # index into SUITS
+
+    def __post_init__(self) -> None:
+        """Only the 52 cards: Card(-1, 0) printed as KC but equalled no card, Card(13, 0) failed when shown."""
+        values = []
+        for value, count in ((self.rank, NUM_RANKS), (self.suit, len(SUITS))):
+            try:
+                index = -1 if isinstance(value, bool) else operator.index(value)  # ints, numpy integers
+            except TypeError:
+                index = -1
+            if 0 <= index < count:
+                values.append(index)
+            else:
+                raise CardParseError(f"no card has rank {self.rank!r} and suit {self.suit!r} "
+                                     f"(ranks 0..{NUM_RANKS - 1}, suits 0..{len(SUITS) - 1})")
+        object.__setattr__(self, "rank", values[0])
+        object.__setattr__(self, "suit", values[1])
 
     @classmethod
     def from_text(cls, text: str) -> Card:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import Board, BoardParseError, Card, GameNumber, IllegalMove, deal, get_game
+from blackhole_stats import Board, BoardParseError, Card, CardParseError, GameNumber, IllegalMove, deal, get_game
 from blackhole_stats.dealing import dealt_card_ids
 
 from conftest import reference_board, reference_boards, require_reference
@@ -415,3 +415,22 @@ def test_a_move_is_a_pile_number_or_none(pile):
 def test_card_ids_that_are_no_deal_are_refused_in_the_projects_words(ids):
     with pytest.raises(ValueError, match="a fresh deal is all 52 card ids"):
         Board.from_card_ids(ids)
+
+
+def test_a_board_built_from_lists_is_the_board_and_only_cards_go_in():
+    """Board(f, [lists]) solved but equalled nothing and could not be hashed; Board("AS", ...) failed in
+    solve() with an AttributeError; Card(-1, 0) showed as KC and Card(13, 0) failed when printed."""
+    import numpy as np
+
+    board, golf = deal(2), deal(2, "golf")
+    listed = Board(board.foundation, [list(pile) for pile in board.piles])
+    assert listed == board and hash(listed) == hash(board) and type(listed.piles[0]) is tuple
+    assert Board(golf.foundation, list(golf.piles), talon=list(golf.talon), game="golf") == golf
+    with pytest.raises(ValueError, match="'AS' is not a Card"):
+        Board("AS", board.piles)
+    with pytest.raises(ValueError, match="is not a Card"):
+        Board(board.foundation, ((*board.piles[0][:2], "3C"), *board.piles[1:]))
+    assert Card(np.int64(3), np.int8(1)) == Card.from_text("4S") and type(Card(np.int64(3), 1).rank) is int
+    for rank, suit in ((-1, 0), (13, 0), (0, 4), (True, 0), (1.0, 0), ("1", 0)):
+        with pytest.raises(CardParseError, match="no card has rank"):
+            Card(rank, suit)
