@@ -166,6 +166,11 @@ def board_of(row: Any) -> Board:
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
     number, ms, exact = (_field(row, name) for name in ("deal", "ms", "deal_exact"))
+    if number is None and _field(row, "deal", absent=_NO_FIELD) is _NO_FIELD:
+        raise ValueError("the row has no field 'deal': pass one row with named fields (df.iloc[i], a dict of "
+                         "to_pylist(), polars' rows(named=True), DuckDB's .df().iloc[i])")
+    if any(hasattr(value, "__len__") and not isinstance(value, str) for value in (number, ms, exact)):
+        raise ValueError("the row's deal is a column of values: pass one row (df.iloc[i]), not a table")
     game = _field(row, "game", absent=BLACK_HOLE)  # a row of a dataset without the column: Black Hole's
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
@@ -236,6 +241,9 @@ def _as_bytes(piles: Iterable[int]) -> bytes:
         step, pile = next((step, pile) for step, pile in enumerate(piles, 1)
                           if not isinstance(pile, numbers.Integral) or not 0 <= pile < 256)
         raise SolutionError(f"move {step}: pile {pile!r} has no card to play") from None
+
+
+_NO_FIELD = object()
 
 
 def _field(row: Any, name: str, absent: Any = None) -> Any:

@@ -302,3 +302,21 @@ def test_solve_deal_rows_make_a_data_frame():
     frame = pd.DataFrame([Solver().solve_deal(n) for n in range(1, 6)])
     assert list(frame["outcome"]) == ["unsolved", "solved", "solved", "solved", "solved"]  # the peer's verdicts
     assert frame["deal"].dtype == np.int64 and frame.loc[0, "cards_played"] == 3
+
+
+def test_board_of_a_row_without_names_or_of_a_whole_table_says_so(tmp_path):
+    """A DuckDB or polars tuple, an iterrows() pair: "row 1 has no game number (deal is null)", though the
+    row had no field at all; a frame or an Arrow table: pandas' "truth value of a Series is ambiguous" or
+    "unknown game '[ -- dictionary ...'"."""
+    frame = pd.DataFrame({"deal": [5, 6], "ms": [False, False]})
+    frame.to_parquet(tmp_path / "rows.parquet")
+    unnamed = [duckdb.sql(f"select * from read_parquet('{tmp_path / 'rows.parquet'}')").fetchall()[0],
+               pl.read_parquet(tmp_path / "rows.parquet").row(0), next(frame.iterrows())]
+    for row in unnamed:
+        with pytest.raises(ValueError, match="the row has no field 'deal': pass one row with named fields"):
+            board_of(row)
+    for table in (frame.head(1), pq.read_table(tmp_path / "rows.parquet").slice(0, 1)):
+        with pytest.raises(ValueError, match="is a column of values: pass one row"):
+            board_of(table)
+    assert board_of(frame.iloc[0]) == board_of(pl.read_parquet(tmp_path / "rows.parquet").rows(named=True)[0]) \
+        == deal(5)
