@@ -142,7 +142,10 @@ def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.
     problems, rechecked = [], False
     columns = (table[column].to_pylist() for column in ("ms", "outcome", "difficulty", "tag"))
     for number, ms, outcome, score, tag in zip(numbers, *columns):
-        game = GameNumber(number, ms)
+        try:
+            game = GameNumber(number, ms)
+        except DealNumberError:  # verify names the row
+            continue
         if outcome != "solved":
             if score is not None or tag is not None:
                 problems.append(f"deal {game}: {outcome}, but with a difficulty")

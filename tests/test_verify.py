@@ -195,3 +195,20 @@ def test_an_unfinished_file_beside_the_directory_is_a_note_not_a_failure(copy):
     (copy / "part-ms1-ms20-20.parquet").unlink()  # what such a kill really loses: that chunk's deals
     result = cli_verify(copy)
     assert result.returncode == 1 and "deals missing: ms1-ms20" in result.stdout
+
+
+def test_a_null_ms_is_named_in_a_difficulty_run_too(tmp_path):
+    """A file whose ms column was rewritten with a null (nullable now): verify named it in a plain run but
+    gave a traceback in a --difficulty run, whose scores it checks first; before GameNumber refused a null
+    ms it was read as no ms deal, silently."""
+    out = tmp_path / "run"
+    assert subprocess.run([str(SCRIPT), "run", "--range", "1-6", "--difficulty", "--out", str(out)],
+                          capture_output=True, timeout=120).returncode == 0
+    for part in out.glob("part-*.parquet"):
+        table = pq.read_table(part)
+        index = table.schema.get_field_index("ms")
+        column = [None, *table["ms"].to_pylist()[1:]]
+        pq.write_table(table.set_column(index, pa.field("ms", pa.bool_()), pa.array(column, pa.bool_())), part)
+    result = cli_verify(out)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "invalid ms flag None" in result.stdout + result.stderr
