@@ -124,7 +124,7 @@ class Board:
             if len(pile) > game.pile_size:
                 raise ValueError(f"pile {index} holds {len(pile)} cards; at most {game.pile_size}")
             cards += pile
-        unique = set(cards)  # one set, not a loop: deal() builds a Board per dataset row
+        unique = set(cards)  # set operations, not a loop: every position played or parsed comes here
         if not unique <= _CARDS:
             raise ValueError(f"{next(card for card in cards if card not in _CARDS)!r} is not a Card")
         if len(unique) != len(cards):

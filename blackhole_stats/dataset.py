@@ -691,9 +691,9 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
 def _across_devices(paths: RunPaths, folders: Folders) -> bool:
     """Whether DIR is on another device than DIR.run: by the run's folders, or where a worker has none
     (Dask's, which may run on other machines), by the paths as its own machine sees them."""
-    devices = [device for device, _ in folders] or [
-        device for device, _ in _folder_ids([paths.root, paths.side], paths.root).values()]
-    return len(set(devices)) == 2
+    if not folders and isinstance(paths.fs, pafs.LocalFileSystem):  # (a remote root is no path here)
+        folders = tuple(_folder_ids([paths.root, paths.side], paths.root).values())
+    return len({device for device, _ in folders}) == 2
 
 
 def remove_temp_files(out: str) -> int:
@@ -1023,7 +1023,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         try:
             paths.fs.create_dir(paths.root)
         except OSError as error:
-            raise DatasetError(f"cannot create the run directory {out}: {_making_problem(paths.root, error)}") from None
+            raise DatasetError(f"cannot create the run directory {out}: {_making_problem(paths, paths.root, error)}") from None
     elif kind == pafs.FileType.File:
         raise DatasetError(f"{out} is a file, not a run directory")
     made = _folder_ids([paths.root] if kind == pafs.FileType.NotFound else [], out)
@@ -1036,7 +1036,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                 try:
                     paths.make_side()
                 except OSError as error:
-                    raise DatasetError(f"cannot write to {out}: {_making_problem(paths.side, error)}") from None
+                    raise DatasetError(f"cannot write to {out}: {_making_problem(paths, paths.side, error)}") from None
                 made |= _folder_ids([paths.side], out)
             elif side != pafs.FileType.Directory:  # it was locked and then listed as DIR ("not a directory")
                 raise DatasetError(f"{paths.side} is not a folder, and a run keeps its manifest and log there: "
@@ -1299,12 +1299,11 @@ def _os_problem(error: OSError) -> str:
     return os.strerror(error.errno) if error.errno else first_line(error)
 
 
-def _making_problem(folder: str, error: OSError) -> str:
-    """Why `folder` could not be made: a link to nothing in its place (the OS says "File exists") is named,
-    with where it points."""
-    local = local_path(folder)
-    if local is not None and os.path.islink(local) and not os.path.exists(local):
-        return f"{folder} is a link to {os.readlink(local)}, which does not exist"
+def _making_problem(paths: RunPaths, folder: str, error: OSError) -> str:
+    """Why `folder` (of `paths`) could not be made: a link to nothing in its place (the OS says "File
+    exists") is named, with where it points."""
+    if isinstance(paths.fs, pafs.LocalFileSystem) and os.path.islink(folder) and not os.path.exists(folder):
+        return f"{folder} is a link to {os.readlink(folder)}, which does not exist"
     return _os_problem(error)
 
 

@@ -58,9 +58,10 @@ peer requires. Flags are read left to right up to the board file.
                           (as the peer shows it: the foundation, the talon left,
                           then each pile after a colon)
 --show-max-reached-depth  after the totals, "Reached a maximal depth of N.": the
-                          most cards a line plays (a win: its moves; otherwise
-                          every line searched, so exact; none where --max-iters
-                          ran out first)
+                          most cards a line plays, exact for a win (its moves)
+                          and an unsolvable position (searched on past
+                          --max-iters where need be); for "Intractable!" the
+                          most a line found within the budget plays
 --output FILE             write the output to FILE instead of standard output
 --version, --help
 
@@ -139,11 +140,11 @@ def parse_args(argv: list[str]) -> Options | str:
                 if value == "golf":
                     options.wrap_ranks = False
             elif arg == "--max-iters":
-                options.max_iters = _whole_number(arg, value, 1)
+                options.max_iters = _flag_number(arg, value, 1)
             elif arg == "--output":
                 options.output = value
             else:  # ignored, but a board file name taken for N would leave us reading stdin
-                _whole_number(arg, value, 0)
+                _flag_number(arg, value, 0)
         elif arg in ("--queens-on-kings", "--no-queens-on-kings"):
             options.queens_on_kings = arg == "--queens-on-kings"
             options.given.append(arg)
@@ -170,11 +171,14 @@ def parse_args(argv: list[str]) -> Options | str:
     return options
 
 
-def _whole_number(flag: str, value: str, least: int) -> int:
-    """`value` in ASCII digits, from `least` up (str.isdigit alone takes '²', which int() refuses)."""
+def _flag_number(flag: str, value: str, least: int) -> int:
+    """`value` in ASCII digits, from `least` up (str.isdigit alone takes '²', which int() refuses, and
+    int() refuses more than 4,300 digits)."""
     from .solver import MAX_ITERS
 
-    if not (value.isascii() and value.isdigit()) or not least <= int(value) <= MAX_ITERS:
+    digits = value.lstrip("0")
+    if (not (value.isascii() and value.isdigit()) or len(digits) > len(str(MAX_ITERS))
+            or not least <= int(value) <= MAX_ITERS):
         raise Failure(f"Error! {flag} takes a whole number from {least} to {MAX_ITERS}, not {value[:40]!r}.",
                       EXIT_USAGE)
     return int(value)
@@ -222,8 +226,8 @@ def read_board(path: str, game):
         raise Failure(f"Error reading the board! {error}", EXIT_BAD_INPUT) from None
 
 
-def render(result, options: Options) -> str:
-    """The peer's output for a search result."""
+def render(result, options: Options, depth: int | None) -> str:
+    """The peer's output for a search result (and `depth`, for --show-max-reached-depth)."""
     out = [{"solved": "Solved!\n", "unsolved": "Unsolved!\n", "intractable": "Intractable!\n"}[result.outcome]]
     if result.solved and not options.quiet:
         boards = result.solution.boards()
@@ -238,8 +242,8 @@ def render(result, options: Options) -> str:
                 out.append(_board_block(next(boards), with_talon))
     out.append(f"\n\n{TOTALS_RULE}\nTotal number of states checked is {result.iterations}.\n"
                f"This scan generated {result.iterations} states.\n")
-    if options.show_depth and result.cards_played is not None:
-        out.append(f"Reached a maximal depth of {result.cards_played}.\n")
+    if options.show_depth:
+        out.append(f"Reached a maximal depth of {depth}.\n")
     return "".join(out)
 
 
@@ -263,8 +267,12 @@ def run(argv: list[str]) -> int:
     board = read_board(parsed.board_path, game)
     from .solver import Solver
 
-    result = Solver().solve(board, max_iters=parsed.max_iters, most_played=parsed.show_depth)
-    _write(render(result, parsed), parsed.output)
+    solver = Solver()
+    result = solver.solve(board, max_iters=parsed.max_iters, most_played=parsed.show_depth)
+    depth = result.cards_played
+    if parsed.show_depth and depth is None:  # unsolvable, and the budget ran out before the most was found
+        depth = solver.solve(board, most_played=True).cards_played
+    _write(render(result, parsed, depth), parsed.output)
     return {"solved": EXIT_SOLVED, "unsolved": EXIT_UNSOLVED, "intractable": EXIT_INTRACTABLE}[result.outcome]
 
 

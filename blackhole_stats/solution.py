@@ -166,11 +166,13 @@ def board_of(row: Any) -> Board:
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
     number, ms, exact = (_field(row, name) for name in ("deal", "ms", "deal_exact"))
-    if number is None and _field(row, "deal", absent=_NO_FIELD) is _NO_FIELD:
+    if number is None and exact is None and all(_field(row, name, _NO_FIELD) is _NO_FIELD
+                                                 for name in ("deal", "deal_exact")):
         raise ValueError("the row has no field 'deal': pass one row with named fields (df.iloc[i], a dict of "
                          "to_pylist(), polars' rows(named=True), DuckDB's .df().iloc[i])")
-    if any(hasattr(value, "__len__") and not isinstance(value, str) for value in (number, ms, exact)):
-        raise ValueError("the row's deal is a column of values: pass one row (df.iloc[i]), not a table")
+    for name, value in (("deal", number), ("ms", ms), ("deal_exact", exact)):
+        if hasattr(value, "__len__") and not isinstance(value, str) and getattr(value, "ndim", 1) != 0:
+            raise ValueError(f"the row's {name} is a column of values: pass one row (df.iloc[i]), not a table")
     game = _field(row, "game", absent=BLACK_HOLE)  # a row of a dataset without the column: Black Hole's
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
@@ -250,7 +252,7 @@ def _field(row: Any, name: str, absent: Any = None) -> Any:
     """`row[name]` or `row.name` (pandas' itertuples gives namedtuples); `absent` if it has neither."""
     try:
         return row[name]
-    except (KeyError, IndexError, TypeError):
+    except (KeyError, IndexError, TypeError, AttributeError):  # AttributeError: a DuckDB relation's
         return getattr(row, name, absent)
 
 

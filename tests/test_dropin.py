@@ -357,6 +357,21 @@ def test_show_max_reached_depth_is_the_most_cards_played(game):
         assert verdict.lower() == rows[deal]["outcome"] and depth == [str(expected)], deal
 
 
+def test_show_max_reached_depth_is_printed_whatever_the_budget():
+    """The peer prints the line whatever happened. A budget that decided the verdict but ran out in the
+    most-cards-played search printed nothing; an intractable position gets the most a line found."""
+    rows, board = peer_rows("dead_king_golf"), reference_boards("golf")[1].encode()
+    assert rows[1]["outcome"] == "unsolved"
+    for budget, verdict in (("20000", "Unsolved"), ("3000", "Intractable")):
+        result = solve("--game", "golf", "--quiet", "--max-iters", budget, "--show-max-reached-depth", stdin=board)
+        depth = re.findall(r"^Reached a maximal depth of (\d+)\.$", result.stdout.decode(), re.M)
+        assert parse_like_pysolfc(result.stdout)[0] == verdict and len(depth) == 1, result.stdout
+        if verdict == "Unsolved":
+            assert depth == [rows[1]["max_played"]]
+        else:
+            assert int(depth[0]) <= int(rows[1]["max_played"])
+
+
 def test_max_iters_gives_intractable():
     board = reference_boards("golf")[1]  # unsolved, after thousands of positions
     result = solve("--game", "golf", "--queens-on-kings", "--max-iters", "10", stdin=board.encode())
@@ -388,6 +403,7 @@ def test_flag_order_follows_the_peer():
     (["--game", "golf", "--max-iters", "0"], b"", 2, "whole number"),
     (["--game", "golf", "--max-iters", "\u00b2"], b"", 2, "whole number"),  # isdigit, but no int(): a traceback
     (["--game", "golf", "--iters-display-step", "\u2460"], b"", 2, "whole number"),
+    (["--game", "golf", "--max-iters", "9" * 5000], b"", 2, "whole number"),  # int() refuses 4,301 digits
     (["--game", "black_hole"], b"Foundations: AS\n", 1, "the board ends after 0 of the 17 piles"),
     (["--game", "golf"], b"Talon: 8H\nFoundations: TH\nAS 2S\n", 1, "the board ends after 1 of the 7 piles"),
     (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2, "--iters-display-step takes a whole number"),

@@ -315,8 +315,9 @@ def test_board_of_a_row_without_names_or_of_a_whole_table_says_so(tmp_path):
     for row in unnamed:
         with pytest.raises(ValueError, match="the row has no field 'deal': pass one row with named fields"):
             board_of(row)
-    for table in (frame.head(1), pq.read_table(tmp_path / "rows.parquet").slice(0, 1)):
+    relation = duckdb.sql(f"select * from read_parquet('{tmp_path / 'rows.parquet'}') limit 1")  # no deal_exact
+    for table in (frame.head(1), pq.read_table(tmp_path / "rows.parquet").slice(0, 1), relation):
         with pytest.raises(ValueError, match="is a column of values: pass one row"):
             board_of(table)
     assert board_of(frame.iloc[0]) == board_of(pl.read_parquet(tmp_path / "rows.parquet").rows(named=True)[0]) \
-        == deal(5)
+        == board_of({"deal_exact": "5", "ms": False}) == deal(5)
