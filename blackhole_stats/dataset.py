@@ -481,6 +481,14 @@ def has_difficulty(schema: pa.Schema) -> bool:
     return schema.names == DIFFICULTY_SCHEMA.names
 
 
+def difficulty_problem(schema: pa.Schema, scale: str | None) -> str | None:
+    """What is wrong with a chunk file's difficulty columns for a run of difficulty `scale` (None: none)."""
+    if has_difficulty(schema) == (scale is not None):
+        return None
+    return ("has difficulty columns, but the manifest records no difficulty scale" if scale is None else
+            f"has no difficulty columns, but the run has difficulty scale {scale}")
+
+
 def schema_problem(schema: pa.Schema) -> str | None:
     """How a chunk file's columns differ from SCHEMA (and from format 1's), or None if they are either."""
     if results_format_of(schema) is not None:
@@ -734,14 +742,16 @@ def read_part(fs: pafs.FileSystem, path: str) -> pa.Table:
     return table
 
 
-def read_done(out: str, game: Game | None = None) -> DealSet:
+def read_done(out: str, manifest: dict | None = None) -> DealSet:
     """The deals that finished chunk files hold (either results format), every file read whole and checked.
 
     A file of another schema, one whose bytes are damaged, or (given the run's
-    `game`) one holding deals of another game is refused: a resume that trusted
-    its rows, or solved its deals again beside it, would leave a dataset that is
-    silently wrong.
+    `manifest`) one holding deals of another game, or with difficulty columns
+    where the run has none or the other way round, is refused: a resume that
+    trusted its rows, or solved its deals again beside it, would leave a
+    dataset that is silently wrong (or one polars and DuckDB cannot read).
     """
+    game = None if manifest is None else run_game(manifest)
     fs, _ = filesystem(out)
     numbers, ms = [], []
     for path in list_run(out).parts:
@@ -761,6 +771,8 @@ def read_done(out: str, game: Game | None = None) -> DealSet:
             others = sorted(set(games_of_rows(table)) - {game.key}, key=str) if game is not None else []
             if others and not problem:
                 problem = f"holds deals of game {shown_game(others[0])}, and the run plays {game.key}"
+            if manifest is not None and not problem:
+                problem = difficulty_problem(table.schema, manifest.get("difficulty_scale"))
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None
@@ -1062,7 +1074,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                 more = f" (and {len(strays) - 1} more: see verify)" if len(strays) > 1 else ""
                 raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
                                    f"{readers}: move it out of the run directory")
-            done = read_done(out, run_game(manifest))  # before writing: a refused run leaves DIR as it was
+            done = read_done(out, manifest)  # before writing: a refused run leaves DIR as it was
             _upgrade_manifest(manifest)
             manifest["game"] = run_game(manifest).key
             everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted

@@ -99,10 +99,9 @@ def verify(out: str) -> Verification:
                      "are not checked against the run's rules" for key in foreign
                      if key in dataset.GAMES]  # unknown ones: _format_problems
         # Rows of another game, judged by this game's rules, would all look wrong: the line above says it all.
-        if not foreign and dataset.has_difficulty(table.schema) != (scale_name is not None):
-            problems.append(f"{name}: " + ("has difficulty columns, but the manifest records no difficulty scale"
-                                           if scale_name is None else
-                                           f"no difficulty columns, but the run has difficulty scale {scale_name}"))
+        difficulty_problem = None if foreign else dataset.difficulty_problem(table.schema, scale_name)
+        if difficulty_problem:
+            problems.append(f"{name}: {difficulty_problem}")
         elif not foreign and scale is not None:
             problems += _difficulty_problems(table, numbers, scale, solver, rules)
         columns = [table[column].to_pylist()

@@ -43,6 +43,25 @@ def snapshot(out):
             for path in sorted(folder.iterdir()) if path.is_file()}
 
 
+def test_a_chunk_file_with_the_other_columns_is_refused_before_a_resume_writes(tmp_path):
+    """A plain run's chunk copied into a --difficulty run (or the other way round): the resume wrote its new
+    chunks beside it, and the directory was one polars and DuckDB refuse (two schemas); verify named it only
+    afterwards. The resume refuses it first, naming the file, as a chunk of another game."""
+    import shutil
+
+    tagged, plain = tmp_path / "tagged", tmp_path / "plain"
+    assert cli("run", "--range", "1-10", "--difficulty", "--out", tagged, "--workers", "1").returncode == 0
+    assert cli("run", "--range", "11-20", "--out", plain, "--workers", "1").returncode == 0
+    for into, source, words in ((tagged, plain, "has no difficulty columns, but the run has difficulty scale"),
+                                (plain, tagged, "has difficulty columns, but the manifest records no difficulty")):
+        stray = shutil.copy(next(source.glob("part-*")), into)
+        before = snapshot(into)
+        error = assert_one_line_failure(cli("run", "--range", "1-30", "--out", into))
+        assert f"{stray} is named like a chunk file but {words}" in error, error
+        assert snapshot(into) == before
+        (into / stray.rsplit("/", 1)[-1]).unlink()
+
+
 def test_difficulty_and_plain_runs_never_mix(tmp_path):
     tagged, plain = tmp_path / "tagged", tmp_path / "plain"
     assert cli("run", "--range", "1-12", "--difficulty", "--out", tagged, "--workers", "1").returncode == 0
