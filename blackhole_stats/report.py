@@ -251,7 +251,7 @@ def _numbers(frame: pd.DataFrame, source: str, column: str) -> pd.Series:
     if (values.isna() & frame[column].notna() if may_be_null else values.isna()).any():
         what = "non-numeric" if may_be_null else "missing or non-numeric"
         raise DatasetError(f"{source}: column {column} has {what} values")
-    _check_range(source, column, values.dropna().to_numpy())
+    check_range(source, column, values.dropna().to_numpy())
     return values
 
 
@@ -262,8 +262,9 @@ would wrap around when stored, a fraction would be cut, no deal plays more cards
 difficulty score is the logarithm of 1 plus a mean of positive weights."""
 
 
-def _check_range(source: str, column: str, values: np.ndarray) -> None:
-    """DatasetError naming the first value of a column outside its range (COLUMN_RANGES)."""
+def check_range(source: str, column: str, values: np.ndarray) -> None:
+    """DatasetError naming the first value of a column outside its range (COLUMN_RANGES); `verify` holds
+    a run's files to the same bounds."""
     low, high, whole = COLUMN_RANGES[column]
     if values.dtype.kind == "f":
         if whole:

@@ -94,6 +94,7 @@ def verify(out: str) -> Verification:
             problems.append(f"{name}: {error}")
             continue
         problems += [f"{name}: {problem}" for problem in _format_problems(table, exact)]
+        problems += _range_problems(name, table)
         foreign = sorted(set(dataset.games_of_rows(table)) - {rules.key}, key=str)
         problems += [f"{name}: holds deals of {dataset.shown_game(key)}, and the run plays {rules.key}: its rows "
                      "are not checked against the run's rules" for key in foreign
@@ -186,6 +187,19 @@ def _format_problems(table: pa.Table, exact: pa.ChunkedArray | None) -> list[str
         if not spelt.isascii() or not spelt.isdigit() or spelt.startswith("0") or int(spelt) < dataset.INT64_END:
             problems.append(f"deal_exact {spelt!r} is not a number past int64 in plain digits")
     return problems
+
+
+def _range_problems(name: str, table: pa.Table) -> list[str]:
+    """Values report and export would refuse (a negative count or time, NaN): verify passed them."""
+    from .report import COLUMN_RANGES, check_range
+
+    problems = []
+    for column in COLUMN_RANGES.keys() & set(table.schema.names) - {"cards_played"}:  # that one: _row_problem
+        try:
+            check_range(name, column, table[column].drop_null().to_numpy())
+        except dataset.DatasetError as error:
+            problems.append(str(error))
+    return sorted(problems)
 
 
 def _budget_problem(outcome: str, iterations: int, max_iters: int | None) -> str | None:

@@ -212,3 +212,20 @@ def test_a_null_ms_is_named_in_a_difficulty_run_too(tmp_path):
     result = cli_verify(out)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert "invalid ms flag None" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("column, value, words", [
+    ("seconds", -1.0, "column seconds has -1.0; it must hold numbers of 0 or more"),
+    ("seconds", float("inf"), "column seconds has inf"),
+    ("iterations", -5, "column iterations has -5; it must hold whole numbers from 0"),
+])
+def test_values_report_refuses_are_problems(copy, column, value, words):
+    """verify said "ok" for a negative or infinite time and a negative count, which report and export refuse."""
+    part = sorted(copy.glob("part-*"))[0]
+    rewrite(part, 3, **{column: value})
+    checked = verify(str(copy))
+    assert [problem for problem in checked.problems if words in problem] == [
+        problem for problem in checked.problems if problem.startswith(part.name)], checked.problems
+    assert any(words in problem for problem in checked.problems)
+    report_run = subprocess.run([str(SCRIPT), "report", str(copy)], capture_output=True, text=True, timeout=60)
+    assert report_run.returncode == 1 and words in report_run.stderr
