@@ -391,6 +391,12 @@ class ManifestCheck:
     def matches(self) -> bool:
         return self.rows == self.asked and not self.missing
 
+    def warning(self) -> str:
+        """The line `report` (and `export`, whose lists would be short) print when the rows do not match."""
+        return (f"warning: the manifest asks for {self.asked:,} deals, the dataset has {self.rows:,} rows: "
+                f"{self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} repeated "
+                "(blackhole-stats verify names them)")
+
     @classmethod
     def of(cls, data: pd.DataFrame, manifest: dict) -> ManifestCheck:
         asked = expected_deals(manifest)
@@ -729,9 +735,7 @@ def _warnings(report: Report) -> list[str]:
         warnings.append(f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once)")
     check = report.against_manifest
     if check is not None and not check.matches:
-        warnings.append(f"warning: the manifest asks for {check.asked:,} deals, the dataset has {check.rows:,} "
-                        f"rows: {check.missing:,} missing, {check.not_asked_for:,} not asked for, "
-                        f"{check.repeated:,} repeated (blackhole-stats verify names them)")
+        warnings.append(check.warning())
     return warnings
 
 

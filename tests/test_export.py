@@ -179,3 +179,21 @@ def test_a_tag_with_stray_separators_is_refused(typed):
     with pytest.raises(DifficultyError):
         parse_tag(typed)
     assert parse_tag("Very_Hard") == parse_tag("very-hard") == parse_tag(" very hard ") == "very hard"
+
+
+def test_a_list_of_an_interrupted_run_says_it_is_short(tmp_path):
+    """export of a run stopped part-way gave a short "winnable deals" list with nothing on stderr, where
+    report warned that the dataset holds fewer rows than its manifest asks for."""
+    from conftest import ctrl_c_at_pause
+
+    out = tmp_path / "run"
+    code, _ = ctrl_c_at_pause(tmp_path, ["run", "--range", "1-40", "--out", out, "--chunk-size", "10",
+                                         "--workers", "1"], "deal-25")
+    assert code == 130
+    listed = cli("export", out, "--solvable")
+    assert listed.returncode == 0 and 0 < len(listed.stdout.split()) < 40
+    warning = "warning: the manifest asks for 40 deals, the dataset has 20 rows: 20 missing"
+    assert listed.stderr.decode().startswith(warning), listed.stderr
+    assert warning in cli("report", out).stdout.decode()
+    assert cli("run", "--out", out).returncode == 0
+    assert cli("export", out, "--solvable").stderr == b""  # complete: no warning
