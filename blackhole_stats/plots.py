@@ -119,7 +119,7 @@ def _cards_played(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) -> bool
     _thousands(ax.yaxis)
     unknown = int(unsolved.isna().sum())
     nothing = f"{game.talon_size} = no pile card ever playable" if game.has_talon else "0 = no legal first move"
-    ax.set_title(f"{game.name}: how close the {cards.sum():,} unsolvable deals got\n({nothing}"
+    ax.set_title(f"{game.name}: how close the {len(unsolved):,} unsolvable deals got\n({nothing}"
                  + (f"; {unknown:,} not determined" if unknown else "") + ")")
     return True
 

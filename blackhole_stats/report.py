@@ -676,6 +676,8 @@ def _report_sections(report: Report) -> list[_Section]:
         for low, high in _cards_played_bins(least, max(report.cards_played)) if report.cards_played else []:
             n = sum(count for cards, count in report.cards_played.items() if low <= cards <= high)
             at_least = sum(count for cards, count in report.cards_played.items() if cards >= low)
+            if low <= game.fewest_cards_played:  # where every line gets, the deals not determined got too
+                at_least += report.cards_played_unknown
             label = str(low) if low == high else f"{low}-{high}"
             rows.append((label, _number(n), _percent(n, unsolved), _percent(at_least, unsolved)))
         notes = [f"the most cards any line of play puts on the foundation{_of_cards(game)}; 'at least' counts "
@@ -684,7 +686,8 @@ def _report_sections(report: Report) -> list[_Section]:
             rows.append(("not determined", _number(report.cards_played_unknown),
                          _percent(report.cards_played_unknown, unsolved), "-"))
             notes.append(f"not determined: {report.cards_played_unknown:,} unsolvable deals whose most cards "
-                         "played was not found within --max-iters (cards_played is null)")
+                         "played was not found within --max-iters (cards_played is null); 'at least' counts "
+                         f"them only at {game.fewest_cards_played}, which every line plays")
         sections.append(_Section("Cards played by unsolvable deals (how close they got)", notes,
                                  ("cards played", "deals", "percent", "at least"), rows))
 

@@ -712,3 +712,24 @@ def test_tables_spell_ms_and_deals_as_they_will_and_are_read_exactly(tmp_path):
         done = cli("export", tmp_path / name)
         error = done.stderr.decode()
         assert done.returncode == 1 and words in error and error.count("\n") == 1 and not done.stdout, error
+
+
+def test_at_least_counts_deals_not_determined_where_every_line_gets(tmp_path):
+    """With cards_played null for some unsolvable deals (--max-iters), the first row said 'at least 33.33%'
+    where every Golf line plays the 16 talon cards: 100%; and the chart's title counted the known deals only."""
+    frame = pd.DataFrame({"game": ["golf"] * 4, "deal": [1, 2, 3, 4], "ms": [False] * 4,
+                          "outcome": ["unsolved", "unsolved", "unsolved", "solved"], "iterations": [10, 20, 30, 40],
+                          "cards_played": pd.array([30, None, None, 40], "Int64")})
+    frame.to_parquet(tmp_path / "few.parquet")
+    text = cli("report", tmp_path / "few.parquet").stdout.decode()
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if re.match(r"\d+(-\d+)?\s+\d+\s", line)}
+    assert rows["16"] == ["0", "0.00%", "100.00%"] and rows["17"] == ["0", "0.00%", "33.33%"]
+    assert rows["30"] == ["1", "33.33%", "33.33%"]
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from blackhole_stats import get_game, plots
+
+    figure = Figure()
+    assert plots._cards_played(figure, frame, get_game("golf"))
+    assert figure.axes[0].get_title().startswith("Golf: how close the 3 unsolvable deals got")
