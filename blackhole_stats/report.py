@@ -18,6 +18,7 @@ import math
 import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 import numpy as np
 import pandas as pd
@@ -25,8 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
-                      run_game, shown_game)
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
+                      game_numbers, locate, run_game, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -70,12 +71,30 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     """
     source = str(path)
     fs, files = data_files(source)
-    frames = [_read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
-              for file in files]
+    _, root = filesystem(locate(source))
+    frames = [_with_folder_columns(root, file, _read_csv(fs, file, required) if file.lower().endswith(".csv")
+                                   else _read_parquet(fs, file, required)) for file in files]
     if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
         frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
                   for frame in frames]                                             # a run half upgraded)
     return _normalize(pd.concat(frames, ignore_index=True), source)
+
+
+def _with_folder_columns(root: str, file: str, frame: pd.DataFrame) -> pd.DataFrame:
+    """A file's `game` from the folders above it (`game=golf/`, as pandas' `to_parquet(partition_cols=...)`
+    writes it and pandas and pyarrow read it back), where the file has no such column: such a dataset was
+    read as one game, its mix unseen. A folder naming another column the file lacks is refused."""
+    folders = file[len(root):].strip("/").split("/")[:-1]
+    for name, _, value in (folder.partition("=") for folder in folders if "=" in folder):
+        if name in frame:
+            continue
+        if name != "game":
+            if name in (*COLUMNS, "deal_exact"):
+                raise DatasetError(f"{file}: its column {name} is in the name of a folder ({name}={value}); "
+                                   "report reads it from the files: write the dataset without partition_cols")
+            continue
+        frame = frame.assign(game=_game_keys(file, pd.Series([unquote(value)] * len(frame), dtype=object)))
+    return frame
 
 
 def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:

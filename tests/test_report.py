@@ -28,7 +28,7 @@ import pytest
 from blackhole_stats import report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
-from conftest import cli, fill_up, require_reference, tmpfs
+from conftest import assert_one_line_failure, cli, fill_up, require_reference, tmpfs
 
 CLI = Path(sys.executable).parent / "blackhole-stats"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -733,3 +733,24 @@ def test_at_least_counts_deals_not_determined_where_every_line_gets(tmp_path):
     figure = Figure()
     assert plots._cards_played(figure, frame, get_game("golf"))
     assert figure.axes[0].get_title().startswith("Golf: how close the 3 unsolvable deals got")
+
+
+def test_a_dataset_split_into_folders_by_game_is_read_as_pandas_reads_it(tmp_path):
+    """pandas' to_parquet(partition_cols=["game"]) keeps the game in folder names (game=golf/) only: report
+    and export read the files as one game (--game named it) and mixed Relaxed Golf wins into a Golf list."""
+    golf, relaxed = tmp_path / "golf", tmp_path / "relaxed"
+    assert cli("run", "--game", "golf", "--range", "1-20", "--out", golf).returncode == 0
+    assert cli("run", "--game", "relaxed_golf", "--range", "21-40", "--out", relaxed).returncode == 0
+    both = pd.concat([pd.read_parquet(golf), pd.read_parquet(relaxed)]).astype({"game": str})
+    both.to_parquet(tmp_path / "split", partition_cols=["game"])
+    assert sorted(path.name for path in (tmp_path / "split").iterdir()) == ["game=golf", "game=relaxed_golf"]
+    assert pd.read_parquet(tmp_path / "split")["game"].value_counts().to_dict() == {"golf": 20, "relaxed_golf": 20}
+    for command in (["report", tmp_path / "split", "--game", "relaxed_golf"],
+                    ["export", tmp_path / "split", "--game", "golf"]):
+        line = assert_one_line_failure(cli(*command))
+        assert "mixes games (golf: 20 rows, relaxed_golf: 20 rows)" in line, line
+    both[both.game == "golf"].to_parquet(tmp_path / "one", partition_cols=["game"])
+    assert cli("report", tmp_path / "one").stdout.decode().startswith("Golf report")
+    both[both.game == "golf"].to_parquet(tmp_path / "bytime", partition_cols=["seconds"])
+    line = assert_one_line_failure(cli("report", tmp_path / "bytime"))
+    assert "its column seconds is in the name of a folder" in line
