@@ -470,7 +470,9 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
     Numbers are exactly as PySolFC shows them (123, ms123, 20-digit seeds in
     full); plain text is one a line, the shape of PySolFC's seeds files.
     The game is the dataset's (a dataset mixing games is refused); --game
-    names the one expected, and another is refused.
+    names the one expected, and another is refused. A run whose rows are not
+    the deals its manifest asks for (an interrupted one) gets a warning on
+    stderr: its list is short.
 
     \b
     Examples:

@@ -421,8 +421,9 @@ def _entries(fs: pafs.FileSystem, root: str, out: str) -> list[pafs.FileInfo]:
         raise DatasetError(f"cannot list {out}: {_os_problem(error)}") from None
 
 
-def data_files(out: str) -> tuple[pafs.FileSystem, list[str]]:
-    """The files a report reads: `out` itself if it is a file, else every `*.parquet` file under DIR.
+def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
+    """The files a report reads, with the file system and the root they are under: `out` itself if it
+    is a file, else every `*.parquet` file under DIR.
 
     The files DuckDB reads from DIR (and polars, pandas and pyarrow too, when
     `verify` finds nothing else there), so the report counts what they count.
@@ -431,7 +432,7 @@ def data_files(out: str) -> tuple[pafs.FileSystem, list[str]]:
     fs, root = filesystem(out)
     kind = fs.get_file_info(root).type
     if kind == pafs.FileType.File:
-        return fs, [root]
+        return fs, root, [root]
     if kind != pafs.FileType.Directory:
         raise DatasetError(f"{out}: no such file or directory")
     try:
@@ -442,7 +443,7 @@ def data_files(out: str) -> tuple[pafs.FileSystem, list[str]]:
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:
         raise DatasetError(f"{out}: no *.parquet files in this directory")
-    return fs, paths
+    return fs, root, paths
 
 
 def _enclosing_run(out: str) -> str | None:

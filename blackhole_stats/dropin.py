@@ -176,12 +176,12 @@ def _flag_number(flag: str, value: str, least: int) -> int:
     int() refuses more than 4,300 digits)."""
     from .solver import MAX_ITERS
 
-    digits = value.lstrip("0")
+    digits = value.lstrip("0") or "0"
     if (not (value.isascii() and value.isdigit()) or len(digits) > len(str(MAX_ITERS))
-            or not least <= int(value) <= MAX_ITERS):
+            or not least <= int(digits) <= MAX_ITERS):
         raise Failure(f"Error! {flag} takes a whole number from {least} to {MAX_ITERS}, not {value[:40]!r}.",
                       EXIT_USAGE)
-    return int(value)
+    return int(digits)
 
 
 PEER_GAMES: dict = {}

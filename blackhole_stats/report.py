@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
-                      game_numbers, locate, run_game, shown_game)
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
+                      run_game, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -37,6 +37,8 @@ from .solver import OUTCOMES
 COLUMNS = ("game", "deal", "ms", "outcome", "iterations", "cards_played", "seconds", "difficulty", "tag")
 """The documented columns a report uses (`solution` is never needed; `deal_exact` completes `deal`;
 `difficulty` and `tag` only runs made with --difficulty have; without `game`, see `game_of`)."""
+FILE_COLUMNS = (*COLUMNS, "deal_exact")
+"""What a report reads of a file."""
 REQUIRED = ("deal", "outcome", "iterations", "cards_played")
 """What a dataset must have to be reported on."""
 VERDICTS = ("deal", "outcome")
@@ -67,41 +69,51 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     dataset has the column; every value a known game), `cards_played` nullable Int64
     (null: not determined within --max-iters), other numbers int64/float64;
     sorted by (ms, deal). Either results format; in a CSV, `max_played` stands
-    for `cards_played`. Raises `dataset.DatasetError`.
+    for `cards_played`; a file without `game` under a `game=...` folder has that
+    folder's (`_folder_game`). Raises `dataset.DatasetError`.
     """
     source = str(path)
-    fs, files = data_files(source)
-    _, root = filesystem(locate(source))
-    frames = [_with_folder_columns(root, file, _read_csv(fs, file, required) if file.lower().endswith(".csv")
-                                   else _read_parquet(fs, file, required)) for file in files]
+    fs, root, files = data_files(source)
+    frames = []
+    for file in files:
+        game = _folder_game(root, file)
+        frame = _read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
+        frames.append(frame if game is None or "game" in frame else frame.assign(game=game))
     if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
         frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
                   for frame in frames]                                             # a run half upgraded)
     return _normalize(pd.concat(frames, ignore_index=True), source)
 
 
-def _with_folder_columns(root: str, file: str, frame: pd.DataFrame) -> pd.DataFrame:
-    """A file's `game` from the folders above it (`game=golf/`, as pandas' `to_parquet(partition_cols=...)`
-    writes it and pandas and pyarrow read it back), where the file has no such column: such a dataset was
-    read as one game, its mix unseen. A folder naming another column the file lacks is refused."""
-    folders = file[len(root):].strip("/").split("/")[:-1]
-    for name, _, value in (folder.partition("=") for folder in folders if "=" in folder):
-        if name in frame:
+def _folder_game(root: str, file: str) -> str | None:
+    """The game a folder above `file` (under `root`) names, `game=golf/`, or None: pandas'
+    `to_parquet(partition_cols=["game"])` keeps the game there, not in the files, and reads it back so
+    (read as one game, such a dataset's mix went unseen). A folder naming another column is refused:
+    columns are read from the files."""
+    game = None
+    for folder in file[len(root):].strip("/").split("/")[:-1]:
+        name, equals, value = folder.partition("=")
+        if not equals or name not in FILE_COLUMNS:
             continue
         if name != "game":
-            if name in (*COLUMNS, "deal_exact"):
-                raise DatasetError(f"{file}: its column {name} is in the name of a folder ({name}={value}); "
-                                   "report reads it from the files: write the dataset without partition_cols")
-            continue
-        frame = frame.assign(game=_game_keys(file, pd.Series([unquote(value)] * len(frame), dtype=object)))
-    return frame
+            raise DatasetError(f"{file}: the folder {folder} holds the column {name}, which is read from the "
+                               f"files: write the dataset without partition_cols={[name]}")
+        value = unquote(value)
+        try:
+            if value in ("", "__HIVE_DEFAULT_PARTITION__"):  # pandas' folder for a null game
+                raise UnknownGameError(value)
+            game = get_game(value).key
+        except UnknownGameError:
+            raise DatasetError(f"{file}: the folder {folder} names no game this version knows "
+                               f"({', '.join(GAMES)})") from None
+    return game
 
 
 def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     try:
         names = pq.read_schema(file, filesystem=fs).names
         _check_columns(file, names, required)
-        table = pq.read_table(file, columns=[name for name in (*COLUMNS, "deal_exact") if name in names],
+        table = pq.read_table(file, columns=[name for name in FILE_COLUMNS if name in names],
                               filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
@@ -126,7 +138,7 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     if "cards_played" not in frame and "max_played" in frame:
         frame = frame.rename(columns={"max_played": "cards_played"})
     _check_columns(file, frame.columns, required)
-    frame = frame[[name for name in (*COLUMNS, "deal_exact") if name in frame]]
+    frame = frame[[name for name in FILE_COLUMNS if name in frame]]
     scored = [name for name in ("difficulty", "tag") if name in frame]
     if scored and frame[scored].isna().all().all():  # export's empty columns of a run without --difficulty
         frame = frame.drop(columns=scored)

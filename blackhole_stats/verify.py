@@ -190,11 +190,13 @@ def _format_problems(table: pa.Table, exact: pa.ChunkedArray | None) -> list[str
 
 
 def _range_problems(name: str, table: pa.Table) -> list[str]:
-    """Values report and export would refuse (a negative count or time, NaN): verify passed them."""
-    from .report import COLUMN_RANGES, check_range
+    """Values report and export would refuse (a negative count or time, NaN, a missing one): verify passed them."""
+    from .report import COLUMN_RANGES, NULLABLE, check_range
 
     problems = []
     for column in COLUMN_RANGES.keys() & set(table.schema.names) - {"cards_played"}:  # that one: _row_problem
+        if column not in NULLABLE and table[column].null_count:
+            problems.append(f"{name}: column {column} has missing values")
         try:
             check_range(name, column, table[column].drop_null().to_numpy())
         except dataset.DatasetError as error:

@@ -404,6 +404,7 @@ def test_flag_order_follows_the_peer():
     (["--game", "golf", "--max-iters", "\u00b2"], b"", 2, "whole number"),  # isdigit, but no int(): a traceback
     (["--game", "golf", "--iters-display-step", "\u2460"], b"", 2, "whole number"),
     (["--game", "golf", "--max-iters", "9" * 5000], b"", 2, "whole number"),  # int() refuses 4,301 digits
+    (["--game", "golf", "--max-iters", "0" * 5000], b"", 2, "whole number"),  # int() counts zeros too
     (["--game", "black_hole"], b"Foundations: AS\n", 1, "the board ends after 0 of the 17 piles"),
     (["--game", "golf"], b"Talon: 8H\nFoundations: TH\nAS 2S\n", 1, "the board ends after 1 of the 7 piles"),
     (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2, "--iters-display-step takes a whole number"),

@@ -751,6 +751,10 @@ def test_a_dataset_split_into_folders_by_game_is_read_as_pandas_reads_it(tmp_pat
         assert "mixes games (golf: 20 rows, relaxed_golf: 20 rows)" in line, line
     both[both.game == "golf"].to_parquet(tmp_path / "one", partition_cols=["game"])
     assert cli("report", tmp_path / "one").stdout.decode().startswith("Golf report")
-    both[both.game == "golf"].to_parquet(tmp_path / "bytime", partition_cols=["seconds"])
-    line = assert_one_line_failure(cli("report", tmp_path / "bytime"))
-    assert "its column seconds is in the name of a folder" in line
+    for column in ("seconds", "outcome"):  # outcome: required, was "missing column outcome"
+        both[both.game == "golf"].to_parquet(tmp_path / column, partition_cols=[column])
+        line = assert_one_line_failure(cli("report", tmp_path / column))
+        assert f"holds the column {column}, which is read from the files" in line, line
+    nameless = both.assign(game=[None] * 20 + ["golf"] * 20)
+    nameless.to_parquet(tmp_path / "nameless", partition_cols=["game"])  # pandas: game=__HIVE_DEFAULT_PARTITION__
+    assert "names no game this version knows" in assert_one_line_failure(cli("export", tmp_path / "nameless"))

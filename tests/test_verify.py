@@ -42,13 +42,14 @@ def manifest_file(run: Path) -> Path:
 
 
 def rewrite(part: Path, row: int, **values) -> None:
-    """Change one row of a chunk file, keeping its schema."""
+    """Change one row of a chunk file, keeping its schema (a null makes its column nullable)."""
     table = pq.read_table(part)
     for name, value in values.items():
         column = table[name].to_pylist()
         column[row] = value
-        table = table.set_column(table.schema.get_field_index(name), table.schema.field(name),
-                                 pa.array(column, table.schema.field(name).type))
+        field = table.schema.field(name)
+        table = table.set_column(table.schema.get_field_index(name), field.with_nullable(field.nullable or value is None),
+                                 pa.array(column, field.type))
     pq.write_table(table, part)
 
 
@@ -218,6 +219,8 @@ def test_a_null_ms_is_named_in_a_difficulty_run_too(tmp_path):
     ("seconds", -1.0, "column seconds has -1.0; it must hold numbers of 0 or more"),
     ("seconds", float("inf"), "column seconds has inf"),
     ("iterations", -5, "column iterations has -5; it must hold whole numbers from 0"),
+    ("seconds", None, "column seconds has missing"),
+    ("iterations", None, "column iterations has missing"),
 ])
 def test_values_report_refuses_are_problems(copy, column, value, words):
     """verify said "ok" for a negative or infinite time and a negative count, which report and export refuse."""
