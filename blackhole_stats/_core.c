@@ -2721,7 +2721,8 @@ PyDoc_STRVAR(solve_doc,
 "unsolved and the most-cards-played search was skipped or ran out of budget.\n"
 "solution: bytes, the pile of each move or 255 for a talon turn, in play order\n"
 "(empty unless solved). Raises RuntimeError if this Solver is already solving\n"
-"in another thread, and whatever a signal handler raises (KeyboardInterrupt).");
+"(in another thread, or a signal handler called it during its own solve), and\n"
+"whatever a signal handler raises (KeyboardInterrupt).");
 
 /* `rules` (None or 14 little-endian 16-bit masks) into fits; 0 with an exception set. */
 static int parse_rules(PyObject *rules, uint16_t fits[NRANKS + 1])
@@ -2859,7 +2860,8 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds
      * until it clears the flag, again with the GIL held. */
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError,
-                        "this Solver is already solving in another thread: use one Solver per thread");
+                        "this Solver is already solving (in another thread, or a signal handler called it during "
+                        "its own solve): use one Solver per thread");
         goto done;
     }
     self->busy = 1;
@@ -3352,7 +3354,8 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject 
     }
     if (self->busy) {
         PyErr_SetString(PyExc_RuntimeError,
-                        "this Solver is already solving in another thread: use one Solver per thread");
+                        "this Solver is already solving (in another thread, or a signal handler called it during "
+                        "its own solve): use one Solver per thread");
         return NULL;
     }
     TrapWalks tw = {self, NULL, max_iters, {0}, 0, probes, seed ^ 0x9E3779B9u, 0, 0, NULL, NULL};

@@ -138,6 +138,34 @@ def interrupt_while_busy(solver: Solver, board, search: str, meanwhile=None) -> 
     return seen
 
 
+def test_a_solver_called_again_by_a_signal_handler_during_its_solve_refuses_saying_so():
+    """The same thread, re-entered from a signal handler, was told the Solver was busy "in another thread"."""
+    solver, refused = Solver(), []
+
+    def handler(signum, frame):
+        try:
+            solver.solve(deal(3))
+        except RuntimeError as error:
+            refused.append(str(error))
+        raise Stop
+
+    def poke():
+        wait_until(lambda: solver.busy)
+        os.kill(os.getpid(), signal.SIGUSR1)
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    helper = threading.Thread(target=poke)
+    helper.start()
+    try:
+        with pytest.raises(Stop):
+            solver.solve(deal(SLOW_CLASSIC), search="classic")
+    finally:
+        helper.join()
+        signal.signal(signal.SIGUSR1, previous)
+    assert len(refused) == 1 and "a signal handler called it during its own solve" in refused[0]
+    assert not solver.busy and solver.solve(deal(3)).outcome == summary(Solver().solve(deal(3)))[0]
+
+
 def test_a_solver_busy_in_another_thread_refuses():
     solver, refused = Solver(), []
 
@@ -149,7 +177,7 @@ def test_a_solver_busy_in_another_thread_refuses():
 
     seen = interrupt_while_busy(solver, deal(SLOW_CLASSIC), "classic", meanwhile=second_caller)
     assert seen == [True]
-    assert len(refused) == 1 and "already solving in another thread" in refused[0]
+    assert len(refused) == 1 and "this Solver is already solving (in another thread" in refused[0]
     assert not solver.busy
     outcome, iterations, played = peer()[2]
     assert summary(solver.solve(deal(2), search="classic"))[:3] == (outcome, iterations, played)
