@@ -119,6 +119,10 @@ _PART = re.compile(_PART_NAME)
 _TEMP = re.compile(re.escape(TEMP_PREFIX) + f"(?:_?{re.escape(MANIFEST_NAME)}|{_PART_NAME})" + re.escape(TEMP_SUFFIX))
 """Our own unfinished files, by name: only these are ever deleted or ignored."""
 _URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://(.*)", re.DOTALL)
+GCS_RETRY_SECONDS = 15
+"""How long pyarrow's Google Cloud Storage client retries a call before it fails. Its own default is
+minutes, during which a command that cannot reach the storage ignores Ctrl-C (a signal waits for the
+call to return); `?retry_limit_seconds=N` in a gs:// URL sets another limit."""
 _DIGITS = re.compile(r"[0-9]+")
 _WHOLE_FLOAT_TEXT = re.compile(r"([0-9]+)\.0*")
 """How pandas writes a float column of whole numbers to CSV: `1.0`."""
@@ -146,8 +150,11 @@ def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
     scheme, location = match.groups()
     if not location:
         raise DatasetError(f"the URL {out!r} names no location (expected {scheme}://LOCATION)")
+    uri = out
+    if scheme.lower() in ("gs", "gcs") and "retry_limit_seconds=" not in out:
+        uri = f"{out}{'&' if '?' in out else '?'}retry_limit_seconds={GCS_RETRY_SECONDS}"
     try:
-        return pafs.FileSystem.from_uri(out)
+        return pafs.FileSystem.from_uri(uri)
     except pa.ArrowInvalid as error:
         if "Unrecognized filesystem type" not in str(error):  # pyarrow's scheme, a bad URL
             raise DatasetError(f"bad URL {out!r}: {first_line(error)}") from None

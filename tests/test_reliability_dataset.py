@@ -267,6 +267,17 @@ def test_a_link_to_nothing_where_a_run_folder_belongs_is_named(tmp_path):
         shutil.rmtree(tmp_path / "run", ignore_errors=True)
 
 
+def test_unreachable_google_cloud_storage_fails_within_seconds_in_one_line():
+    """pyarrow's GCS client retried for minutes by default, and a command waiting on it ignored Ctrl-C and
+    SIGTERM meanwhile (no network here, as on a laptop offline): the retries are bounded now."""
+    import time
+
+    started = time.monotonic()
+    result = cli("report", "gs://blackhole-stats-no-such-bucket/run")
+    line = assert_one_line_failure(result, 1)
+    assert line.startswith("Error: cannot ") and time.monotonic() - started < 90, line
+
+
 def test_file_urls_work_in_run_verify_and_report(tmp_path):
     url = f"file://{tmp_path}/run"
     assert "3 deals solved now" in assert_ok(cli("run", "--range", "1-3", "--out", url, "--workers", "1"))
