@@ -537,7 +537,7 @@ class RunCommand(Command):
                    "the run's own]")
 @click.option("--difficulty", is_flag=True,
               help="Also score each solvable deal's difficulty for a person and tag it, very easy .. "
-                   "very hard, on the game's scale (10 to 40 ms of CPU per solvable deal: README, Difficulty)  "
+                   "very hard, on the game's scale (9 to 36 ms of CPU per solvable deal: README, Difficulty)  "
                    "[resuming: as the run was made]")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")

@@ -21,7 +21,7 @@ the game's rules and talon from the position); only the scale is per game.
 Why this score and not another (README, "Difficulty"): on sample deals it
 predicted the bounded planners' effort best among the candidates measured
 (our solver's iterations, trap counts, the random player's odds, exact trap
-depths, fewer walks), for 10 to 40 ms of CPU per winnable deal, so `run`
+depths, fewer walks), for 9 to 36 ms of CPU per winnable deal, so `run`
 computes it only with `--difficulty`.
 
 Tags come from a SCALE: four thresholds fixed once from the quintiles of the
