@@ -291,7 +291,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders)
                      for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
-                      disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
+                      disable=not progress or sys.stderr is None, file=_BarStream(sys.stderr),
+                      dynamic_ncols=True) as bar:
                 tally = _Tally(bar)
                 signum = _solve(backend, tasks, tally)
 
@@ -604,11 +605,35 @@ class _Quiet:
             self.failure = error
 
 
+class _BarStream:
+    """Standard error for the progress bar, which stops drawing, quietly, once a write fails (a reader
+    that went away, a full disk): the run goes on, as it does when its log lines cannot be written."""
+
+    def __init__(self, stream) -> None:
+        self.stream, self.failed = stream, False
+
+    def write(self, text: str) -> None:
+        self._try(lambda: self.stream.write(text))
+
+    def flush(self) -> None:
+        self._try(self.stream.flush)
+
+    def _try(self, call) -> None:
+        if not self.failed:
+            try:
+                call()
+            except (OSError, ValueError):  # ValueError: a closed file
+                self.failed = True
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 class _StderrHandler(_Quiet, logging.Handler):
     """Warnings and errors as one line each above the progress bar; tracebacks go to the log file."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        if getattr(record, "file_only", False):
+        if getattr(record, "file_only", False) or sys.stderr is None:  # (tqdm.write would pick stdout)
             return
         try:
             tqdm.write(f"{record.levelname.lower()}: {record.getMessage()}", file=sys.stderr)

@@ -717,3 +717,20 @@ def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
                                                                        int(chunk.split("-")[1]) + 1)}
     assert all(worker == started_by[chunk_of[int(deal)]][0] for worker, deal, _ in slow)
     assert_complete(out, 100)
+
+
+def test_a_run_with_standard_error_closed_or_failing_still_runs(tmp_path):
+    """`run ... 2>&-` (a cron line) did nothing and exited 1: sys.stderr is None, and its isatty() raised;
+    with --progress, a bar that could not be drawn (2>/dev/full, a reader gone) stopped the run as if the
+    disk were full. The bar is dropped, as unwritable log lines are."""
+    closed = subprocess.run([str(SCRIPT), "run", "--range", "1-30", "--game", "golf", "--out", str(tmp_path / "a"),
+                             "--chunk-size", "10"], stdout=subprocess.PIPE, preexec_fn=lambda: os.close(2),
+                            timeout=120)
+    assert closed.returncode == 0 and b"30 deals solved now" in closed.stdout
+    assert_complete(tmp_path / "a", 30)
+    with open("/dev/full", "w") as full:
+        failing = subprocess.run([str(SCRIPT), "run", "--range", "1-30", "--game", "golf", "--out",
+                                  str(tmp_path / "b"), "--chunk-size", "10", "--progress"],
+                                 stdout=subprocess.PIPE, stderr=full, timeout=120)
+    assert failing.returncode == 0 and b"30 deals solved now" in failing.stdout
+    assert_complete(tmp_path / "b", 30)
