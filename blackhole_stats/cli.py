@@ -672,7 +672,7 @@ def _resume(out: str | None) -> str:
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
     """The last word of an interrupted command: what was done, how to resume a run (in `out`), 128 + the
     signal."""
-    for name in (signal.SIGINT, signal.SIGTERM):  # the process is ending: nothing may cut this short
+    for name in interrupts.SIGNALS:  # the process is ending: nothing may cut this short
         signal.signal(name, signal.SIG_IGN)
     click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     sys.exit(128 + signum)

@@ -23,7 +23,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_HANG_UP = getattr(signal, "SIGHUP", None)  # (none on Windows)
+SIGNALS = (signal.SIGINT, signal.SIGTERM, *((_HANG_UP,) if _HANG_UP is not None else ()))
+"""Ctrl-C, SIGTERM, and SIGHUP (the terminal closed, an ssh connection dropped), which ended a run as
+kill -9 would, with no line and the chunks in flight lost; one ignored (`nohup`) stays ignored."""
 
 _owner: int | None = None
 """The process whose main thread gets `Interrupted`; None outside `raised()`."""
@@ -46,7 +49,7 @@ class Interrupted(BaseException):
 def _handle(signum: int, frame) -> None:
     global _received
     if os.getpid() != _owner:  # a child forked from the run, before it set its own handlers
-        if signum == signal.SIGTERM:
+        if signum != signal.SIGINT:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
         return
@@ -79,10 +82,12 @@ def raised() -> Iterator[None]:
 
 
 def _take_signals() -> dict:
-    """Handle SIGINT and SIGTERM in this process from now on; returns the handlers they had."""
+    """Handle SIGNALS in this process from now on (not a hang-up `nohup` ignores); returns the handlers
+    they had."""
     global _owner, _received
     _owner, _received = os.getpid(), None
-    return {signum: signal.signal(signum, _handle) for signum in SIGNALS}
+    return {signum: signal.signal(signum, _handle) for signum in SIGNALS
+            if signum != _HANG_UP or signal.getsignal(signum) != signal.SIG_IGN}
 
 
 def record_until_ready() -> None:

@@ -211,6 +211,7 @@ MOMENTS = [
     ("deal-15", signal.SIGINT, True),        # mid-chunk
     ("deal-15", signal.SIGTERM, False),
     ("chunks-done", signal.SIGINT, True),    # every chunk written, the manifest not yet finished
+    ("deal-15", signal.SIGHUP, True),        # the terminal closed: it ended the run as kill -9 did, silently
 ]
 
 
@@ -236,6 +237,23 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
         assert total == 40 and done == len(deals_in(out))
         assert done == {"worker-start": 0, "chunks-done": 40}.get(hook, done)
     resume(arguments, 40, out)
+
+
+def test_a_hang_up_that_nohup_ignores_is_ignored(tmp_path):
+    """Under `nohup` a run must outlive its terminal: SIGHUP stays ignored, in the run and its workers."""
+    out = tmp_path / "run"
+    process = subprocess.Popen(["nohup", str(SCRIPT), "run", "--range", "1-40", "--out", str(out), "--workers", "2",
+                                "--chunk-size", "10"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True, env={**os.environ, **pause_env(tmp_path, **{"deal-15": 3})})
+    try:
+        wait_for_pause(tmp_path, "deal-15", process)
+        os.killpg(process.pid, signal.SIGHUP)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if alive_in_group(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 0, err
+    assert_complete(out, 40)
 
 
 @pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"], ["--deals", "/dev/stdin"], ["--deals", "FILE"]])
