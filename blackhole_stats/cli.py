@@ -580,10 +580,10 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
 def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, difficulty, given, scheduler,
          wait_for_workers, progress) -> None:
     """The `run` command within its interrupt handling; settings not `given` are the resumed run's own."""
-    from .dataset import DatasetError, check_held_settings, first_line, locate, read_manifest
+    from .dataset import DISK_FULL, READ_ONLY, DatasetError, check_held_settings, first_line, locate, read_manifest
     from .deals import DealSet, DealSpecError
     from .difficulty import DifficultyError, DifficultyUndefined, current_scale
-    from .runner import DISK_FULL, RunError, RunStopped, run  # pyarrow loads only here
+    from .runner import RunError, RunStopped, run  # pyarrow loads only here
 
     try:
         held = read_manifest(locate(out))  # None: a new run (open_run checks it all again, under the lock)
@@ -615,11 +615,13 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
             raise click.ClickException(f"{stopped}; details in the log; resume with: {_resume(out)}") from None
         _exit_interrupted(str(stopped), stopped.signum, out=out)
     except OSError as error:
-        if error.errno not in DISK_FULL:  # storage that failed where no check expected it (a server hung up)
-            raise click.ClickException(f"cannot use {out}: {first_line(error)}; the finished chunks are kept: "
-                                       f"resume with: {_resume(out)}") from None
-        raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
-                                   f"are kept: free some space, then resume with: {_resume(out)}") from None
+        if error.errno in DISK_FULL | READ_ONLY:
+            remedy = "free some space" if error.errno in DISK_FULL else "make it writable"
+            raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
+                                       f"are kept: {remedy}, then resume with: {_resume(out)}") from None
+        # storage that failed where no check expected it (a server hung up)
+        raise click.ClickException(f"cannot use {out}: {first_line(error)}; the finished chunks are kept: "
+                                   f"resume with: {_resume(out)}") from None
     except (DealSpecError, DatasetError, RunError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(_summary(summary))

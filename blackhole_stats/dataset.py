@@ -20,6 +20,7 @@ the chunk files and their schema, and reading exact game numbers from them
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import json
 import math
@@ -130,6 +131,12 @@ _WHOLE_FLOAT_TEXT = re.compile(r"([0-9]+)\.0*")
 _OUTCOME_VALUES = pa.array(OUTCOMES, pa.string())
 _TAG_VALUES = pa.array(TAGS, pa.string())
 _GAME_VALUES = pa.array(GAMES, pa.string())
+
+
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
+"""OSError numbers that mean "free some space, then resume"."""
+READ_ONLY = frozenset({errno.EROFS})
+"""OSError numbers that mean "make it writable, then resume"."""
 
 
 class DatasetError(ValueError):
@@ -921,6 +928,8 @@ def write_manifest(out: str, manifest: dict, folders: Folders = ()) -> None:
             _delete_quietly(paths.fs, temp)  # a full disk: leave nothing behind that looks like ours
             raise
     except OSError as error:
+        if error.errno in DISK_FULL | READ_ONLY:  # the run says what to do, and how to resume
+            raise
         raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
 
 

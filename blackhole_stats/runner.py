@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
-import errno
 import functools
 import logging
 import multiprocessing
@@ -62,8 +61,6 @@ MAX_WORKERS = 2 * (os.cpu_count() or 1)
 """More worker processes than this only cost memory (each Solver holds 69 MiB): --workers is capped."""
 WAIT_FOR_WORKERS_SECONDS = 60.0
 """How long a run waits for a first worker to join a Dask cluster that has none."""
-DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
-"""OSError numbers that mean "free some space, then resume"."""
 POLL_SECONDS = 1.0
 """How often waits look up: the run for a swallowed signal, workers for their parent or a stop."""
 
@@ -263,8 +260,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     another game than the run's (DifficultyError), or the classic search of a game it does not
     play, DatasetError for a
     directory that does not fit (RunMoved: its folders were moved or deleted meanwhile), RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
-    or a failed chunk, and OSError with an errno in DISK_FULL when the disk is
-    full (finished chunks are kept in every case; the same call resumes).
+    or a failed chunk, and OSError with an errno in dataset.DISK_FULL or READ_ONLY when the disk is
+    full or read-only (finished chunks are kept in every case; the same call resumes).
     """
     check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
     game = None if game is None else get_game(game)
@@ -398,7 +395,8 @@ class _Tally:
             log.error("chunk %s failed: %s", deals, error, exc_info=error)
             self.failures.append(str(error))
             return True
-        if isinstance(error, OSError) and error.errno in DISK_FULL or isinstance(error, dataset.RunMoved):
+        if isinstance(error, OSError) and error.errno in dataset.DISK_FULL | dataset.READ_ONLY or isinstance(
+                error, dataset.RunMoved):
             log.error("chunk %s failed: %s", deals, error, extra=_LOG_FILE_ONLY)
             raise error
         # a lost worker, an I/O error: the next chunk would fail too

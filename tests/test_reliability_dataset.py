@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -297,7 +298,9 @@ def test_a_read_only_run_directory(tmp_path):
         nothing_left, new = cli_all([("run", "--out", out), ("run", "--range", "1-3", "--out", mount / "new")])
         more = cli("run", "--range", "1-10", "--out", out)
         for result in (nothing_left, more):
-            assert assert_one_line_failure(result, 1) == f"Error: cannot write to {out}: Read-only file system\n"
+            line = assert_one_line_failure(result, 1)
+            assert line.startswith(f"Error: cannot write to {out}: Read-only file system; the finished chunks are "
+                                   f"kept: make it writable, then resume with: blackhole-stats run "), line
         assert assert_one_line_failure(new, 1) == \
             f"Error: cannot create the run directory {mount / 'new'}: Read-only file system\n"
         assert snapshot(out) == before
@@ -312,7 +315,8 @@ def test_a_full_disk_at_the_first_write(tmp_path):
         filler = fill_up(mount)
         command = ("run", "--range", "1-5", "--out", out, "--workers", "1")
         line = assert_one_line_failure(cli(*command), 1)
-        assert line == f"Error: cannot write to {out}: No space left on device\n"
+        assert line == (f"Error: cannot write to {out}: No space left on device; the finished chunks are kept: "
+                        f"free some space, then resume with: blackhole-stats {shlex.join(map(str, command))}\n")
         assert not manifest_file(out).exists()
         filler.unlink()
         assert "5 deals solved now" in assert_ok(cli(*command))

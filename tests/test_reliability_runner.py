@@ -559,6 +559,28 @@ def test_a_full_disk_is_one_line_and_the_same_command_resumes(tiny_disk, tmp_pat
     assert b"50 deals solved now" in resumed.stdout
 
 
+def test_a_disk_made_read_only_mid_run_is_one_line_and_the_same_command_resumes(tiny_disk, tmp_path):
+    """A remount read-only while chunk 51-60 is solved: one 'error: chunk ... failed: OSError' line per chunk
+    in flight and a summary that did not say why; now the full disk's one line, with what to do. DIR is the
+    mount point itself (a file the run holds open there, its log, would keep the remount from happening)."""
+    out = tiny_disk
+    with started("run", "--range", "1-100", "--game", "golf", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-55": 5})) as process:
+        wait_for_pause(tmp_path, "deal-55", process)
+        subprocess.run(["mount", "-o", "remount,ro", str(tiny_disk)], check=True)
+        try:
+            _, err = process.communicate(timeout=60)
+        finally:
+            subprocess.run(["mount", "-o", "remount,rw", str(tiny_disk)], check=True)
+    assert process.returncode == 1, err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    match = re.fullmatch(rf"Error: cannot write to {re.escape(str(out))}: Read-only file system; the finished "
+                         r"chunks are kept: make it writable, then resume with: (blackhole-stats .+)\n", err)
+    assert match, err
+    assert deals_in(out) == list(range(1, 51))
+    resume(shlex.split(match[1])[1:], 100, out)
+
+
 # Dask
 
 
