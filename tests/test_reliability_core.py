@@ -110,14 +110,16 @@ class Stop(Exception):
     """Raised by the test's signal handler."""
 
 
-def interrupt_while_busy(solver: Solver, board, search: str, meanwhile=None) -> list[bool]:
+def interrupt_while_busy(solver: Solver, board, search: str, meanwhile=None, in_handler=None) -> list[bool]:
     """Solve in the main thread; another thread waits until the compiled search runs, does
-    `meanwhile()` if given, then sends SIGUSR1, whose handler raises Stop. Returns what the
-    handler saw of `solver.busy`: True means it ran inside the search, not after it."""
+    `meanwhile()` if given, then sends SIGUSR1, whose handler does `in_handler()` if given and raises
+    Stop. Returns what the handler saw of `solver.busy`: True means it ran inside the search, not after it."""
     seen: list[bool] = []
 
     def handler(signum, frame):
         seen.append(solver.busy)
+        if in_handler is not None:
+            in_handler()
         raise Stop
 
     def poke():
@@ -142,26 +144,13 @@ def test_a_solver_called_again_by_a_signal_handler_during_its_solve_refuses_sayi
     """The same thread, re-entered from a signal handler, was told the Solver was busy "in another thread"."""
     solver, refused = Solver(), []
 
-    def handler(signum, frame):
+    def solve_again():
         try:
             solver.solve(deal(3))
         except RuntimeError as error:
             refused.append(str(error))
-        raise Stop
 
-    def poke():
-        wait_until(lambda: solver.busy)
-        os.kill(os.getpid(), signal.SIGUSR1)
-
-    previous = signal.signal(signal.SIGUSR1, handler)
-    helper = threading.Thread(target=poke)
-    helper.start()
-    try:
-        with pytest.raises(Stop):
-            solver.solve(deal(SLOW_CLASSIC), search="classic")
-    finally:
-        helper.join()
-        signal.signal(signal.SIGUSR1, previous)
+    assert interrupt_while_busy(solver, deal(SLOW_CLASSIC), "classic", in_handler=solve_again) == [True]
     assert len(refused) == 1 and "a signal handler called it during its own solve" in refused[0]
     assert not solver.busy and solver.solve(deal(3)).outcome == summary(Solver().solve(deal(3)))[0]
 
