@@ -554,8 +554,9 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
     running the same command again (or just --out DIR) solves only the
     deals that are missing. Adding ranges to a run is fine (every deal the
     run asks for, old ranges too, is then solved); changing --game, --search,
-    --max-iters or --difficulty is refused. Exit status 130/143 after
-    Ctrl-C/SIGTERM (at any moment), 1 if a chunk failed or the disk is full;
+    --max-iters or --difficulty is refused. Exit status 130/143/129 after
+    Ctrl-C/SIGTERM/a hang-up (at any moment), 1 if a chunk failed or the disk
+    is full or read-only;
     each prints the command that resumes.
 
     \b
@@ -676,7 +677,10 @@ def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str |
     signal."""
     for name in interrupts.SIGNALS:  # the process is ending: nothing may cut this short
         signal.signal(name, signal.SIG_IGN)
-    click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
+    try:
+        click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
+    except OSError:  # the terminal went away with the hang-up: the status still says it
+        pass
     sys.exit(128 + signum)
 
 

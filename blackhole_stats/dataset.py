@@ -1104,10 +1104,10 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             write_manifest(out, manifest, folders)  # from now on DIR is a run that can be resumed
             if manifest["results_format"] != RESULTS_FORMAT:
                 _upgrade_run(out, paths, manifest, folders)
-        except DatasetError:  # refused under both locks: the folders this call made go again (os.rmdir:
-            for folder, made_id in made.items() if not contested else ():  # only while empty), unless
-                with contextlib.suppress(OSError):                           # deleted and made anew since
-                    if _folder_ids([folder], out).get(folder) == made_id:
+        except (DatasetError, OSError):  # refused, or a full disk, under both locks: the folders this call
+            for folder, made_id in made.items() if not contested else ():  # made go again (os.rmdir: only
+                with contextlib.suppress(OSError):                           # while empty), unless deleted
+                    if _folder_ids([folder], out).get(folder) == made_id:  # and made anew since
                         os.rmdir(folder)
             raise
         yield Session(out, manifest, everything, done, folders)

@@ -19,6 +19,7 @@ peer's 255, which would read as "unsolved").
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -315,7 +316,8 @@ def main(argv: list[str] | None = None) -> None:
         print(failure, file=sys.stderr)
         status = failure.status
     except interrupts.Interrupted as interrupt:
-        print("interrupted", file=sys.stderr)
+        with contextlib.suppress(OSError, AttributeError):  # a terminal gone with the hang-up; no stderr
+            print("interrupted", file=sys.stderr)
         status = 128 + interrupt.signum
     if sys.stderr is not None:
         try:

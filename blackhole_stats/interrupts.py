@@ -26,7 +26,10 @@ from contextlib import contextmanager
 _HANG_UP = getattr(signal, "SIGHUP", None)  # (none on Windows)
 SIGNALS = (signal.SIGINT, signal.SIGTERM, *((_HANG_UP,) if _HANG_UP is not None else ()))
 """Ctrl-C, SIGTERM, and SIGHUP (the terminal closed, an ssh connection dropped), which ended a run as
-kill -9 would, with no line and the chunks in flight lost; one ignored (`nohup`) stays ignored."""
+kill -9 would, with no line and the chunks in flight lost; one ignored (`nohup`) stays ignored. Like
+Ctrl-C, a hang-up reaches the whole process group: workers leave both to the parent, which stops them."""
+_TO_PARENT = (signal.SIGINT, *((_HANG_UP,) if _HANG_UP is not None else ()))
+"""What workers ignore: the parent, which gets it too, stops them."""
 
 _owner: int | None = None
 """The process whose main thread gets `Interrupted`; None outside `raised()`."""
@@ -49,7 +52,7 @@ class Interrupted(BaseException):
 def _handle(signum: int, frame) -> None:
     global _received
     if os.getpid() != _owner:  # a child forked from the run, before it set its own handlers
-        if signum != signal.SIGINT:
+        if signum == signal.SIGTERM:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
         return
@@ -136,11 +139,12 @@ def held() -> Iterator[None]:
     default action): for a few steps that a signal, or a second one during the clean-up after the
     first, must not cut in two. Outside the main thread no signal handler runs: nothing to hold."""
     handlers = {signum: signal.getsignal(signum) for signum in SIGNALS}
+    handlers = {signum: handler for signum, handler in handlers.items() if handler != signal.SIG_IGN}  # (nohup)
     if threading.current_thread() is not threading.main_thread() or None in handlers.values():
         yield  # (None: a handler set outside Python, which cannot be put back)
         return
     caught = []
-    for signum in SIGNALS:
+    for signum in handlers:
         signal.signal(signum, lambda signum, frame: caught.append((signum, frame)))
     try:
         yield
@@ -160,7 +164,7 @@ def starting_workers() -> Iterator[None]:
     """Within: start worker processes, forked, spawned or from a fork server alike.
 
     A signal to this process is deferred (`deferred`): a worker half started
-    would escape the clean-up. And SIGINT is blocked in this thread meanwhile:
+    would escape the clean-up. And SIGINT and SIGHUP are blocked in this thread meanwhile:
     a child inherits the mask through fork and exec, so a Ctrl-C that reaches
     a worker before it has set its own handlers (a spawned one imports for a
     while) stays pending until `leave_ctrl_c_to_parent` discards it, instead
@@ -171,7 +175,7 @@ def starting_workers() -> Iterator[None]:
         if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
             yield
             return
-        before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, set(_TO_PARENT))
         try:
             yield
         finally:
@@ -179,12 +183,13 @@ def starting_workers() -> Iterator[None]:
 
 
 def leave_ctrl_c_to_parent() -> None:
-    """In a worker started within `starting_workers`: ignore Ctrl-C (one pending since the start
-    is discarded), which the parent handles, and die at once of SIGTERM."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """In a worker started within `starting_workers`: ignore Ctrl-C and a hang-up (one pending since
+    the start is discarded), which the parent handles, and die at once of SIGTERM."""
+    for signum in _TO_PARENT:
+        signal.signal(signum, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_TO_PARENT))
 
 
 def received() -> int | None:

@@ -414,8 +414,9 @@ class _Processes:
                         workers, MAX_WORKERS)
         self.workers = self.workers_used = min(workers, MAX_WORKERS)
         self._others = set(multiprocessing.active_children())
-        self._pool = futures.ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context(),
-                                                 initializer=_worker_init)
+        with interrupts.starting_workers():  # its queues may start multiprocessing's resource tracker, which
+            self._pool = futures.ProcessPoolExecutor(  # ignores Ctrl-C and SIGTERM but died of a hang-up
+                self.workers, mp_context=multiprocessing.get_context(), initializer=_worker_init)
 
     def submit(self, task: ChunkTask) -> futures.Future:
         try:
@@ -625,6 +626,11 @@ class _BarStream:
 
     def __getattr__(self, name: str):
         return getattr(self.stream, name)
+
+    def __eq__(self, other) -> bool:  # tqdm clears the bars drawn on sys.stderr before a warning line
+        return self.stream == getattr(other, "stream", other)
+
+    __hash__ = object.__hash__
 
 
 class _StderrHandler(_Quiet, logging.Handler):

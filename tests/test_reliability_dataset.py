@@ -318,6 +318,7 @@ def test_a_full_disk_at_the_first_write(tmp_path):
         assert line == (f"Error: cannot write to {out}: No space left on device; the finished chunks are kept: "
                         f"free some space, then resume with: blackhole-stats {shlex.join(map(str, command))}\n")
         assert not manifest_file(out).exists()
+        assert not out.exists() and not Path(f"{out}.run").exists()  # README: nothing left behind
         filler.unlink()
         assert "5 deals solved now" in assert_ok(cli(*command))
         assert assert_ok(cli("verify", out)).startswith("ok: 5 rows")

@@ -217,7 +217,7 @@ MOMENTS = [
 
 @pytest.mark.parametrize("method, hook, signum, whole_group", [
     *((None, *moment) for moment in MOMENTS),
-    *((method, *moment) for method in START_METHODS[1:] for moment in MOMENTS[1:4]),
+    *((method, *moment) for method in START_METHODS[1:] for moment in (*MOMENTS[1:4], MOMENTS[-1])),
 ])
 def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, method, hook, signum, whole_group):
     """Ctrl-C reaches the whole process group, `kill PID` the parent only."""
