@@ -74,13 +74,19 @@ def started(*args, env: dict | None = None, method: str | None = None, stdin: Pa
     with open(read_end, "rb") if isinstance(stdin, bytes) else open(stdin or os.devnull, "rb") as given:
         process = subprocess.Popen(command(method, *args), stdin=given, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                   env={**os.environ, **(env or {})})
+                                   env={**os.environ, **(env or {})}, preexec_fn=hang_up_as_a_shell_leaves_it)
     try:
         yield process
     finally:
         if alive_in_group(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
+
+
+def hang_up_as_a_shell_leaves_it() -> None:
+    """SIGHUP at its default in the child: a suite run under `nohup` (as CI may be) ignores it, and the run
+    rightly keeps a hang-up that is ignored ignored."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def state(pid: int) -> tuple[str, int] | None:
