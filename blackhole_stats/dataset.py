@@ -911,7 +911,8 @@ def _is_seconds(value) -> bool:
 
 
 def write_manifest(out: str, manifest: dict, folders: Folders = ()) -> None:
-    """Replace the manifest beside DIR atomically (temporary file, then rename); DatasetError if not writable.
+    """Replace the manifest beside DIR atomically (temporary file, then rename); DatasetError if not
+    writable, but OSError itself for a full or read-only disk (DISK_FULL, READ_ONLY: `run` says what to do).
 
     `folders`: the run's (`Session.folders`), which the manifest must go into (RunMoved).
     """
@@ -1052,7 +1053,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         try:
             paths.fs.create_dir(paths.root)
         except OSError as error:
-            raise DatasetError(f"cannot create the run directory {out}: {_making_problem(paths, paths.root, error)}") from None
+            problem = _making_problem(paths, paths.root, error)
+            raise DatasetError(f"cannot create the run directory {out}: {problem}") from None
     elif kind == pafs.FileType.File:
         raise DatasetError(f"{out} is a file, not a run directory")
     made = _folder_ids([paths.root] if kind == pafs.FileType.NotFound else [], out)

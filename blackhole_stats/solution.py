@@ -165,11 +165,11 @@ def board_of(row: Any) -> Board:
     """
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
-    number, ms, exact = (_field(row, name) for name in ("deal", "ms", "deal_exact"))
-    if number is None and exact is None and all(_field(row, name, _NO_FIELD) is _NO_FIELD
-                                                 for name in ("deal", "deal_exact")):
+    fields = {name: _field(row, name, _NO_FIELD) for name in ("deal", "ms", "deal_exact")}
+    if fields["deal"] is _NO_FIELD and fields["deal_exact"] is _NO_FIELD:
         raise ValueError("the row has no field 'deal': pass one row with named fields (df.iloc[i], a dict of "
                          "to_pylist(), polars' rows(named=True), DuckDB's .df().iloc[i])")
+    number, ms, exact = (None if value is _NO_FIELD else value for value in fields.values())
     for name, value in (("deal", number), ("ms", ms), ("deal_exact", exact)):
         if hasattr(value, "__len__") and not isinstance(value, str) and getattr(value, "ndim", 1) != 0:
             raise ValueError(f"the row's {name} is a column of values: pass one row (df.iloc[i]), not a table")
