@@ -52,6 +52,7 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     import pyarrow.parquet as pq
 
     from blackhole_stats.atomic import replace_text, replacing
+    from blackhole_stats.interrupts import SIGNALS
 except KeyboardInterrupt:
     print("study interrupted before it started", file=sys.stderr)
     sys.exit(130)
@@ -72,19 +73,25 @@ STUDY_2010 = {"solved": 869_413, "unsolved": 130_587, "mean_a": 292_400, "mean_b
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised like Ctrl-C's KeyboardInterrupt so that the study stops the same way."""
+    """SIGTERM or a hang-up (the study's terminal closed), raised like Ctrl-C's KeyboardInterrupt so that
+    the study stops the same way; `signum` says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def raise_terminated(signum, frame) -> None:
-    raise Terminated
+    raise Terminated(signum)
 
 
 def cli(*args: str, stdout=None) -> None:
     """Run the console script installed next to this Python; stop the study if it fails.
 
-    The command runs in a session of its own, so that a signal meant for the study (Ctrl-C, or SIGTERM
-    to the study's process or process group) reaches it exactly once, forwarded from here: it then
-    stops as it does on its own (a run records what it solved) before the study records its timing.
+    The command runs in a session of its own, so that a signal meant for the study (Ctrl-C, SIGTERM to
+    the study's process or process group, or its terminal's hang-up, which would not reach it) reaches
+    it exactly once, forwarded from here (SIGINT for Ctrl-C, else SIGTERM): it then stops as it does on
+    its own (a run records what it solved) before the study records its timing.
     """
     command = [str(Path(sys.executable).with_name("blackhole-stats")), *args]
     print("$ blackhole-stats", " ".join(args), flush=True)
@@ -97,7 +104,7 @@ def cli(*args: str, stdout=None) -> None:
             except subprocess.TimeoutExpired:
                 pass
     except (KeyboardInterrupt, Terminated) as stop:
-        for signum in (signal.SIGINT, signal.SIGTERM):  # a second signal must not cut the wait short
+        for signum in SIGNALS:  # a second signal must not cut the wait short
             signal.signal(signum, signal.SIG_IGN)
         child.send_signal(signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
         child.wait()
@@ -633,13 +640,18 @@ def reference_file(name: Path) -> Path | None:
     return found[0] if found else None
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGTERM, raise_terminated)
+    for signum in SIGNALS:
+        if signum != signal.SIGINT and signal.getsignal(signum) != signal.SIG_IGN:  # nohup: a hang-up ignored
+            signal.signal(signum, raise_terminated)
     try:
         main()
     except (KeyboardInterrupt, Terminated) as stop:
-        print("study interrupted: what its runs solved and their timings are kept; run the same command "
-              "to go on", file=sys.stderr)
-        sys.exit(143 if isinstance(stop, Terminated) else 130)
+        try:  # a hang-up may have taken the terminal with it
+            print("study interrupted: what its runs solved and their timings are kept; run the same command "
+                  "to go on", file=sys.stderr)
+        except OSError:
+            pass
+        sys.exit(128 + (stop.signum if isinstance(stop, Terminated) else signal.SIGINT))
     except subprocess.CalledProcessError as failed:
         print(f"study stopped: {' '.join(map(str, failed.cmd[1:3]))} ... exited with status {failed.returncode} "
               "(its message above); run the same command to go on once that is fixed", file=sys.stderr)

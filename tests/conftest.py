@@ -132,6 +132,12 @@ def release_pause(tmp_path: Path, name: str) -> None:
     (tmp_path / "pauses" / f"{name}.release").touch()
 
 
+def hang_up_as_a_shell_leaves_it() -> None:
+    """SIGHUP at its default in the child: a suite run under `nohup` (as CI may be) ignores it, and the
+    commands rightly keep a hang-up that is ignored ignored."""
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def signal_at_pause(tmp_path: Path, command: list, pause: str, send, inspect=None, release: bool = False,
                     timeout: float = 120, text: bool = True) -> subprocess.CompletedProcess:
     """COMMAND, started in a session of its own, signalled once it reaches `pause(name)`.
@@ -141,7 +147,8 @@ def signal_at_pause(tmp_path: Path, command: list, pause: str, send, inspect=Non
     ends it). Returns what it wrote and its exit status; it is killed if it outlives the test's waits.
     """
     process = subprocess.Popen([*map(str, command)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
-                               start_new_session=True, env={**os.environ, **pause_env(tmp_path, **{pause: 120})})
+                               start_new_session=True, env={**os.environ, **pause_env(tmp_path, **{pause: 120})},
+                               preexec_fn=hang_up_as_a_shell_leaves_it)
     try:
         wait_for_pause(tmp_path, pause, process, timeout=timeout)
         if inspect is not None:

@@ -39,7 +39,8 @@ import pandas as pd
 import pytest
 
 from blackhole_stats.dataset import log_path, read_manifest
-from conftest import SCRIPT, cli, pause_env, release_pause, require_reference, tmpfs, wait_for_pause
+from conftest import (SCRIPT, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause, require_reference, tmpfs,
+                      wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -81,12 +82,6 @@ def started(*args, env: dict | None = None, method: str | None = None, stdin: Pa
         if alive_in_group(process.pid):
             os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
-
-
-def hang_up_as_a_shell_leaves_it() -> None:
-    """SIGHUP at its default in the child: a suite run under `nohup` (as CI may be) ignores it, and the run
-    rightly keeps a hang-up that is ignored ignored."""
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 
 def state(pid: int) -> tuple[str, int] | None:

@@ -166,14 +166,17 @@ def test_a_study_stopped_while_it_reports_leaves_the_last_report_and_plots_whole
     assert [session["deals_solved"] for session in facts["sessions"]] == [20, 10]
 
 
-def test_a_study_stopped_by_sigterm_keeps_its_runs_timing_and_goes_on(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_study_stopped_by_sigterm_or_a_hang_up_keeps_its_runs_timing_and_goes_on(tmp_path, signum):
     """SIGTERM to the study alone (not its process group) while its run is held at the end of its
     chunks: the run gets it once, records what it solved, the study records that session's timing
-    and says so in one line; run again, it finishes with every deal's timing counted."""
+    and says so in one line; run again, it finishes with every deal's timing counted. A hang-up (the
+    study's terminal closed: the run, in a session of its own, would not get it) stops it the same way;
+    it ended the study alone, and the run went on unseen."""
     args = [sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf", "--deals", "1-40",
             "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
-    study = signal_at_pause(tmp_path, args, "chunks-done", lambda pid: os.kill(pid, signal.SIGTERM))
-    assert study.returncode == 143, study.stderr
+    study = signal_at_pause(tmp_path, args, "chunks-done", lambda pid: os.kill(pid, signum))
+    assert study.returncode == 128 + signum, study.stderr
     assert "Traceback" not in study.stderr and study.stderr.splitlines()[-1].startswith("study interrupted:")
     facts = json.loads((tmp_path / "results" / "relaxed_golf" / "study.json").read_text())
     assert [session["deals_solved"] for session in facts["sessions"]] == [40]
