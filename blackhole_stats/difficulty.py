@@ -70,6 +70,15 @@ class Scale:
     """Where the thresholds come from (the sample and its quantiles)."""
 
     def tag(self, score: float) -> str:
+        """The score's tag on this scale; ValueError for no score (null, NaN: what an unsolved deal has) or
+        a score no deal has (negative, infinite), which would have read as the easiest tag."""
+        try:
+            scored = 0 <= score < math.inf
+        except TypeError:  # None, pandas' NA, text
+            scored = False
+        if not scored:
+            raise ValueError(f"{score!r} is no difficulty score (unsolved deals have none: in pandas, "
+                             "Series.map(scale.tag, na_action='ignore') leaves them out)")
         return TAGS[sum(score >= threshold for threshold in self.thresholds)]
 
 

@@ -70,7 +70,8 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     (null: not determined within --max-iters), other numbers int64/float64;
     sorted by (ms, deal). Either results format; in a CSV, `max_played` stands
     for `cards_played`; a file without `game` under a `game=...` folder has that
-    folder's (`_folder_game`). Raises `dataset.DatasetError`.
+    folder's (`_folder_game`), and one with `game` must agree with it. Raises
+    `dataset.DatasetError`.
     """
     source = str(path)
     fs, root, files = data_files(source)
@@ -78,6 +79,11 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     for file in files:
         game = _folder_game(root, file)
         frame = _read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
+        if game is not None and "game" in frame:
+            other = frame["game"].astype(object)[frame["game"].astype(object) != game]
+            if len(other):  # DuckDB and polars would take the folder's word, pandas and pyarrow refuse
+                raise DatasetError(f"{file}: its game column has {shown_game(_null_or(other.iloc[0]))}, but a "
+                                   f"folder above it says game={game}")
         frames.append(frame if game is None or "game" in frame else frame.assign(game=game))
     if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
         frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
@@ -137,6 +143,8 @@ def _read_csv(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
         raise DatasetError(f"{file}: not a readable CSV file ({first_line(error)})") from None
     if "cards_played" not in frame and "max_played" in frame:
         frame = frame.rename(columns={"max_played": "cards_played"})
+    if "ms" in frame:  # text has no null: an empty cell is text too
+        frame = frame.assign(ms=frame["ms"].astype(object).where(frame["ms"].notna(), ""))
     _check_columns(file, frame.columns, required)
     frame = frame[[name for name in FILE_COLUMNS if name in frame]]
     scored = [name for name in ("difficulty", "tag") if name in frame]
@@ -199,15 +207,16 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
 
 _MS_WORDS = {"true": True, "t": True, "yes": True, "y": True, "1": True, "1.0": True,
              "false": False, "f": False, "no": False, "n": False, "0": False, "0.0": False, "": False}
-"""How tables spell the `ms` flag: True/False, t/f (psql), yes/no, 1/0; an empty cell is an ordinary deal."""
+"""How tables spell the `ms` flag: True/False, t/f (psql), yes/no, 1/0; an empty CSV cell (or text) is an
+ordinary deal."""
 
 
 def _ms_flags(file: str, ms: pd.Series) -> pd.Series:
-    """The `ms` column as bools; DatasetError for a value that is no truth value (any non-empty text
-    would read as true, turning ordinary deals into ms deals)."""
-    if pd.api.types.is_bool_dtype(ms) and not ms.isna().any():
+    """The `ms` column (no nulls: see _normalize) as bools; DatasetError for a value that is no truth
+    value (any non-empty text would read as true, turning ordinary deals into ms deals)."""
+    if pd.api.types.is_bool_dtype(ms):
         return ms.astype(bool)
-    words = ms.astype(object).where(ms.notna(), "").astype(str).str.strip().str.lower()
+    words = ms.astype(object).astype(str).str.strip().str.lower()
     unknown = ~words.isin(_MS_WORDS.keys())
     if unknown.any():
         raise DatasetError(f"{file}: column ms holds {quoted(str(ms[unknown].iloc[0]))}, not true or false")
@@ -234,6 +243,9 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     if unexpected:
         raise DatasetError(f"{source}: column outcome has {sorted(map(repr, unexpected))[0]}; "
                            f"expected {', '.join(OUTCOMES)}")
+    if "ms" in frame and frame["ms"].isna().any():  # read as an ordinary deal, which deal it is would be a guess
+        raise DatasetError(f"{source}: deal {frame['deal'].iloc[int(np.flatnonzero(frame['ms'].isna())[0])]} "
+                           "has a null ms flag; it must be true or false")
     data = pd.DataFrame({
         "deal": frame["deal"].to_numpy(),
         "ms": _ms_flags(source, frame["ms"]).to_numpy() if "ms" in frame else False,
@@ -262,9 +274,22 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         if unknown.any():  # a Categorical would make it a silent gap
             raise DatasetError(f"{source}: column tag has {quoted(str(tags[unknown].iloc[0]))}; the tags are "
                                f"{', '.join(TAGS)}")
+        _check_scored(source, data, scores.notna().to_numpy(), tags.notna().to_numpy())
         data["difficulty"] = scores.astype("float64").to_numpy()
         data["tag"] = pd.Categorical(tags.to_numpy(), categories=TAGS)
     return data.sort_values(["ms", "deal"], kind="stable", ignore_index=True)
+
+
+def _check_scored(source: str, data: pd.DataFrame, scored: np.ndarray, tagged: np.ndarray) -> None:
+    """DatasetError for a row the difficulty table would misfile: a score or tag on a deal not solved
+    (a run scores solved deals only), or a score without its tag or a tag without its score."""
+    for wrong, problem in ((~(data["outcome"] == "solved").to_numpy() & (scored | tagged), "{outcome}, but has a "
+                            "difficulty score or tag (only solved deals are scored)"),
+                           (scored != tagged, "{outcome}, with a difficulty score or a tag but not both")):
+        if wrong.any():
+            row = data.iloc[int(np.flatnonzero(wrong)[0])]
+            raise DatasetError(f"{source}: deal {game_name(row['deal'], row['ms'])} is "
+                               + problem.format(outcome=row["outcome"]))
 
 
 NULLABLE = ("cards_played", "difficulty")

@@ -5,6 +5,7 @@ import math
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from blackhole_stats import Board, deal
@@ -83,6 +84,15 @@ def test_tags_follow_the_thresholds_a_threshold_itself_opening_the_harder_tag():
     assert current.tag(low - 1e-9) == "very easy" and current.tag(low) == "easy"
     assert current.tag(high - 1e-9) == "hard" and current.tag(high) == "very hard"
     assert [current.tag(t) for t in current.thresholds] == list(TAGS[1:])
+
+
+@pytest.mark.parametrize("score", [float("nan"), None, pd.NA, -1.0, float("inf"), "2.3"])
+def test_no_score_gets_a_tag(score):
+    """A notebook tagging a score column maps unsolved deals' nulls too: they read as the easiest tag."""
+    with pytest.raises(ValueError, match="is no difficulty score"):
+        current_scale().tag(score)
+    scores = pd.Series([current_scale().thresholds[-1], None])
+    assert scores.map(current_scale().tag, na_action="ignore").tolist()[0] == "very hard"
 
 
 def test_every_scale_keeps_its_name_and_thresholds():

@@ -500,6 +500,30 @@ def test_difficulty_and_tags_no_deal_can_have_are_named_not_dropped(tmp_path, co
     assert report.load(tmp_path / "good.csv")["tag"].tolist()[0] == "hard"
 
 
+@pytest.mark.parametrize("rows, message", [
+    ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,0.0,\n", "deal 2 is unsolved, but has a difficulty score or tag"),
+    ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,,very hard\n", "deal 2 is unsolved, but has a difficulty score or tag"),
+    ("1,solved,9,51,1.5,\n2,unsolved,9,40,,\n", "deal 1 is solved, with a difficulty score or a tag but not both"),
+])
+def test_scores_and_tags_the_run_never_writes_are_refused(tmp_path, rows, message):
+    """A run scores solved deals only, score and tag together: a tag on an unsolved deal was counted by
+    pandas' groupby and not by report's table, a score alone was listed under "no score"."""
+    (tmp_path / "tags.csv").write_text("deal,outcome,iterations,cards_played,difficulty,tag\n" + rows)
+    with pytest.raises(DatasetError, match=re.escape(message)):
+        report.load(tmp_path / "tags.csv")
+
+
+def test_a_null_ms_flag_is_refused_not_read_as_an_ordinary_deal(tmp_path):
+    frame = pd.DataFrame({"deal": [1, 2], "ms": pd.array([False, None], dtype="boolean"),
+                          "outcome": ["unsolved", "unsolved"], "iterations": [7, 8], "cards_played": [40, 41]})
+    frame.to_parquet(tmp_path / "na.parquet")
+    for command in ("report", "export"):
+        line = assert_one_line_failure(cli(command, tmp_path / "na.parquet"))
+        assert "deal 2 has a null ms flag; it must be true or false" in line, line
+    (tmp_path / "blank.csv").write_text("deal,ms,outcome,iterations,cards_played\n1,,unsolved,7,40\n")
+    assert report.load(tmp_path / "blank.csv")["ms"].tolist() == [False]  # an empty cell: an ordinary deal
+
+
 def test_ms_numbers_past_the_last_ms_deal_are_no_game_numbers(tmp_path):
     (tmp_path / "ms.csv").write_text("deal,outcome,iterations,cards_played\nms8589934592,unsolved,9,3\n")
     for command in ("report", "export"):
@@ -755,6 +779,10 @@ def test_a_dataset_split_into_folders_by_game_is_read_as_pandas_reads_it(tmp_pat
         both[both.game == "golf"].to_parquet(tmp_path / column, partition_cols=[column])
         line = assert_one_line_failure(cli("report", tmp_path / column))
         assert f"holds the column {column}, which is read from the files" in line, line
+    (tmp_path / "lie" / "game=golf").mkdir(parents=True)  # a folder that contradicts its files' game column
+    pd.read_parquet(relaxed).to_parquet(tmp_path / "lie" / "game=golf" / "part.parquet")
+    line = assert_one_line_failure(cli("report", tmp_path / "lie"))
+    assert "its game column has 'relaxed_golf', but a folder above it says game=golf" in line, line
     nameless = both.assign(game=[None] * 20 + ["golf"] * 20)
     nameless.to_parquet(tmp_path / "nameless", partition_cols=["game"])  # pandas: game=__HIVE_DEFAULT_PARTITION__
     assert "names no game this version knows" in assert_one_line_failure(cli("export", tmp_path / "nameless"))
