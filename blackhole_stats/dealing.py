@@ -180,7 +180,7 @@ def _whole_number(value: object) -> int:
 def dealt_card_ids(number: GameNumber, game: Game = BLACK_HOLE) -> bytes:
     """All 52 card ids as `game` deals them: the piles' cards (pile p position i at
     pile_size * p + i), then the foundation card (unless it starts empty), then the talon."""
-    layout = (game.piles, game.pile_size, game.ace_of_spades_last)
+    layout = game.dealing
     if number.uses_lcg:
         return _core.deal_ms(number.number, *layout)
     words = max(1, (number.number.bit_length() + 31) // 32)

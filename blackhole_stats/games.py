@@ -72,6 +72,12 @@ class Game:
     def layout_cards(self) -> int:
         return self.piles * self.pile_size
 
+    @property
+    def dealing(self) -> tuple[int, int, bool]:
+        """What the shuffle's cards are laid out by: games alike in it deal the same cards for a number
+        (Golf's three games), others different deals under the same numbers."""
+        return self.piles, self.pile_size, self.ace_of_spades_last
+
     @cached_property
     def fresh_heights(self) -> bytes:
         """The pile heights of a fresh deal, a byte a pile (as the compiled core reads them)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import posixpath
 import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -78,6 +79,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     frames = []
     for file in files:
         game = _folder_game(root, file)
+        _check_readable_kind(file)
         frame = _read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
         if game is not None and "game" in frame:
             other = frame["game"].astype(object)[frame["game"].astype(object) != game]
@@ -89,6 +91,19 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
         frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
                   for frame in frames]                                             # a run half upgraded)
     return _normalize(pd.concat(frames, ignore_index=True), source)
+
+
+_UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".gz": "compressed", ".bz2": "compressed",
+                 ".xz": "compressed", ".zst": "compressed", ".zip": "compressed"}
+"""Files a dataset is no CSV or Parquet in (export writes JSON too): named as what they are, where the
+Parquet reader would say 'magic bytes not found'."""
+
+
+def _check_readable_kind(file: str) -> None:
+    kind = _UNREAD_KINDS.get(posixpath.splitext(file.lower())[1])
+    if kind is not None:
+        raise DatasetError(f"{file}: a {kind} file; datasets are read from Parquet or CSV files (uncompressed; "
+                           "export --format csv writes one)")
 
 
 def _folder_game(root: str, file: str) -> str | None:
@@ -126,6 +141,8 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     # the columns alone: a pyarrow-backed pandas frame saved back names types pandas cannot rebuild
     frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas(
         ignore_metadata=True)
+    if "game" in frame:
+        frame = frame.assign(game=_game_keys(file, frame["game"].astype(object)))
     deal = table["deal"]
     if pa.types.is_string(deal.type) or pa.types.is_large_string(deal.type):  # export's text, kept as text
         exact = table["deal_exact"].to_pandas() if "deal_exact" in names else None
@@ -177,18 +194,18 @@ def row_game_number(deal, ms=None, deal_exact=None) -> GameNumber:
 
 
 def _game_keys(file: str, games: pd.Series) -> pd.Series:
-    """A hand-made CSV's game cells as keys: any spelling --game takes (`golf`, `Golf`, `36`, padded);
-    an empty cell is refused with its row (it would leave the row's game to a guess)."""
-    empty = games.isna() | (games.astype(str).str.strip() == "")
-    if empty.any():
-        raise DatasetError(f"{file}: row {int(np.flatnonzero(empty)[0]) + 1} has no game (its game cell is empty)")
+    """A file's game cells as keys: any spelling --game takes (`golf`, `Golf`, `36`, padded), in a CSV or
+    a Parquet file alike; an empty cell is refused with its row (it would leave the row's game to a guess)."""
     keys = {}
-    for value in games.unique():
+    for value in games.unique():  # a few, of a million rows
+        if _null_or(value) is None or not str(value).strip():
+            empty = games.isna() | (games.astype(str).str.strip() == "")
+            raise DatasetError(f"{file}: row {int(np.flatnonzero(empty)[0]) + 1} has no game (its game cell is empty)")
         try:
             keys[value] = get_game(value).key
         except UnknownGameError:
             keys[value] = value  # named as unknown, with the games there are, by _normalize
-    return games.map(keys)
+    return games if all(key == value for value, key in keys.items()) else games.map(keys)
 
 
 def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd.Series | None) -> pd.DataFrame:
@@ -809,7 +826,9 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
     if comparison.contradictions is not None:
         notes = [f"{comparison.contradictions:,} of them contradict (one solved, the other unsolved)"]
     else:
-        notes = [f"two games on the same deals: {comparison.won_only_a:,} won in {game_a.name} (A) and proved "
+        alike = "on the same deals" if game_a.dealing == game_b.dealing else \
+            "dealt differently under the same numbers (a deal's layouts differ)"
+        notes = [f"two games {alike}: {comparison.won_only_a:,} won in {game_a.name} (A) and proved "
                  f"unwinnable in {game_b.name} (B), {comparison.won_only_b:,} the other way round"]
     sections.append(_Section(
         f"Deals whose verdicts differ: {len(differ):,}", notes + _listed(differ),

@@ -350,7 +350,10 @@ def test_compare_across_games_counts_what_each_wins_as_the_peer_does(runs):
     assert {row["deal"] for row in comparison["verdicts_differ"]} == {
         str(n) for n in deals if golf[n]["outcome"] != relaxed[n]["outcome"]}
     text = cli("report", runs["golf"], "--compare", runs["relaxed_golf"])
+    assert "two games on the same deals: " in " ".join(text.stdout.decode().split())
     assert "won in Golf (A) and proved unwinnable in Relaxed Golf (B)" in " ".join(text.stdout.decode().split())
+    text = cli("report", runs["black_hole"], "--compare", runs["golf"])  # deal N is another layout in each
+    assert "two games dealt differently under the same numbers" in " ".join(text.stdout.decode().split())
 
 
 def test_compare_with_the_peers_csv_takes_it_to_be_of_the_datasets_game(runs):

@@ -524,6 +524,14 @@ def test_a_null_ms_flag_is_refused_not_read_as_an_ordinary_deal(tmp_path):
     assert report.load(tmp_path / "blank.csv")["ms"].tolist() == [False]  # an empty cell: an ordinary deal
 
 
+@pytest.mark.parametrize("name, kind", [("list.json", "a JSON file"), ("rows.csv.gz", "a compressed file")])
+def test_files_of_a_kind_no_dataset_is_read_from_are_named(tmp_path, name, kind):
+    """export's JSON fed back to report was "not a readable Parquet file (magic bytes not found)"."""
+    (tmp_path / name).write_bytes(b'[{"deal": "1"}]')
+    line = assert_one_line_failure(cli("report", tmp_path / name))
+    assert f"{name}: {kind}; datasets are read from Parquet or CSV files" in line, line
+
+
 def test_ms_numbers_past_the_last_ms_deal_are_no_game_numbers(tmp_path):
     (tmp_path / "ms.csv").write_text("deal,outcome,iterations,cards_played\nms8589934592,unsolved,9,3\n")
     for command in ("report", "export"):
@@ -728,6 +736,8 @@ def test_tables_spell_ms_and_deals_as_they_will_and_are_read_exactly(tmp_path):
     named = tmp_path / "named.csv"  # game cells as a person types them: whatever --game takes
     named.write_text("game,deal,outcome\nGolf,1,solved\n 36 ,2,unsolved\n")
     assert report.load(named, required=report.VERDICTS)["game"].tolist() == ["golf", "golf"]
+    pd.read_csv(named).to_parquet(tmp_path / "named.parquet")  # the same rule in a Parquet file (was refused)
+    assert report.load(tmp_path / "named.parquet", required=report.VERDICTS)["game"].tolist() == ["golf", "golf"]
     for name, content, words in (("flag.csv", "deal,ms,outcome\n5,maybe,solved\n", "column ms holds 'maybe'"),
                                  ("blank.csv", "game,deal,outcome\ngolf,1,solved\n ,2,solved\n",
                                   "row 2 has no game"),
