@@ -73,16 +73,19 @@ def verify(out: str) -> Verification:
                         f"({', '.join(difficulty.SCALES)}): its tags are not checked")
     solver = Solver() if scale is not None else None
     keys: list[Run] = []
+    unread = 0  # files whose rows could not be read: their deals show as missing
     for path in files.parts:
         name = posixpath.basename(path)
         try:
             table = dataset.read_part(paths.fs, path)
         except dataset.DamagedPart as error:
             problems.append(f"{name}: damaged ({error}): delete it, and the next run solves its deals again")
+            unread += 1
             continue
         found = dataset.results_format_of(table.schema)
         if found is None:
             problems.append(f"{name}: {dataset.schema_problem(table.schema)}")
+            unread += 1
             continue
         if found != run_format:
             problems.append(f"{name}: results format {found}, the manifest's is {run_format} (an upgrade was "
@@ -128,7 +131,9 @@ def verify(out: str) -> Verification:
     repeated = DealSet.from_runs(key for key, previous in zip(keys[1:], keys) if key == previous)
     present = DealSet.from_runs(keys)
     expected = dataset.expected_deals(manifest)
-    for deals, what in ((repeated, "more than once"), (expected - present, "missing"),
+    unread_note = "" if not unread else " (or in the file above whose rows could not be read)" if unread == 1 else \
+        f" (or in the {unread:,} files above whose rows could not be read)"
+    for deals, what in ((repeated, "more than once"), (expected - present, "missing" + unread_note),
                         (present - expected, "not asked for by the manifest")):
         if deals:
             problems.append(f"deals {what}: {deals}")

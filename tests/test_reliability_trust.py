@@ -166,7 +166,7 @@ def test_a_damaged_chunk_file_is_named_by_run_and_verify_and_never_trusted(tmp_p
     problems = checked.stdout.decode().splitlines()
     assert problems[0].startswith("part-11-20-10.parquet: damaged (") and problems[0].endswith(
         "): delete it, and the next run solves its deals again"), problems
-    assert problems[1:] == ["deals missing: 11-20"]
+    assert problems[1:] == ["deals missing (or in the file above whose rows could not be read): 11-20"]
     if column != "solution":  # the one column a report does not read
         assert_one_line_failure(cli("report", out), 1)
 

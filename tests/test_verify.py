@@ -113,7 +113,7 @@ def test_files_of_another_schema_are_named(copy):
     pq.write_table(pa.table({"deal": [1, 2]}), copy / "part-1-20-20.parquet")
     assert verify(str(copy)).problems == (
         "part-1-20-20.parquet: its columns are deal, not game, deal, ms, outcome, iterations, cards_played, "
-        "solution, seconds, deal_exact", "deals missing: 1-20")
+        "solution, seconds, deal_exact", "deals missing (or in the file above whose rows could not be read): 1-20")
 
 
 def test_not_a_run(tmp_path):
