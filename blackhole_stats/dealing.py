@@ -78,8 +78,8 @@ class GameNumber:
 
         Text: `12345`, `#12,345`, `ms12345` (ms is case-sensitive); PySolFC
         drops spaces, '#', '-', '_', '.' and ',' from it, so `"12.5"` is 125.
-        Numbers: what a dataset or numpy hands back, `5`, `np.int64(5)`,
-        `Decimal("5")`, `5.0`; `5.5`, NaN and bools are refused.
+        Numbers: what a dataset, numpy or pyarrow hands back, `5`, `np.int64(5)`,
+        `Decimal("5")`, `5.0`, `pa.scalar(5)`; `5.5`, NaN and bools are refused.
         """
         if not isinstance(value, str):
             return cls(value)
@@ -138,9 +138,20 @@ def game_name(number: object, ms: object = False) -> str:
     return f"ms{number}" if ms else str(number)
 
 
+def _python_value(value: object) -> object:
+    """A pyarrow scalar (`table["deal"][i]`) as the Python value it holds; anything else as it is
+    (pyarrow is not imported for it: the drop-in solver starts without it)."""
+    if type(value).__module__.startswith("pyarrow") and hasattr(value, "as_py"):
+        return value.as_py()
+    return value
+
+
 def _truth_value(value: object) -> bool:
     """`ms` as a bool: a numpy bool or the int 0 or 1 (what a dataset hands back); anything else (text,
     NaN, None) would have been taken as its truthiness, and text "False" dealt an ms deal."""
+    value = _python_value(value)
+    if isinstance(value, bool):
+        return value
     if getattr(getattr(value, "dtype", None), "kind", None) == "b":
         return bool(value)
     if isinstance(value, numbers.Integral) and value in (0, 1):
@@ -156,6 +167,7 @@ def _whole_number(value: object) -> int:
     2^53 (2^24 for a numpy float32), from where a float may stand for a
     neighbouring number; a bool is not a game number.
     """
+    value = _python_value(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Number):
         kind = "a truth value" if isinstance(value, bool) else type(value).__name__
         raise DealNumberError(f"invalid game number {value!r}: {kind}, not a number")

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -373,18 +374,25 @@ def test_deal_numbers_as_a_dataset_hands_them_back(tmp_path):
 @pytest.mark.parametrize("value, number", [
     (5, 5), (np.int64(5), 5), (np.uint64(7), 7), (np.int32(32000), 32000), (Decimal("5"), 5),
     (Decimal("5.000"), 5), (5.0, 5), (np.float64(9.0), 9), (2.0**53 - 1, 2**53 - 1), (np.float32(2**24 - 1), 2**24 - 1),
-    (Decimal(10**20), 10**20),
-])
+    (Decimal(10**20), 10**20), (pa.scalar(5), 5), (pa.scalar(Decimal(10**20)), 10**20),  # table["deal"][i]
+], ids=repr)
 def test_integral_values_are_game_numbers(value, number):
     game = GameNumber.parse(value)
     assert game == GameNumber(number) and type(game.number) is int and str(game) == str(number)
+
+
+def test_an_arrow_tables_ms_flag_is_a_truth_value():
+    assert GameNumber(5, pa.scalar(True)) == GameNumber(5, True) and GameNumber(5, pa.scalar(False)).ms is False
+    with pytest.raises(DealNumberError, match="invalid ms flag None"):
+        GameNumber(5, pa.scalar(None, pa.bool_()))
 
 
 @pytest.mark.parametrize("value", [True, False, np.bool_(True), float("nan"), float("inf"), 5.5,
                                    Decimal("5.5"), Decimal("NaN"), Decimal("Infinity"), np.float64("nan"),
                                    -1, np.int64(-3), 0, 0.0, Decimal(0), 1 + 0j, None, b"5", [5],
                                    2.0**53, 2.0**53 + 2, np.float32(2**24), 1e20,
-                                   float(26464608654870335080)],  # floats that may be rounded
+                                   float(26464608654870335080),  # floats that may be rounded
+                                   pa.scalar(None, pa.int64()), pa.scalar(5.5), pa.scalar("5")],
                          ids=repr)
 def test_other_values_are_refused(value):
     with pytest.raises(DealNumberError):
