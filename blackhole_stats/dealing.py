@@ -14,6 +14,7 @@ import operator
 import re
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import total_ordering
 
 from . import _core
 from .board import Board
@@ -53,9 +54,11 @@ class DealNumberError(ValueError):
     """Text that is not a PySolFC game number."""
 
 
-@dataclass(frozen=True, order=True)
+@total_ordering
+@dataclass(frozen=True)
 class GameNumber:
-    """A PySolFC game number: `GameNumber.parse("ms123")`, `str(...) == "ms123"`."""
+    """A PySolFC game number: `GameNumber.parse("ms123")`, `str(...) == "ms123"`. Sorted as `export`
+    and `report` list deals: ordinary numbers, then ms ones."""
 
     number: int
     ms: bool = False
@@ -115,6 +118,11 @@ class GameNumber:
                                       f"{number}, a column of numbers as {decimal[0]}; pass an int (or the "
                                       "digits as text)")
         return number
+
+    def __lt__(self, other: object) -> bool:
+        if not isinstance(other, GameNumber):
+            return NotImplemented
+        return (self.ms, self.number) < (other.ms, other.number)
 
     @property
     def uses_lcg(self) -> bool:

@@ -381,6 +381,14 @@ def test_integral_values_are_game_numbers(value, number):
     assert game == GameNumber(number) and type(game.number) is int and str(game) == str(number)
 
 
+def test_game_numbers_sort_as_export_lists_them_ordinary_then_ms():
+    numbers = [GameNumber(5, True), GameNumber(3), GameNumber(4, True), GameNumber(10**20)]
+    assert [str(n) for n in sorted(numbers)] == ["3", "100000000000000000000", "ms4", "ms5"]
+    assert GameNumber(9) < GameNumber(1, True) and GameNumber(1, True) >= GameNumber(9)
+    with pytest.raises(TypeError):
+        GameNumber(1) < 2
+
+
 def test_an_arrow_tables_ms_flag_is_a_truth_value():
     assert GameNumber(5, pa.scalar(True)) == GameNumber(5, True) and GameNumber(5, pa.scalar(False)).ms is False
     with pytest.raises(DealNumberError, match="invalid ms flag None"):
