@@ -77,8 +77,9 @@ class Solution:
 
     @classmethod
     def from_piles(cls, board: Board, piles: Iterable[int | None]) -> Solution:
-        """From the pile of each move (0-based, board order; None turns the talon), replayed."""
-        return cls(board, _as_bytes(TALON_MOVE if pile is None else pile for pile in piles))
+        """From the pile of each move (0-based, board order; None turns the talon), replayed. A pandas
+        column of them holds NaN or NA for None, and floats for the piles then: taken as meant."""
+        return cls(board, _as_bytes(map(_move_pile, piles)))
 
     @property
     def cards(self) -> tuple[Card, ...]:
@@ -232,6 +233,19 @@ def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
         card = pile[len(pile) - 1 - piles.count(line[step])]
     on = DECK[cards[-1]] if cards else board.foundation
     raise SolutionError(f"{where}: {card} does not fit on {on}")
+
+
+def _move_pile(pile: object) -> object:
+    """A move's pile as from_piles takes it: a null (None, NaN, pandas' NA) turns the talon, a whole
+    float is its int; anything else is left to _as_bytes."""
+    try:
+        if pile is None or pile != pile:  # NaN is not itself
+            return TALON_MOVE
+    except TypeError:  # pandas' NA: neither equal nor unequal
+        return TALON_MOVE
+    if isinstance(pile, numbers.Real) and not isinstance(pile, numbers.Integral) and float(pile).is_integer():
+        return int(pile)
+    return pile
 
 
 def _as_bytes(piles: Iterable[int]) -> bytes:

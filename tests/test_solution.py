@@ -110,6 +110,19 @@ def wins(board_text: str, piles: list[int]) -> bool:
     return not any(stacks)
 
 
+def test_a_pandas_column_of_piles_with_talon_turns_replays():
+    """A column of piles with None for talon turns comes back from pandas as floats with NaN (or Int64 with
+    NA): those were "pile nan has no card to play"."""
+    board = deal(2, "relaxed_golf")
+    won = solve(board).solution
+    piles = [move.pile for move in won.moves]
+    assert None in piles
+    for column in (pd.Series(piles, dtype="float64"), pd.Series(piles, dtype="Int64"), pd.Series(piles)):
+        assert Solution.from_piles(board, column) == won
+    with pytest.raises(SolutionError, match="pile 2.5 has no card to play"):
+        Solution.from_piles(board, [2.5])
+
+
 @settings(max_examples=400, deadline=None)
 @given(lines())
 def test_the_compiled_replay_agrees_with_the_rules(line):
