@@ -501,9 +501,9 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
     _note_assumed_game(data, manifest, game_kind, dataset, game, "--game")
-    check = report.ManifestCheck.of(data, manifest) if manifest else None
-    if check is not None and not check.matches:  # an interrupted run: its lists would be short, silently
-        click.echo(check.warning(), err=True)
+    # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ
+    for line in report.ManifestCheck.of(data, manifest, dataset).warnings() if manifest else ():
+        click.echo(line, err=True)
     click.echo(export.render(rows, fmt, game), nl=False)
 
 

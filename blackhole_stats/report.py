@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers,
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers, list_run,
                       run_game, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
@@ -452,30 +452,44 @@ class IterationStats:
 
 @dataclass(frozen=True)
 class ManifestCheck:
-    """The dataset's rows against the deals its manifest asks for (`verify` names them)."""
+    """The dataset's rows against the deals its manifest asks for, and the entries of its directory
+    that are not the run's yet other readers read (`verify` names them all)."""
 
     asked: int
     rows: int
     missing: int
     not_asked_for: int
     repeated: int
+    strays: tuple[str, ...] = ()
+    """Files of DIR that are not Parquet (a renamed copy of a part, someone's notes) yet pandas, pyarrow or
+    polars read with the run's files: the report leaves them out, a notebook's figures would not. (A
+    `*.parquet` file the report reads too: its rows count, and repeats are said.)"""
 
     @property
     def matches(self) -> bool:
         return self.rows == self.asked and not self.missing
 
-    def warning(self) -> str:
-        """The line `report` (and `export`, whose lists would be short) print when the rows do not match."""
-        return (f"warning: the manifest asks for {self.asked:,} deals, the dataset has {self.rows:,} rows: "
-                f"{self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} repeated "
-                "(blackhole-stats verify names them)")
+    def warnings(self) -> list[str]:
+        """The lines `report` (and `export`, whose lists would be short) print when the rows do not match,
+        or when readers of the directory would read more than the run's files."""
+        lines = []
+        if not self.matches:
+            lines.append(f"warning: the manifest asks for {self.asked:,} deals, the dataset has {self.rows:,} "
+                         f"rows: {self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} "
+                         "repeated (blackhole-stats verify names them)")
+        if self.strays:
+            lines.append(f"warning: the directory also holds {', '.join(self.strays)}, not the run's files, "
+                         "which other readers of it read: left out here (blackhole-stats verify names them)")
+        return lines
 
     @classmethod
-    def of(cls, data: pd.DataFrame, manifest: dict) -> ManifestCheck:
+    def of(cls, data: pd.DataFrame, manifest: dict, source: str) -> ManifestCheck:
         asked = expected_deals(manifest)
         held = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy())
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
-                   not_asked_for=(held - asked).count, repeated=len(data) - held.count)
+                   not_asked_for=(held - asked).count, repeated=len(data) - held.count,
+                   strays=tuple(name for name, _ in list_run(source).strays
+                                if not name.endswith(("/", ".parquet"))))
 
 
 @dataclass
@@ -593,7 +607,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         solve_seconds=float(data["seconds"].sum()) if "seconds" in data else None,
         difficulty=_difficulty_table(data) if "tag" in data else None,
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
-        against_manifest=ManifestCheck.of(listed, manifest) if manifest else None,
+        against_manifest=ManifestCheck.of(listed, manifest, source) if manifest else None,
     )
 
 
@@ -809,9 +823,8 @@ def _warnings(report: Report) -> list[str]:
     warnings = []
     if report.duplicates:
         warnings.append(f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once)")
-    check = report.against_manifest
-    if check is not None and not check.matches:
-        warnings.append(check.warning())
+    if report.against_manifest is not None:
+        warnings += report.against_manifest.warnings()
     return warnings
 
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
 from blackhole_stats import deal
@@ -197,3 +198,21 @@ def test_a_list_of_an_interrupted_run_says_it_is_short(tmp_path):
     assert warning in cli("report", out).stdout.decode()
     assert cli("run", "--out", out).returncode == 0
     assert cli("export", out, "--solvable").stderr == b""  # complete: no warning
+
+
+def test_files_a_notebook_would_read_beside_the_runs_are_named_by_report_and_export(tmp_path):
+    """A copy of a part (pandas read 60 rows of a 40-deal run) or notes in DIR: run and verify named them,
+    report and export said nothing, though README promised report would."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-40", "--out", out, "--chunk-size", "20", "--workers", "1").returncode == 0
+    part = sorted(out.glob("part-*.parquet"))[0]
+    (out / (part.name + ".bak")).write_bytes(part.read_bytes())
+    (out / "notes.txt").write_text("x\n")
+    assert len(pd.read_parquet(out / (part.name + ".bak"))) == 20
+    warning = (f"warning: the directory also holds notes.txt, {part.name}.bak, not the run's files, which other "
+               "readers of it read: left out here")
+    listed = cli("export", out)
+    assert listed.returncode == 0 and len(listed.stdout.split()) == 40 and warning in listed.stderr.decode()
+    shown = cli("report", out, "--format", "json")
+    assert json.loads(shown.stdout)["against_manifest"]["strays"] == ["notes.txt", part.name + ".bak"]
+    assert warning in " ".join(cli("report", out).stdout.decode().split())

@@ -487,7 +487,7 @@ def test_report_counts_a_backup_copy_and_says_so(run_copy):
     assert ("warning: the manifest asks for 6 deals, the dataset has 9 rows: 0 missing, 0 not asked for, "
             "3 repeated") in " ".join(assert_ok(text).split())  # wrapped to 80 columns
     assert json.loads(assert_ok(as_json))["against_manifest"] == {
-        "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3}
+        "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3, "strays": []}
 
 
 def test_report_on_junk_is_one_line(run_copy):
@@ -499,7 +499,7 @@ def test_report_on_junk_is_one_line(run_copy):
 def test_report_says_when_deals_are_missing(run_copy):
     (run_copy / "part-4-6-3.parquet").unlink()
     data = json.loads(assert_ok(cli("report", run_copy, "--format", "json")))
-    assert data["against_manifest"] == {"asked": 6, "rows": 3, "missing": 3, "not_asked_for": 0, "repeated": 0}
+    assert data["against_manifest"] == {"asked": 6, "rows": 3, "missing": 3, "not_asked_for": 0, "repeated": 0, "strays": []}
 
 
 # ------------------------------------------------------------------ two runs, one directory
