@@ -39,8 +39,8 @@ import pandas as pd
 import pytest
 
 from blackhole_stats.dataset import log_path, read_manifest
-from conftest import (SCRIPT, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause, require_reference, tmpfs,
-                      wait_for_pause)
+from conftest import (SCRIPT, assert_one_line_failure, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause,
+                      require_reference, tmpfs, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -491,12 +491,16 @@ def test_a_run_refused_by_one_that_took_its_place_leaves_that_run_alone(tmp_path
 
 
 def test_a_run_whose_data_folder_was_taken_away_resumes_from_its_manifest(tmp_path):
-    """`verify DIR` reads such a run as one with every deal missing; `run --out DIR` solves them again."""
+    """`verify DIR` reads such a run as one with every deal missing; `run --out DIR` solves them again.
+    A new range there is refused: deleting DIR by hand and running anew silently brought the old run
+    back, all its deals with the new ones."""
     out = tmp_path / "run"
     assert cli("run", "--range", "1-30", "--out", out, "--chunk-size", "10").returncode == 0
     shutil.rmtree(out)
     refused = cli("run", "--out", out, "--max-iters", "5")
     assert refused.returncode == 1 and b"max_iters" in refused.stderr, refused.stderr
+    line = assert_one_line_failure(cli("run", "--range", "31-33", "--out", out))
+    assert f"{out} is gone, but {out}.run still holds its run's manifest: delete {out}.run" in line, line
     assert not out.exists()  # a refusal leaves no folder behind
     resume(["run", "--out", str(out)], 30, out)
 
