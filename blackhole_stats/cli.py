@@ -120,6 +120,12 @@ class Commands(click.Group):
             status = EXIT_INTERRUPTED
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted", interrupt.signum, resume=False)
+        except UnicodeEncodeError as error:  # the suits' symbols, to a terminal or file in cp1252 or latin-1
+            _discard_stdout()
+            symbol = ascii(error.object[error.start])
+            click.echo(f"Error: the output's encoding, {sys.stdout.encoding}, cannot write {symbol}: choose an "
+                       "ASCII --format, or set PYTHONIOENCODING=utf-8", err=True)
+            status = 1
         except StdoutFailed as error:
             _discard_stdout()
             if error.errno == errno.EPIPE:
