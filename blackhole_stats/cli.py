@@ -311,7 +311,10 @@ def solve_command(game: str | None, game_kind: Game, board_file: str | None, sea
         number = GameNumberType().convert(game, None, None)
         board = deal(number, game_kind)
         label = str(number)
-    result = Solver().solve(board, search=search, max_iters=max_iters)  # Ctrl-C, SIGTERM: see Command
+    try:
+        result = Solver().solve(board, search=search, max_iters=max_iters)  # Ctrl-C, SIGTERM: see Command
+    except MemoryError as error:
+        raise click.ClickException(f"out of memory: {error}") from None
     if as_json:
         click.echo(json.dumps({"game": game_kind.key, "deal": label, **result.to_dict()}))
     else:

@@ -401,7 +401,7 @@ class _Tally:
             raise error
         # a lost worker, an I/O error: the next chunk would fail too
         log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
-        self.failures.append(f"deals {deals}: {type(error).__name__}")
+        self.failures.append(f"deals {deals}: {type(error).__name__}" + (f": {error}" if str(error) else ""))
         return False
 
 

@@ -94,7 +94,11 @@ class Solver:
     """Owns the search tables (sized once, reused for every deal it solves)."""
 
     def __init__(self, table_bits: int = DEFAULT_TABLE_BITS) -> None:
-        self._core = _core.Solver(table_bits)
+        try:
+            self._core = _core.Solver(table_bits)
+        except MemoryError:
+            raise MemoryError(f"a solver's tables (table_bits={table_bits}) do not fit in the memory this "
+                              "process may use") from None
 
     @property
     def memory_bytes(self) -> int:
@@ -116,8 +120,12 @@ class Solver:
             raise ValueError(f"unknown search {search!r}; choose from {', '.join(SEARCHES)}")
         check_max_iters(max_iters)
         _testhooks.pause("solve-search")
-        return self._core.solve(ranks, heights, foundation_rank, SEARCHES.index(search),
-                                max_iters or 0, most_played, talon, rules)
+        try:
+            return self._core.solve(ranks, heights, foundation_rank, SEARCHES.index(search),
+                                    max_iters or 0, most_played, talon, rules)
+        except MemoryError:  # the core's says nothing more: say what grew, and what bounds it
+            raise MemoryError(f"the {search} search's tables outgrew the memory this process may use "
+                              "(--max-iters bounds them)") from None
 
     def solve(self, board: Board, search: str = "fast", max_iters: int | None = None,
               most_played: bool = True) -> SolveResult:

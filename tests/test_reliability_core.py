@@ -333,3 +333,29 @@ def test_a_solver_without_init_or_with_two_raises():
         "twice: Solver.__init__ called twice: create a new Solver instead",
         "still works: (0, 158848, 51)",  # the peer's count for deal 2
     ]
+
+
+# ------------------------------------------------------------------ memory running out
+LIMITED = """
+import resource, sys
+size = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + 300 * 2**20, resource.RLIM_INFINITY))  # 300 MiB more than now
+"""
+"""Run first in a child that has imported what it needs: the limit is then what the search may grow by."""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmSize from /proc")
+def test_memory_running_out_is_one_line_naming_what_grew():
+    """`solve --search classic` on a deal whose visited set outgrows the memory allowed was a MemoryError
+    traceback; a run's failed chunk said only "MemoryError:", for a search and for a Solver's first tables."""
+    solve_cli = subprocess.run(
+        [sys.executable, "-c", "from blackhole_stats import cli\n" + LIMITED
+         + "sys.argv = ['blackhole-stats', 'solve', '10683', '--search', 'classic']\ncli.main()"],
+        capture_output=True, text=True, timeout=300)
+    assert solve_cli.returncode == 1 and solve_cli.stdout == "", solve_cli
+    assert solve_cli.stderr.splitlines() == ["Error: out of memory: the classic search's tables outgrew the memory "
+                                             "this process may use (--max-iters bounds them)"]
+    tables = subprocess.run([sys.executable, "-c", "from blackhole_stats import Solver\n" + LIMITED
+                             + "Solver(table_bits=30)"], capture_output=True, text=True, timeout=60)
+    assert tables.returncode == 1 and tables.stderr.splitlines()[-1] == (
+        "MemoryError: a solver's tables (table_bits=30) do not fit in the memory this process may use")
