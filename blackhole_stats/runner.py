@@ -405,6 +405,12 @@ class _Tally:
         return False
 
 
+def _failed_future(error: BaseException) -> futures.Future:
+    future: futures.Future = futures.Future()
+    future.set_exception(error)
+    return future
+
+
 class _Processes:
     """Local worker processes, started the platform's default way (fork, spawn or forkserver)."""
 
@@ -414,6 +420,9 @@ class _Processes:
                         workers, MAX_WORKERS)
         self.workers = self.workers_used = min(workers, MAX_WORKERS)
         self._others = set(multiprocessing.active_children())
+        self._thread_failure: RuntimeError | None = None
+        self._excepthook = threading.excepthook
+        threading.excepthook = self._thread_died
         with interrupts.starting_workers():  # its queues may start multiprocessing's resource tracker, which
             self._pool = futures.ProcessPoolExecutor(  # ignores Ctrl-C and SIGTERM but died of a hang-up
                 self.workers, mp_context=multiprocessing.get_context(), initializer=_worker_init)
@@ -423,13 +432,32 @@ class _Processes:
             with interrupts.starting_workers():  # submit() starts the workers (all at once when forking)
                 return self._pool.submit(_solve_logged, task)
         except futures.process.BrokenProcessPool as error:  # a worker died since the last wait
-            future: futures.Future = futures.Future()
-            future.set_exception(error)
-            return future
+            return _failed_future(error)
+        except RuntimeError as error:  # its manager thread could not start ("can't start new thread")
+            self._thread_failure = RuntimeError(f"the run's worker pool could not start: {error} (are memory or "
+                                                "threads limited?)")
+            return _failed_future(self._thread_failure)
+
+    def _thread_died(self, args) -> None:
+        """A thread of the pool (or another of the run's) raised: the pool hands out no more results (its
+        queue's feeder could not start: `can't start new thread` under a memory limit, and the run
+        waited forever). Its traceback goes to the log; `wait` fails the chunks in flight."""
+        log.error("thread %s failed: %s: %s", getattr(args.thread, "name", "?"), args.exc_type.__name__,
+                  args.exc_value, exc_info=(args.exc_type, args.exc_value, args.exc_traceback), extra=_LOG_FILE_ONLY)
+        self._thread_failure = RuntimeError(f"a thread of the run failed: {args.exc_value} (are memory or threads "
+                                            "limited?)")
 
     def wait(self, pending: list) -> set:
-        """The chunks done by now, or none after POLL_SECONDS."""
-        return futures.wait(pending, timeout=POLL_SECONDS, return_when=futures.FIRST_COMPLETED).done
+        """The chunks done by now, or none after POLL_SECONDS; all of them, failed, once a thread died."""
+        done = futures.wait(pending, timeout=POLL_SECONDS, return_when=futures.FIRST_COMPLETED).done
+        if self._thread_failure is None:
+            return done
+        for future in pending:
+            try:
+                future.set_exception(self._thread_failure)
+            except futures.InvalidStateError:  # it finished meanwhile: its result stands
+                pass
+        return set(pending)
 
     def abort(self, pending: list) -> None:
         """Stop at once: chunks in flight are lost (their temporary files are removed on resume)."""
@@ -437,7 +465,13 @@ class _Processes:
             process.kill()  # not SIGTERM: a worker just forked still runs the parent's Python handler
 
     def close(self) -> None:
-        self._pool.shutdown(cancel_futures=True)
+        try:
+            if self._thread_failure is None:
+                self._pool.shutdown(cancel_futures=True)
+            else:  # shutdown would tell the workers through the thread that died (or never started: it
+                self.abort([])  # raises), and they would wait for work, and the exit for them, forever
+        finally:
+            threading.excepthook = self._excepthook
 
 
 class _Cluster:
@@ -568,12 +602,17 @@ def _exit_with_parent() -> None:
     the run, or under forkserver the fork server (which lives on as long as
     its workers do). Everywhere, a thread watches the run itself.
     """
+    signalled = False
     if sys.platform.startswith("linux"):
         try:
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            signalled = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
         except (OSError, AttributeError):
             pass
-    threading.Thread(target=_watch_parent, name="parent-watch", daemon=True).start()
+    try:
+        threading.Thread(target=_watch_parent, name="parent-watch", daemon=True).start()
+    except RuntimeError:  # can't start new thread (a memory limit): the signal alone will do, where asked for
+        if not signalled:
+            raise
 
 
 def _watch_parent() -> None:

@@ -490,6 +490,36 @@ def test_a_run_refused_by_one_that_took_its_place_leaves_that_run_alone(tmp_path
     assert_complete(out, 3)
 
 
+THREADS_LIMITED = """
+import resource, sys, threading
+from blackhole_stats import cli, dataset, runner
+import pyarrow.parquet, tqdm
+tqdm.tqdm.monitor_interval = 0  # tqdm's own thread aside
+threading.stack_size(2**30)  # a new thread maps 1 GiB: the limit below lets {threads} start
+size = next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmSize:")) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + ({threads} * 2**30 + 300 * 2**20), resource.RLIM_INFINITY))
+sys.argv = ["blackhole-stats", "run", "--range", "1-10", "--out", sys.argv[1], "--workers", "1"]
+cli.main()
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmSize from /proc")
+@pytest.mark.parametrize("threads, failed", [
+    (0, "the run's worker pool could not start: can't start new thread"),  # in submit: a traceback
+    (1, "a thread of the run failed: can't start new thread"),  # its queue's feeder: the run waited forever
+])
+def test_a_thread_that_cannot_start_fails_the_chunks_in_one_line(tmp_path, threads, failed):
+    """Under a memory limit (ulimit -v) the worker pool's threads could not start: a traceback, or, once
+    the pool's own thread died that way, a run that waited for its chunks forever."""
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-c", THREADS_LIMITED.format(threads=threads), str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert last.startswith("Error: 2 failed chunk(s) (deals ") and f"RuntimeError: {failed}" in last, last
+    assert not list(out.glob("part-*"))  # and it ended (within the timeout): no worker kept it waiting
+
+
 def test_a_run_whose_data_folder_was_taken_away_resumes_from_its_manifest(tmp_path):
     """`verify DIR` reads such a run as one with every deal missing; `run --out DIR` solves them again.
     A new range there is refused: deleting DIR by hand and running anew silently brought the old run
