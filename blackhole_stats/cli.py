@@ -634,7 +634,14 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
                                    f"resume with: {_resume(out)}") from None
     except (DealSpecError, DatasetError, RunError) as error:
         raise click.ClickException(str(error)) from None
-    click.echo(_summary(summary))
+    try:
+        click.echo(_summary(summary))
+    except StdoutFailed as failed:  # a script must not take a complete run for a failed one
+        if failed.errno == errno.EPIPE:
+            raise  # a reader that stopped early: quiet, as everywhere
+        _discard_stdout()
+        raise click.ClickException(f"the run is complete ({summary.requested:,} deals in {summary.out}), but its "
+                                   f"summary could not be written to standard output: {failed}") from None
 
 
 def _summary(summary) -> str:

@@ -259,6 +259,17 @@ def test_stdout_full_is_one_line(args):
     assert "cannot write to standard output: No space left on device" in err
 
 
+def test_a_complete_run_whose_summary_cannot_be_written_says_it_is_complete(tmp_path):
+    """`run ... > /dev/full` solved every deal, then said only "cannot write to standard output": a script
+    took the complete run for a failed one."""
+    with open("/dev/full", "wb") as full:
+        err = assert_one_line_failure(run_script("run", "--range", "1-5", "--out", tmp_path / "run",
+                                                 "--workers", "1", stdout=full))
+    assert (f"the run is complete (5 deals in {tmp_path / 'run'}), but its summary could not be written to "
+            "standard output: No space left on device") in err, err
+    assert len(pd.read_parquet(tmp_path / "run")) == 5
+
+
 @pytest.mark.parametrize("args", [["deal", "2"], ["solve", "2"], ["deal", "--help"]])
 def test_reader_gone_is_quiet(args):
     """`blackhole-stats deal 2 | head -c 10`: the pipe's reader left before we wrote."""
