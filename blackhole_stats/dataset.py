@@ -789,6 +789,11 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
                 problem = f"holds deals of game {shown_game(others[0])}, and the run plays {game.key}"
             if manifest is not None and not problem:
                 problem = difficulty_problem(table.schema, manifest.get("difficulty_scale"))
+            # renamed by hand (verify says so too): a chunk solved later could take its name
+            held = deals_held(numbers[-1], ms[-1]) if not problem else None
+            if held is not None and (not held or part_name(held) != posixpath.basename(path)):
+                remedy = f"rename it {part_name(held)}" if held else "move it out of the run directory"
+                raise DatasetError(f"{path} holds deals {held or 'none'}, not what its name says: {remedy}")
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None

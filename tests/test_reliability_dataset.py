@@ -490,6 +490,18 @@ def test_report_counts_a_backup_copy_and_says_so(run_copy):
         "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3, "strays": []}
 
 
+def test_a_resume_refuses_a_part_renamed_by_hand(run_copy):
+    """verify named it ("not what its name says"), and run went on as if all were well."""
+    (run_copy / "part-1-3-3.parquet").rename(run_copy / "part-1-3-2.parquet")
+    before = snapshot(run_copy)
+    line = assert_one_line_failure(cli("run", "--out", run_copy), 1)
+    assert line == (f"Error: {run_copy / 'part-1-3-2.parquet'} holds deals 1-3, not what its name says: rename it "
+                    "part-1-3-3.parquet\n"), line
+    assert snapshot(run_copy) == before
+    (run_copy / "part-1-3-2.parquet").rename(run_copy / "part-1-3-3.parquet")
+    assert cli("run", "--out", run_copy).returncode == 0
+
+
 def test_report_on_junk_is_one_line(run_copy):
     (run_copy / "junk.parquet").write_bytes(os.urandom(300))
     line = assert_one_line_failure(cli("report", run_copy), 1)
