@@ -310,8 +310,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             done_count = requested.count - (requested - done).count
             if signum is not None:
                 raise RunStopped("interrupted", done_count, requested.count, signum)
-            if tally.failures:
-                raise RunStopped(f"{len(tally.failures)} failed chunk(s) ({'; '.join(tally.failures)})",
+            if tally.failed_chunks:
+                raise RunStopped(f"{tally.failed_chunks} failed chunk(s) ({tally.failures_text()})",
                                  done_count, requested.count)
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
@@ -367,7 +367,13 @@ class _Tally:
         self.bar = bar
         self.outcomes = [0] * len(OUTCOMES)
         self.solver_seconds = 0.0
-        self.failures: list[str] = []
+        self.failed_chunks = 0
+        self.failures: list[str] = []  # a deal each, named by its error
+        self.broken: dict[str, DealSet] = {}  # the chunks lost with their worker (or pool), by cause
+
+    def failures_text(self) -> str:
+        """What failed, each cause once (every chunk in flight fails alike when a worker or the pool is lost)."""
+        return "; ".join([*self.failures, *(f"deals {deals}: {cause}" for cause, deals in self.broken.items())])
 
     def add(self, deals: DealSet, future) -> bool:
         """Count one finished chunk; False if it failed in a way that should stop the run.
@@ -393,6 +399,7 @@ class _Tally:
         folders moved away, raises."""
         if isinstance(error, DealError):
             log.error("chunk %s failed: %s", deals, error, exc_info=error)
+            self.failed_chunks += 1
             self.failures.append(str(error))
             return True
         if isinstance(error, OSError) and error.errno in dataset.DISK_FULL | dataset.READ_ONLY or isinstance(
@@ -401,7 +408,11 @@ class _Tally:
             raise error
         # a lost worker, an I/O error: the next chunk would fail too
         log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
-        self.failures.append(f"deals {deals}: {type(error).__name__}" + (f": {error}" if str(error) else ""))
+        said = isinstance(error, MemoryError) or isinstance(error, RuntimeError) and not isinstance(
+            error, futures.BrokenExecutor)  # BrokenProcessPool's own text is long
+        cause = type(error).__name__ + (f": {error}" if said and str(error) else "")
+        self.failed_chunks += 1
+        self.broken[cause] = self.broken.get(cause, DealSet()) | deals
         return False
 
 
@@ -421,11 +432,11 @@ class _Processes:
         self.workers = self.workers_used = min(workers, MAX_WORKERS)
         self._others = set(multiprocessing.active_children())
         self._thread_failure: RuntimeError | None = None
-        self._excepthook = threading.excepthook
-        threading.excepthook = self._thread_died
         with interrupts.starting_workers():  # its queues may start multiprocessing's resource tracker, which
             self._pool = futures.ProcessPoolExecutor(  # ignores Ctrl-C and SIGTERM but died of a hang-up
                 self.workers, mp_context=multiprocessing.get_context(), initializer=_worker_init)
+        self._excepthook = threading.excepthook  # once the pool stands: close() puts it back
+        threading.excepthook = self._thread_died
 
     def submit(self, task: ChunkTask) -> futures.Future:
         try:
@@ -439,23 +450,27 @@ class _Processes:
             return _failed_future(self._thread_failure)
 
     def _thread_died(self, args) -> None:
-        """A thread of the pool (or another of the run's) raised: the pool hands out no more results (its
-        queue's feeder could not start: `can't start new thread` under a memory limit, and the run
-        waited forever). Its traceback goes to the log; `wait` fails the chunks in flight."""
-        log.error("thread %s failed: %s: %s", getattr(args.thread, "name", "?"), args.exc_type.__name__,
-                  args.exc_value, exc_info=(args.exc_type, args.exc_value, args.exc_traceback), extra=_LOG_FILE_ONLY)
-        self._thread_failure = RuntimeError(f"a thread of the run failed: {args.exc_value} (are memory or threads "
-                                            "limited?)")
+        """The pool's manager thread raised: it hands out no more results (its queue's feeder could not
+        start, `can't start new thread` under a memory limit, and the run waited forever), nor completes
+        a future again. Its traceback goes to the log; `wait` fails the chunks in flight. Any other
+        thread (a notebook's own) goes to the hook there was before."""
+        if args.thread is not getattr(self._pool, "_executor_manager_thread", None):
+            self._excepthook(args)
+            return
+        log.error("the worker pool's thread failed: %s: %s", args.exc_type.__name__, args.exc_value,
+                  exc_info=(args.exc_type, args.exc_value, args.exc_traceback), extra=_LOG_FILE_ONLY)
+        self._thread_failure = RuntimeError(f"the worker pool's thread failed: {args.exc_value} (are memory or "
+                                            "threads limited?)")
 
     def wait(self, pending: list) -> set:
         """The chunks done by now, or none after POLL_SECONDS; all of them, failed, once a thread died."""
         done = futures.wait(pending, timeout=POLL_SECONDS, return_when=futures.FIRST_COMPLETED).done
         if self._thread_failure is None:
             return done
-        for future in pending:
+        for future in pending:  # the one thread that would complete them is gone
             try:
                 future.set_exception(self._thread_failure)
-            except futures.InvalidStateError:  # it finished meanwhile: its result stands
+            except futures.InvalidStateError:  # it finished before it died: its result stands
                 pass
         return set(pending)
 

@@ -95,6 +95,7 @@ def verify(out: str) -> Verification:
             numbers = dataset.game_numbers(table["deal"], exact).tolist()
         except dataset.DatasetError as error:
             problems.append(f"{name}: {error}")
+            unread += 1
             continue
         problems += [f"{name}: {problem}" for problem in _format_problems(table, exact)]
         problems += _range_problems(name, table)
@@ -158,9 +159,12 @@ def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.
         if score is None or tag is None:
             problems.append(f"deal {game}: solved, but without a difficulty and tag")
             continue
-        if tag != scale.tag(score):
-            problems.append(f"deal {game}: difficulty {score} is {scale.tag(score)!r} on scale {scale.name}, "
-                            f"not {tag!r}")
+        try:
+            due = scale.tag(score)
+        except ValueError:  # NaN, negative: _range_problems names it
+            continue
+        if tag != due:
+            problems.append(f"deal {game}: difficulty {score} is {due!r} on scale {scale.name}, not {tag!r}")
         if not rechecked:
             rechecked = True
             again = difficulty.difficulty(deal(game, rules), solver)

@@ -116,6 +116,16 @@ def test_files_of_another_schema_are_named(copy):
         "solution, seconds, deal_exact", "deals missing (or in the file above whose rows could not be read): 1-20")
 
 
+def test_a_file_whose_deals_cannot_be_read_is_noted_beside_the_missing_deals(copy):
+    part = copy / "part-1-20-20.parquet"
+    table = pq.read_table(part)
+    index = table.schema.get_field_index("deal")
+    deals = [None, *table["deal"].to_pylist()[1:]]
+    pq.write_table(table.set_column(index, table.schema.field(index), pa.array(deals, pa.int64())), part)
+    problems = verify(str(copy)).problems
+    assert problems[-1] == "deals missing (or in the file above whose rows could not be read): 1-20", problems
+
+
 def test_not_a_run(tmp_path):
     result = cli_verify(tmp_path)
     assert result.returncode == 1 and result.stdout == ""
@@ -213,6 +223,24 @@ def test_a_null_ms_is_named_in_a_difficulty_run_too(tmp_path):
     result = cli_verify(out)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert "invalid ms flag None" in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("score", [float("nan"), -1.0])
+def test_a_damaged_score_is_a_problem_not_a_traceback(tmp_path, score):
+    """Once Scale.tag refused what is no score, verify's tag check raised on it (a ValueError traceback)."""
+    out = tmp_path / "run"
+    assert subprocess.run([str(SCRIPT), "run", "--range", "1-6", "--difficulty", "--out", str(out)],
+                          capture_output=True, timeout=120).returncode == 0
+    part = next(path for path in sorted(out.glob("part-*.parquet")) if "solved" in pq.read_table(path)["outcome"].to_pylist())
+    table = pq.read_table(part)
+    solved = table["outcome"].to_pylist().index("solved")
+    scores = table["difficulty"].to_pylist()
+    scores[solved] = score
+    index = table.schema.get_field_index("difficulty")
+    pq.write_table(table.set_column(index, table.schema.field(index), pa.array(scores, pa.float64())), part)
+    result = cli_verify(out)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"column difficulty has {score}" in result.stdout, result.stdout
 
 
 @pytest.mark.parametrize("column, value, words", [
