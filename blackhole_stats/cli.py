@@ -122,9 +122,8 @@ class Commands(click.Group):
             _exit_interrupted("interrupted", interrupt.signum, resume=False)
         except UnicodeEncodeError as error:  # the suits' symbols, to a terminal or file in cp1252 or latin-1
             _discard_stdout()
-            symbol = ascii(error.object[error.start])
-            click.echo(f"Error: the output's encoding, {sys.stdout.encoding}, cannot write {symbol}: choose an "
-                       "ASCII --format, or set PYTHONIOENCODING=utf-8", err=True)
+            click.echo(f"Error: {_unwritable(error)}: set PYTHONIOENCODING=utf-8 (or, where there is one, choose an "
+                       "ASCII --format)", err=True)
             status = 1
         except StdoutFailed as error:
             _discard_stdout()
@@ -134,6 +133,10 @@ class Commands(click.Group):
                 click.echo(f"Error: cannot write to standard output: {error}", err=True)
                 status = 1
         sys.exit(status)
+
+
+def _unwritable(error: UnicodeEncodeError) -> str:
+    return f"the output's encoding, {sys.stdout.encoding}, cannot write {ascii(error.object[error.start])}"
 
 
 def _fail_early(message: str) -> None:
@@ -636,12 +639,13 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
         raise click.ClickException(str(error)) from None
     try:
         click.echo(_summary(summary))
-    except StdoutFailed as failed:  # a script must not take a complete run for a failed one
-        if failed.errno == errno.EPIPE:
+    except (StdoutFailed, UnicodeEncodeError) as failed:  # a script must not take a complete run for a failed one
+        if getattr(failed, "errno", None) == errno.EPIPE:
             raise  # a reader that stopped early: quiet, as everywhere
         _discard_stdout()
+        why = _unwritable(failed) if isinstance(failed, UnicodeEncodeError) else str(failed)
         raise click.ClickException(f"the run is complete ({summary.requested:,} deals in {summary.out}), but its "
-                                   f"summary could not be written to standard output: {failed}") from None
+                                   f"summary could not be written to standard output: {why}") from None
 
 
 def _summary(summary) -> str:

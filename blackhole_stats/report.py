@@ -90,6 +90,8 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
         frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
                   for frame in frames]                                             # a run half upgraded)
+    if any("ms" in frame for frame in frames):  # a file without the column holds ordinary deals, not nulls
+        frames = [frame if "ms" in frame else frame.assign(ms=False) for frame in frames]
     return _normalize(pd.concat(frames, ignore_index=True), source)
 
 
@@ -229,11 +231,12 @@ ordinary deal."""
 
 
 def _ms_flags(file: str, ms: pd.Series) -> pd.Series:
-    """The `ms` column (no nulls: see _normalize) as bools; DatasetError for a value that is no truth
-    value (any non-empty text would read as true, turning ordinary deals into ms deals)."""
+    """The `ms` column as bools; DatasetError for a value that is no truth value (any non-empty text would
+    read as true, turning ordinary deals into ms deals). A null reads as "" (an empty CSV cell); a typed
+    column's nulls are refused before (_normalize)."""
     if pd.api.types.is_bool_dtype(ms):
         return ms.astype(bool)
-    words = ms.astype(object).astype(str).str.strip().str.lower()
+    words = ms.astype(object).where(ms.notna(), "").astype(str).str.strip().str.lower()
     unknown = ~words.isin(_MS_WORDS.keys())
     if unknown.any():
         raise DatasetError(f"{file}: column ms holds {quoted(str(ms[unknown].iloc[0]))}, not true or false")

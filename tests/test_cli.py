@@ -47,8 +47,8 @@ def test_deal_pretty_where_the_suits_cannot_be_written_is_one_line(encoding, nam
     result = run("deal", "1", "--format", "pretty", env={"PYTHONIOENCODING": encoding})
     assert result.returncode == 1 and result.stdout == b""
     assert result.stderr.decode().splitlines() == [  # the foundation's A of spades comes first
-        f"Error: the output's encoding, {named}, cannot write '\\u2660': choose an ASCII --format, or set "
-        "PYTHONIOENCODING=utf-8"]
+        f"Error: the output's encoding, {named}, cannot write '\\u2660': set PYTHONIOENCODING=utf-8 (or, where "
+        "there is one, choose an ASCII --format)"]
 
 
 def test_solve_json_solution_replays():

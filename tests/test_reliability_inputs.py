@@ -268,6 +268,13 @@ def test_a_complete_run_whose_summary_cannot_be_written_says_it_is_complete(tmp_
     assert (f"the run is complete (5 deals in {tmp_path / 'run'}), but its summary could not be written to "
             "standard output: No space left on device") in err, err
     assert len(pd.read_parquet(tmp_path / "run")) == 5
+    named = tmp_path / "运行"  # a folder the output's encoding cannot write, in the summary
+    err = assert_one_line_failure(run_script("run", "--range", "1-5", "--out", named, "--workers", "1",
+                                             env={"PYTHONIOENCODING": "cp1252"}))
+    assert "the run is complete (5 deals in " in err, err
+    assert "summary could not be written to standard output: the output's encoding, cp1252, cannot write '\\u8fd0'" \
+        in err, err
+    assert len(pd.read_parquet(named)) == 5
 
 
 @pytest.mark.parametrize("args", [["deal", "2"], ["solve", "2"], ["deal", "--help"]])

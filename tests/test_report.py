@@ -522,6 +522,10 @@ def test_a_null_ms_flag_is_refused_not_read_as_an_ordinary_deal(tmp_path):
         assert "deal 2 has a null ms flag; it must be true or false" in line, line
     (tmp_path / "blank.csv").write_text("deal,ms,outcome,iterations,cards_played\n1,,unsolved,7,40\n")
     assert report.load(tmp_path / "blank.csv")["ms"].tolist() == [False]  # an empty cell: an ordinary deal
+    (tmp_path / "mixed").mkdir()  # a file without the column beside one with it: ordinary deals, not nulls
+    frame.drop(columns="ms").to_parquet(tmp_path / "mixed" / "a.parquet")
+    frame.assign(deal=[3, 4], ms=[False, True]).to_parquet(tmp_path / "mixed" / "b.parquet")
+    assert report.load(tmp_path / "mixed")["ms"].tolist() == [False, False, False, True]
 
 
 @pytest.mark.parametrize("name, kind", [("list.json", "a JSON file"), ("rows.csv.gz", "a compressed file")])
