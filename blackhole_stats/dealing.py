@@ -175,6 +175,12 @@ def _whole_number(value: object) -> int:
     2^53 (2^24 for a numpy float32), from where a float may stand for a
     neighbouring number; a bool is not a game number.
     """
+    itemsize = getattr(getattr(value, "dtype", None), "itemsize", 8)
+    if type(value).__module__.startswith("pyarrow"):  # a pyarrow float32 scalar rounds as numpy's does
+        try:
+            itemsize = value.type.bit_width // 8
+        except (AttributeError, ValueError):  # text has no fixed width
+            pass
     value = _python_value(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Number):
         kind = "a truth value" if isinstance(value, bool) else type(value).__name__
@@ -190,7 +196,7 @@ def _whole_number(value: object) -> int:
     if denominator != 1:
         raise DealNumberError(f"invalid game number {value!r}: not a whole number")
     if isinstance(value, numbers.Real) and not isinstance(value, numbers.Rational):
-        exact = float_exact_below(getattr(getattr(value, "dtype", None), "itemsize", 8))
+        exact = float_exact_below(itemsize)
         if abs(numerator) >= exact:
             raise DealNumberError(f"invalid game number {value!r}: {rounded_float(exact)}; read the column as "
                                   "integers or text")

@@ -24,11 +24,12 @@ from urllib.parse import unquote
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, first_line, game_numbers, list_run,
-                      run_game, shown_game)
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
+                      game_numbers, list_run, run_game, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -491,8 +492,22 @@ class ManifestCheck:
         held = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy())
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
-                   strays=tuple(name for name, _ in list_run(source).strays
-                                if not name.endswith(("/", ".parquet"))))
+                   strays=_unread_strays(source))
+
+
+def _unread_strays(source: str) -> tuple[str, ...]:
+    """The entries of the run directory `source` that other readers read and the report does not: files
+    other than `*.parquet`, and folders holding any (a `*.parquet` file the report reads too)."""
+    fs, root = filesystem(source)
+    unread = []
+    for name, _ in list_run(source).strays:
+        if name.endswith("/"):
+            inside = fs.get_file_info(pafs.FileSelector(posixpath.join(root, name.rstrip("/")), recursive=True))
+            if any(info.type == pafs.FileType.File and not info.base_name.endswith(".parquet") for info in inside):
+                unread.append(name)
+        elif not name.endswith(".parquet"):
+            unread.append(name)
+    return tuple(unread)
 
 
 @dataclass

@@ -161,8 +161,9 @@ def board_of(row: Any) -> Board:
     Decimal, float, digits); `deal_exact`, where a row has it and `deal` is
     null, is the exact number. Values are read as `report` reads a file's
     (`report.row_game_number`): `"1.0"` is deal 1 and an `ms` of `"False"`
-    no ms deal, and what is neither a game number nor a truth value is
-    refused (ValueError), never taken for another deal.
+    no ms deal, and what is neither a game number nor a truth value (a
+    null `ms` among them; no `ms` field is an ordinary deal) is refused
+    (ValueError), never taken for another deal.
     """
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
@@ -174,6 +175,9 @@ def board_of(row: Any) -> Board:
     for name, value in (("deal", number), ("ms", ms), ("deal_exact", exact)):
         if hasattr(value, "__len__") and not isinstance(value, str) and getattr(value, "ndim", 1) != 0:
             raise ValueError(f"the row's {name} is a column of values: pass one row (df.iloc[i]), not a table")
+    if fields["ms"] is not _NO_FIELD and _missing(ms) and not isinstance(ms, str):  # "": a CSV's empty cell
+        raise ValueError("the row's ms is null: an ms flag is True or False, and which deal the row is would be a "
+                         "guess (report refuses such a file too; pandas reads a CSV's empty cell as NaN: fillna)")
     game = _field(row, "game", absent=BLACK_HOLE)  # a row of a dataset without the column: Black Hole's
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
@@ -237,11 +241,8 @@ def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
 
 def _move_pile(pile: object) -> object:
     """A move's pile as from_piles takes it: a null (None, NaN, pandas' NA) turns the talon, a whole
-    float is its int; anything else is left to _as_bytes."""
-    try:
-        if pile is None or pile != pile:  # NaN is not itself
-            return TALON_MOVE
-    except TypeError:  # pandas' NA: neither equal nor unequal
+    float is its int; anything else (text too) is left to _as_bytes."""
+    if not isinstance(pile, str) and _missing(pile):
         return TALON_MOVE
     if isinstance(pile, numbers.Real) and not isinstance(pile, numbers.Integral) and float(pile).is_integer():
         return int(pile)

@@ -216,3 +216,8 @@ def test_files_a_notebook_would_read_beside_the_runs_are_named_by_report_and_exp
     shown = cli("report", out, "--format", "json")
     assert json.loads(shown.stdout)["against_manifest"]["strays"] == ["notes.txt", part.name + ".bak"]
     assert warning in " ".join(cli("report", out).stdout.decode().split())
+    (out / "notes.txt").unlink()  # one level down, the same: readers read folders too
+    (out / "backup").mkdir()
+    (out / (part.name + ".bak")).rename(out / "backup" / (part.name + ".bak"))
+    assert len(pd.read_parquet(out)) == 60
+    assert json.loads(cli("report", out, "--format", "json").stdout)["against_manifest"]["strays"] == ["backup/"]

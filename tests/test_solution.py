@@ -121,6 +121,15 @@ def test_a_pandas_column_of_piles_with_talon_turns_replays():
         assert Solution.from_piles(board, column) == won
     with pytest.raises(SolutionError, match="pile 2.5 has no card to play"):
         Solution.from_piles(board, [2.5])
+    with pytest.raises(SolutionError, match="pile Decimal"):  # a signalling NaN is no null (it raised)
+        Solution.from_piles(board, [Decimal("sNaN")])
+
+
+@pytest.mark.parametrize("null", [None, float("nan"), pd.NA])
+def test_a_row_with_a_null_ms_flag_is_refused_as_report_refuses_its_file(null):
+    with pytest.raises(ValueError, match="the row's ms is null"):
+        board_of({"deal": 5, "ms": null})
+    assert board_of({"deal": 5, "ms": ""}).name == board_of({"deal": 5}).name == "5"  # a CSV's empty cell
 
 
 @settings(max_examples=400, deadline=None)
