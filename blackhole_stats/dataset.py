@@ -1056,8 +1056,10 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         left = paths.fs.get_file_info(paths.beside(MANIFEST_NAME)).type  # read below, lists its deals)
         if deals is None and left == pafs.FileType.NotFound:
             raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
-        if deals is not None and left != pafs.FileType.NotFound and isinstance(paths.fs, pafs.LocalFileSystem):
-            # deleted by hand (a remote store has no empty folders: there an early stop leaves none)
+        if (deals is not None and left != pafs.FileType.NotFound and isinstance(paths.fs, pafs.LocalFileSystem)
+                and paths.fs.get_file_info(paths.root).type == pafs.FileType.NotFound):  # not made meanwhile
+            # deleted by hand (a remote store has no empty folders: there an early stop leaves none); a new
+            # run that made DIR and its manifest since we looked is waited for under the lock, as before
             raise DatasetError(f"{out} is gone, but {paths.side} still holds its run's manifest: delete "
                                f"{paths.side} to start a new run there, or resume the old run (its deals solved "
                                f"again) with: {shlex.join(['blackhole-stats', 'run', '--out', out])}")

@@ -96,8 +96,9 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     return _normalize(pd.concat(frames, ignore_index=True), source)
 
 
-_UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".gz": "compressed", ".bz2": "compressed",
-                 ".xz": "compressed", ".zst": "compressed", ".zip": "compressed"}
+_UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".txt": "text (export's list of numbers?)",
+                 ".gz": "compressed", ".bz2": "compressed", ".xz": "compressed", ".zst": "compressed",
+                 ".zip": "compressed"}
 """Files a dataset is no CSV or Parquet in (export writes JSON too): named as what they are, where the
 Parquet reader would say 'magic bytes not found'."""
 

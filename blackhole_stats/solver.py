@@ -31,12 +31,17 @@ from __future__ import annotations
 import numbers
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from . import _core, _testhooks
 from .board import Board, dealt_layout, solver_input, solver_rules
 from .games import Game, get_game
 from .solution import Solution, line_text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only, as in board.py
+    from collections.abc import Iterator
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,6 +95,15 @@ class SolveResult:
         return f"<SolveResult {self.outcome}: {self.iterations:,} iterations{played}{moves}, {self.seconds:.3f} s>"
 
 
+@contextmanager
+def _saying_what_grew(message: str) -> Iterator[None]:
+    """The compiled core's MemoryError says nothing: `message` says what grew (a run's failed chunk shows it)."""
+    try:
+        yield
+    except MemoryError:
+        raise MemoryError(message) from None
+
+
 class Solver:
     """Owns the search tables (sized once, reused for every deal it solves)."""
 
@@ -120,12 +134,10 @@ class Solver:
             raise ValueError(f"unknown search {search!r}; choose from {', '.join(SEARCHES)}")
         check_max_iters(max_iters)
         _testhooks.pause("solve-search")
-        try:
+        with _saying_what_grew(f"the {search} search's tables outgrew the memory this process may use "
+                               "(--max-iters bounds them)"):
             return self._core.solve(ranks, heights, foundation_rank, SEARCHES.index(search),
                                     max_iters or 0, most_played, talon, rules)
-        except MemoryError:  # the core's says nothing more: say what grew, and what bounds it
-            raise MemoryError(f"the {search} search's tables outgrew the memory this process may use "
-                              "(--max-iters bounds them)") from None
 
     def solve(self, board: Board, search: str = "fast", max_iters: int | None = None,
               most_played: bool = True) -> SolveResult:
@@ -150,7 +162,9 @@ class Solver:
         """The measurements of the difficulty score (see `difficulty`): per walk, its traps' depths;
         None if the board cannot be won (or a verdict needed more than max_iters positions)."""
         _testhooks.pause("trap-walks")
-        return self._core.trap_walks(*board.solver_input(), walks, probes, seed, max_iters, **board.solver_rules())
+        with _saying_what_grew("the difficulty score's searches outgrew the memory this process may use"):
+            return self._core.trap_walks(*board.solver_input(), walks, probes, seed, max_iters,
+                                         **board.solver_rules())
 
     def solve_deal(self, number: GameNumber | str | numbers.Number, search: str = "fast",
                    max_iters: int | None = None, game: Game | str | int | None = None) -> dict:
