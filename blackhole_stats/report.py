@@ -83,7 +83,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
         _check_readable_kind(file)
         frame = _read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
         if game is not None and "game" in frame:
-            other = frame["game"].astype(object)[frame["game"].astype(object) != game]
+            other = frame["game"][frame["game"] != game]  # keys by now (_game_keys)
             if len(other):  # DuckDB and polars would take the folder's word, pandas and pyarrow refuse
                 raise DatasetError(f"{file}: its game column has {shown_game(_null_or(other.iloc[0]))}, but a "
                                    f"folder above it says game={game}")
@@ -466,9 +466,9 @@ class ManifestCheck:
     not_asked_for: int
     repeated: int
     strays: tuple[str, ...] = ()
-    """Files of DIR that are not Parquet (a renamed copy of a part, someone's notes) yet pandas, pyarrow or
-    polars read with the run's files: the report leaves them out, a notebook's figures would not. (A
-    `*.parquet` file the report reads too: its rows count, and repeats are said.)"""
+    """Entries of DIR that pandas, pyarrow or polars read with the run's files and the report does not
+    (`_unread_strays`: a renamed copy of a part, someone's notes, a folder of them): a notebook's figures
+    would count them. (A `*.parquet` file the report reads too: its rows count, and repeats are said.)"""
 
     @property
     def matches(self) -> bool:
