@@ -120,6 +120,12 @@ class Commands(click.Group):
             status = EXIT_INTERRUPTED
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted", interrupt.signum, resume=False)
+        except (MemoryError, ImportError) as error:  # under `ulimit -v`, loading a command's modules or tables
+            if isinstance(error, ImportError) and "failed to map segment" not in str(error):
+                raise  # a library that is not there: not ours to word
+            click.echo(f"Error: out of memory{f': {_one_line(str(error))}' if str(error) else ''} (is the memory "
+                       "this process may use limited?)", err=True)
+            status = 1
         except UnicodeEncodeError as error:  # the suits' symbols, to a terminal or file in cp1252 or latin-1
             _discard_stdout()
             click.echo(f"Error: {_unwritable(error)}: set PYTHONIOENCODING=utf-8 (or, where there is one, choose an "

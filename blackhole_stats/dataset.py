@@ -747,15 +747,31 @@ def read_part(fs: pafs.FileSystem, path: str) -> pa.Table:
     deals' chunk files this way costs about 1.5 CPU-seconds (0.6 for the
     deal and ms columns alone).
     """
-    try:
-        table = pq.ParquetFile(path, filesystem=fs, page_checksum_verification=True).read()
+    try:  # one thread: pyarrow's pool is no faster on a chunk file, and could not start under `ulimit -v`
+        table = pq.ParquetFile(path, filesystem=fs, page_checksum_verification=True).read(use_threads=False)
         table.validate(full=True)
     except FileNotFoundError:  # listed a moment ago: not damage, and its deals must not be solved again
         raise DatasetError(f"{path} vanished while it was read (moved or deleted meanwhile, with its folder?): "
                            "nothing was changed; run the command again once the files stay put") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
+        if _out_of_resources(error):  # the file may be whole: never a reason to delete it
+            raise DatasetError(f"cannot read {path}: {first_line(error)} (are memory or threads limited? the file "
+                               "was not found damaged: run the command again once they allow)") from None
         raise DamagedPart(first_line(error)) from None
     return table
+
+
+_RESOURCE_ERRNOS = {errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE}
+
+
+def _out_of_resources(error: BaseException) -> bool:
+    """Memory, threads or file handles ran out while a file was read (`ulimit -v`): pyarrow says so in
+    its messages only ("Failed to launch worker thread", "Cannot allocate memory")."""
+    if isinstance(error, MemoryError) or getattr(error, "errno", None) in _RESOURCE_ERRNOS:
+        return True
+    text = str(error)
+    return any(words in text for words in ("worker thread", "Resource temporarily unavailable",
+                                            "Cannot allocate memory", "Too many open files"))
 
 
 def read_done(out: str, manifest: dict | None = None) -> DealSet:
@@ -792,8 +808,12 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
             # renamed by hand (verify says so too): a chunk solved later could take its name
             held = deals_held(numbers[-1], ms[-1]) if not problem else None
             if held is not None and (not held or part_name(held) != posixpath.basename(path)):
-                remedy = f"rename it {part_name(held)}" if held else "move it out of the run directory"
-                raise DatasetError(f"{path} holds deals {held or 'none'}, not what its name says: {remedy}")
+                remedy = "move it out of the run directory"
+                target = posixpath.join(posixpath.dirname(path), part_name(held)) if held else None
+                if target and fs.get_file_info(target).type == pafs.FileType.NotFound:
+                    remedy = f"rename it {part_name(held)}"  # a name no file has: renaming loses nothing
+                raise DatasetError(f"{path} holds deals {held or 'none'}, not what its name says: {remedy} "
+                                   f"(blackhole-stats verify {out} names what each file holds)")
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None

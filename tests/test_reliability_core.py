@@ -345,7 +345,7 @@ resource.setrlimit(resource.RLIMIT_AS, (size + 300 * 2**20, resource.RLIM_INFINI
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmSize from /proc")
-def test_memory_running_out_is_one_line_naming_what_grew():
+def test_memory_running_out_is_one_line_naming_what_grew(tmp_path):
     """`solve --search classic` on a deal whose visited set outgrows the memory allowed was a MemoryError
     traceback; a run's failed chunk said only "MemoryError:", for a search and for a Solver's first tables."""
     solve_cli = subprocess.run(
@@ -355,6 +355,12 @@ def test_memory_running_out_is_one_line_naming_what_grew():
     assert solve_cli.returncode == 1 and solve_cli.stdout == "", solve_cli
     assert solve_cli.stderr.splitlines() == ["Error: out of memory: the classic search's tables outgrew the memory "
                                              "this process may use (--max-iters bounds them)"]
+    tight = subprocess.run(  # 30 MiB more: `run` cannot even load pyarrow (MemoryError, or ImportError)
+        [sys.executable, "-c", "from blackhole_stats import cli\n" + LIMITED.replace("300 * 2**20", "30 * 2**20")
+         + "sys.argv = ['blackhole-stats', 'run', '--range', '1-5', '--out', sys.argv[1]]\ncli.main()",
+         str(tmp_path / "run")], capture_output=True, text=True, timeout=300)
+    assert tight.returncode == 1 and tight.stderr.startswith("Error: out of memory") and tight.stderr.endswith(
+        "(is the memory this process may use limited?)\n") and tight.stderr.count("\n") == 1, tight.stderr
     tables = subprocess.run([sys.executable, "-c", "from blackhole_stats import Solver\n" + LIMITED
                              + "Solver(table_bits=30)"], capture_output=True, text=True, timeout=60)
     assert tables.returncode == 1 and tables.stderr.splitlines()[-1] == (

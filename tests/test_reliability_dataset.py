@@ -28,6 +28,7 @@ Parquet files, real mounts (tmpfs, full or read-only) and real `kill -9`:
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -490,16 +491,36 @@ def test_report_counts_a_backup_copy_and_says_so(run_copy):
         "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3, "strays": []}
 
 
+@pytest.mark.parametrize("error, resources", [
+    (pa.ArrowException("Unknown error: Failed to launch worker thread: Resource temporarily unavailable"), True),
+    (pa.ArrowMemoryError("malloc of size 64 failed"), True),
+    (OSError(errno.EMFILE, "Too many open files"), True),
+    (OSError(errno.EIO, "Input/output error"), False),
+    (pa.ArrowInvalid("Corrupted page: CRC checksum verification failed"), False),
+])
+def test_what_ran_out_while_a_part_was_read_is_not_called_damage(error, resources):
+    """Under `ulimit -v` pyarrow could not start a reading thread: the run called a whole file "damaged"
+    and told the user to delete it (the messages are what pyarrow 26 raised under the limit)."""
+    from blackhole_stats.dataset import _out_of_resources
+
+    assert _out_of_resources(error) is resources
+
+
 def test_a_resume_refuses_a_part_renamed_by_hand(run_copy):
     """verify named it ("not what its name says"), and run went on as if all were well."""
     (run_copy / "part-1-3-3.parquet").rename(run_copy / "part-1-3-2.parquet")
     before = snapshot(run_copy)
     line = assert_one_line_failure(cli("run", "--out", run_copy), 1)
     assert line == (f"Error: {run_copy / 'part-1-3-2.parquet'} holds deals 1-3, not what its name says: rename it "
-                    "part-1-3-3.parquet\n"), line
+                    f"part-1-3-3.parquet (blackhole-stats verify {run_copy} names what each file holds)\n"), line
     assert snapshot(run_copy) == before
     (run_copy / "part-1-3-2.parquet").rename(run_copy / "part-1-3-3.parquet")
     assert cli("run", "--out", run_copy).returncode == 0
+    (run_copy / "part-1-3-3.parquet").rename(run_copy / "swap")  # two names swapped: renaming one onto the
+    (run_copy / "part-4-6-3.parquet").rename(run_copy / "part-1-3-3.parquet")  # other would lose its deals
+    (run_copy / "swap").rename(run_copy / "part-4-6-3.parquet")
+    line = assert_one_line_failure(cli("run", "--out", run_copy), 1)
+    assert "holds deals 4-6, not what its name says: move it out of the run directory (blackhole-stats verify" in line
 
 
 def test_report_on_junk_is_one_line(run_copy):
