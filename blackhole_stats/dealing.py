@@ -146,7 +146,7 @@ def game_name(number: object, ms: object = False) -> str:
     return f"ms{number}" if ms else str(number)
 
 
-def _python_value(value: object) -> object:
+def python_value(value: object) -> object:
     """A pyarrow scalar (`table["deal"][i]`) as the Python value it holds; anything else as it is
     (pyarrow is not imported for it: the drop-in solver starts without it)."""
     if type(value).__module__.startswith("pyarrow") and hasattr(value, "as_py"):
@@ -157,7 +157,7 @@ def _python_value(value: object) -> object:
 def _truth_value(value: object) -> bool:
     """`ms` as a bool: a numpy bool or the int 0 or 1 (what a dataset hands back); anything else (text,
     NaN, None) would have been taken as its truthiness, and text "False" dealt an ms deal."""
-    value = _python_value(value)
+    value = python_value(value)
     if isinstance(value, bool):
         return value
     if getattr(getattr(value, "dtype", None), "kind", None) == "b":
@@ -181,7 +181,7 @@ def _whole_number(value: object) -> int:
             itemsize = value.type.bit_width // 8
         except (AttributeError, ValueError):  # text has no fixed width
             pass
-    value = _python_value(value)
+    value = python_value(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Number):
         kind = "a truth value" if isinstance(value, bool) else type(value).__name__
         raise DealNumberError(f"invalid game number {value!r}: {kind}, not a number")

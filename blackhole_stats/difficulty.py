@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass
 
 from .board import Board
+from .dealing import python_value
 from .games import Game, get_game
 from .solver import Solver
 
@@ -72,9 +73,10 @@ class Scale:
     def tag(self, score: float) -> str:
         """The score's tag on this scale; ValueError for no score (null, NaN: what an unsolved deal has) or
         a score no deal has (negative, infinite), which would have read as the easiest tag."""
+        score = python_value(score)  # a pyarrow scalar
         try:
-            scored = 0 <= score < math.inf
-        except TypeError:  # None, pandas' NA, text
+            scored = not isinstance(score, bool) and 0 <= score < math.inf
+        except (TypeError, ArithmeticError):  # None, pandas' NA, text; a Decimal NaN
             scored = False
         if not scored:
             raise ValueError(f"{score!r} is no difficulty score (unsolved deals have none: in pandas, "

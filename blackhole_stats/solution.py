@@ -242,8 +242,13 @@ def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
 def _move_pile(pile: object) -> object:
     """A move's pile as from_piles takes it: a null (None, NaN, pandas' NA) turns the talon, a whole
     float is its int; anything else (text too) is left to _as_bytes."""
+    from .dealing import python_value  # here: `blackhole-solve` starts without dealing
+
+    pile = python_value(pile)  # a pyarrow array's scalars
     if not isinstance(pile, str) and _missing(pile):
         return TALON_MOVE
+    if type(pile).__name__ in ("bool", "bool_"):
+        return repr(pile)  # no pile number: _as_bytes names it
     if isinstance(pile, numbers.Real) and not isinstance(pile, numbers.Integral) and float(pile).is_integer():
         return int(pile)
     return pile

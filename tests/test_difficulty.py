@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import math
 import subprocess
+from decimal import Decimal
 import sys
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from blackhole_stats import Board, deal
@@ -86,13 +88,15 @@ def test_tags_follow_the_thresholds_a_threshold_itself_opening_the_harder_tag():
     assert [current.tag(t) for t in current.thresholds] == list(TAGS[1:])
 
 
-@pytest.mark.parametrize("score", [float("nan"), None, pd.NA, -1.0, float("inf"), "2.3"])
+@pytest.mark.parametrize("score", [float("nan"), None, pd.NA, -1.0, float("inf"), "2.3", Decimal("NaN"),
+                                   Decimal("sNaN"), True, pa.scalar(None, pa.float64())], ids=repr)
 def test_no_score_gets_a_tag(score):
     """A notebook tagging a score column maps unsolved deals' nulls too: they read as the easiest tag."""
     with pytest.raises(ValueError, match="is no difficulty score"):
         current_scale().tag(score)
     scores = pd.Series([current_scale().thresholds[-1], None])
     assert scores.map(current_scale().tag, na_action="ignore").tolist()[0] == "very hard"
+    assert current_scale().tag(pa.scalar(current_scale().thresholds[-1])) == "very hard"  # an Arrow table's
 
 
 def test_every_scale_keeps_its_name_and_thresholds():

@@ -9,6 +9,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
@@ -117,8 +118,11 @@ def test_a_pandas_column_of_piles_with_talon_turns_replays():
     won = solve(board).solution
     piles = [move.pile for move in won.moves]
     assert None in piles
-    for column in (pd.Series(piles, dtype="float64"), pd.Series(piles, dtype="Int64"), pd.Series(piles)):
+    for column in (pd.Series(piles, dtype="float64"), pd.Series(piles, dtype="Int64"), pd.Series(piles),
+                   pa.array(piles)):  # an Arrow array's scalars were "pile <pyarrow.Int64Scalar: 2>"
         assert Solution.from_piles(board, column) == won
+    with pytest.raises(SolutionError, match="move 1: pile 'True'"):  # a truth value is no pile 1
+        Solution.from_piles(board, [True])
     with pytest.raises(SolutionError, match="pile 2.5 has no card to play"):
         Solution.from_piles(board, [2.5])
     with pytest.raises(SolutionError, match="pile Decimal"):  # a signalling NaN is no null (it raised)
