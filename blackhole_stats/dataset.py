@@ -1076,13 +1076,6 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         left = paths.fs.get_file_info(paths.beside(MANIFEST_NAME)).type  # read below, lists its deals)
         if deals is None and left == pafs.FileType.NotFound:
             raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
-        if (deals is not None and left != pafs.FileType.NotFound and isinstance(paths.fs, pafs.LocalFileSystem)
-                and paths.fs.get_file_info(paths.root).type == pafs.FileType.NotFound):  # not made meanwhile
-            # deleted by hand (a remote store has no empty folders: there an early stop leaves none); a new
-            # run that made DIR and its manifest since we looked is waited for under the lock, as before
-            raise DatasetError(f"{out} is gone, but {paths.side} still holds its run's manifest: delete "
-                               f"{paths.side} to start a new run there, or resume the old run (its deals solved "
-                               f"again) with: {shlex.join(['blackhole-stats', 'run', '--out', out])}")
         try:
             paths.fs.create_dir(paths.root)
         except OSError as error:
@@ -1127,6 +1120,13 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                 raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
                                    f"{readers}: move it out of the run directory")
             done = read_done(out, manifest)  # before writing: a refused run leaves DIR as it was
+            solved = sum(session.get("deals_solved") or 0 for session in manifest.get("sessions") or [])
+            if deals is not None and solved and not done:  # DIR deleted or emptied by hand: a new range there
+                raise DatasetError(  # brought the old run back, every deal of it solved again
+                    f"{out} holds none of the {solved:,} deals its run's manifest ({paths.side}) records as "
+                    f"solved: if its files were deleted, delete {paths.side} too to start a new run there, or "
+                    f"resume the old run (its deals solved again) with: "
+                    f"{shlex.join(['blackhole-stats', 'run', '--out', out])}")
             _upgrade_manifest(manifest)
             manifest["game"] = run_game(manifest).key
             everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted

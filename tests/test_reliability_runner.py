@@ -531,8 +531,13 @@ def test_a_run_whose_data_folder_was_taken_away_resumes_from_its_manifest(tmp_pa
     refused = cli("run", "--out", out, "--max-iters", "5")
     assert refused.returncode == 1 and b"max_iters" in refused.stderr, refused.stderr
     line = assert_one_line_failure(cli("run", "--range", "31-33", "--out", out))
-    assert f"{out} is gone, but {out}.run still holds its run's manifest: delete {out}.run" in line, line
+    assert f"{out} holds none of the 30 deals its run's manifest ({out}.run) records as solved: if its files were " \
+           f"deleted, delete {out}.run too" in line, line
     assert not out.exists()  # a refusal leaves no folder behind
+    out.mkdir()  # emptied rather than deleted: the same
+    assert "holds none of the 30 deals" in assert_one_line_failure(cli("run", "--range", "31-33", "--out", out))
+    assert out.is_dir() and not list(out.iterdir())
+    out.rmdir()
     resume(["run", "--out", str(out)], 30, out)
 
 
