@@ -111,12 +111,13 @@ def _check_readable_kind(file: str) -> None:
 
 
 def _folder_game(root: str, file: str) -> str | None:
-    """The game a folder above `file` (under `root`) names, `game=golf/`, or None: pandas'
-    `to_parquet(partition_cols=["game"])` keeps the game there, not in the files, and reads it back so
-    (read as one game, such a dataset's mix went unseen). A folder naming another column is refused:
-    columns are read from the files."""
+    """The game a folder above `file` (under `root`, or `root` itself: DuckDB reads `x/game=golf/*`
+    so) names, `game=golf/`, or None: pandas' `to_parquet(partition_cols=["game"])` keeps the game there,
+    not in the files, and reads it back so (read as one game, such a dataset's mix went unseen). A folder
+    naming another column is refused: columns are read from the files."""
     game = None
-    for folder in file[len(root):].strip("/").split("/")[:-1]:
+    given = posixpath.basename(posixpath.dirname(root) if root == file else root.rstrip("/"))  # `report x/game=golf`
+    for folder in [given, *file[len(root):].strip("/").split("/")[:-1]]:
         name, equals, value = folder.partition("=")
         if not equals or name not in FILE_COLUMNS:
             continue

@@ -796,8 +796,12 @@ def test_a_dataset_split_into_folders_by_game_is_read_as_pandas_reads_it(tmp_pat
         assert f"holds the column {column}, which is read from the files" in line, line
     (tmp_path / "lie" / "game=golf").mkdir(parents=True)  # a folder that contradicts its files' game column
     pd.read_parquet(relaxed).to_parquet(tmp_path / "lie" / "game=golf" / "part.parquet")
-    line = assert_one_line_failure(cli("report", tmp_path / "lie"))
-    assert "its game column has 'relaxed_golf', but a folder above it says game=golf" in line, line
+    for given in ("lie", "lie/game=golf", "lie/game=golf/part.parquet"):  # the folder given, or the file
+        line = assert_one_line_failure(cli("report", tmp_path / given))
+        assert "its game column has 'relaxed_golf', but a folder above it says game=golf" in line, line
+    for given in ("split/game=golf", *(str(path.relative_to(tmp_path)) for path in (tmp_path / "split").glob("*/*"))):
+        text = cli("report", tmp_path / given).stdout.decode()  # was read as Black Hole: "allows only 51"
+        assert text.startswith(("Golf report", "Relaxed Golf report")), (given, text[:200])
     nameless = both.assign(game=[None] * 20 + ["golf"] * 20)
     nameless.to_parquet(tmp_path / "nameless", partition_cols=["game"])  # pandas: game=__HIVE_DEFAULT_PARTITION__
     assert "names no game this version knows" in assert_one_line_failure(cli("export", tmp_path / "nameless"))
