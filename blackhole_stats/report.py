@@ -222,7 +222,8 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
     spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)
     if spelt_ms.any():
         text = text.str.strip().str.slice(2).where(spelt_ms, text)
-        frame = frame.assign(ms=_ms_flags(file, frame["ms"]).where(~spelt_ms, True) if "ms" in frame else spelt_ms)
+        frame = frame.assign(ms=_ms_flags(file, frame["ms"], text).where(~spelt_ms, True) if "ms" in frame
+                             else spelt_ms)
     frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
     return frame[["deal", *(name for name in frame.columns if name != "deal")]]
 
@@ -233,13 +234,16 @@ _MS_WORDS = {"true": True, "t": True, "yes": True, "y": True, "1": True, "1.0": 
 ordinary deal."""
 
 
-def _ms_flags(file: str, ms: pd.Series) -> pd.Series:
+def _ms_flags(file: str, ms: pd.Series, deals: pd.Series) -> pd.Series:
     """The `ms` column as bools; DatasetError for a value that is no truth value (any non-empty text would
-    read as true, turning ordinary deals into ms deals). A null reads as "" (an empty CSV cell); a typed
-    column's nulls are refused before (_normalize)."""
+    read as true, turning ordinary deals into ms deals) or a null, naming its deal (read as an ordinary
+    deal, which deal the row is would be a guess; a CSV's empty cell is text, "", by then: _read_csv)."""
+    if ms.isna().any():
+        raise DatasetError(f"{file}: deal {deals.iloc[int(np.flatnonzero(ms.isna().to_numpy())[0])]} has a null ms "
+                           "flag; it must be true or false")
     if pd.api.types.is_bool_dtype(ms):
         return ms.astype(bool)
-    words = ms.astype(object).where(ms.notna(), "").astype(str).str.strip().str.lower()
+    words = ms.astype(object).astype(str).str.strip().str.lower()
     unknown = ~words.isin(_MS_WORDS.keys())
     if unknown.any():
         raise DatasetError(f"{file}: column ms holds {quoted(str(ms[unknown].iloc[0]))}, not true or false")
@@ -266,12 +270,9 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     if unexpected:
         raise DatasetError(f"{source}: column outcome has {sorted(map(repr, unexpected))[0]}; "
                            f"expected {', '.join(OUTCOMES)}")
-    if "ms" in frame and frame["ms"].isna().any():  # read as an ordinary deal, which deal it is would be a guess
-        raise DatasetError(f"{source}: deal {frame['deal'].iloc[int(np.flatnonzero(frame['ms'].isna())[0])]} "
-                           "has a null ms flag; it must be true or false")
     data = pd.DataFrame({
         "deal": frame["deal"].to_numpy(),
-        "ms": _ms_flags(source, frame["ms"]).to_numpy() if "ms" in frame else False,
+        "ms": _ms_flags(source, frame["ms"], frame["deal"]).to_numpy() if "ms" in frame else False,
         "outcome": pd.Categorical(outcome.to_numpy(), categories=OUTCOMES),
     })
     if "game" in frame:

@@ -520,6 +520,10 @@ def test_a_null_ms_flag_is_refused_not_read_as_an_ordinary_deal(tmp_path):
     for command in ("report", "export"):
         line = assert_one_line_failure(cli(command, tmp_path / "na.parquet"))
         assert "deal 2 has a null ms flag; it must be true or false" in line, line
+    spelt = frame.assign(deal=["ms5", "2"])  # deals as export spells them, read through another path
+    spelt.to_parquet(tmp_path / "spelt.parquet")
+    line = assert_one_line_failure(cli("report", tmp_path / "spelt.parquet"))
+    assert "deal 2 has a null ms flag; it must be true or false" in line, line
     (tmp_path / "blank.csv").write_text("deal,ms,outcome,iterations,cards_played\n1,,unsolved,7,40\n")
     assert report.load(tmp_path / "blank.csv")["ms"].tolist() == [False]  # an empty cell: an ordinary deal
     (tmp_path / "mixed").mkdir()  # a file without the column beside one with it: ordinary deals, not nulls
