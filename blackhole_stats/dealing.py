@@ -146,12 +146,15 @@ def game_name(number: object, ms: object = False) -> str:
     return f"ms{number}" if ms else str(number)
 
 
+def _arrow_scalar(value: object) -> bool:
+    """Whether `value` is a pyarrow scalar (`table["deal"][i]`), told without importing pyarrow: the
+    drop-in solver starts without it."""
+    return type(value).__module__.startswith("pyarrow") and hasattr(value, "as_py")
+
+
 def python_value(value: object) -> object:
-    """A pyarrow scalar (`table["deal"][i]`) as the Python value it holds; anything else as it is
-    (pyarrow is not imported for it: the drop-in solver starts without it)."""
-    if type(value).__module__.startswith("pyarrow") and hasattr(value, "as_py"):
-        return value.as_py()
-    return value
+    """A pyarrow scalar as the Python value it holds; anything else as it is."""
+    return value.as_py() if _arrow_scalar(value) else value
 
 
 def _truth_value(value: object) -> bool:
@@ -176,7 +179,7 @@ def _whole_number(value: object) -> int:
     neighbouring number; a bool is not a game number.
     """
     itemsize = getattr(getattr(value, "dtype", None), "itemsize", 8)
-    if type(value).__module__.startswith("pyarrow"):  # a pyarrow float32 scalar rounds as numpy's does
+    if _arrow_scalar(value):  # a pyarrow float32 scalar rounds as numpy's does
         try:
             itemsize = value.type.bit_width // 8
         except (AttributeError, ValueError):  # text has no fixed width
