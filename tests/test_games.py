@@ -377,6 +377,24 @@ def near_miss_positions(draw, game_key: str):
     return spread_over_piles(draw, game, cards, size, talon_size)
 
 
+@st.composite
+def empty_start_positions(draw, game_key: str):
+    """An empty foundation (where the game allows it) over up to 20 cards of five neighbouring ranks on
+    five piles."""
+    game = get_game(game_key)
+    low = draw(st.integers(0, 12))
+    cards = draw(st.permutations([suit * 13 + (rank % 13) for suit in range(4) for rank in range(low, low + 5)]))
+    size = draw(st.integers(1, 5 * game.pile_size))
+    piles: list[list[int]] = [[] for _ in range(game.piles)]
+    used = draw(st.permutations(range(game.piles)))[:5]
+    for card in cards[:size]:
+        target = draw(st.sampled_from(used))
+        while len(piles[target]) == game.pile_size:
+            target = used[(used.index(target) + 1) % len(used)]
+        piles[target].append(card)
+    return piles, [], None
+
+
 def card_text(card_id: int) -> str:
     return RANKS[card_id % 13] + SUITS[card_id // 13]
 
@@ -392,6 +410,55 @@ def test_near_misses_with_a_talon_against_brute_force(game_key):
     check_against_brute_force(game_key, near_miss_positions)
 
 
+EMPTY_START = [key for key in RULES if get_game(key).foundation_start == "empty"]
+
+
+def solve_from_empty(game_key: str, piles: list[list[int]]) -> tuple[int, int | None, bytes]:
+    """The compiled core on ranks in piles (bottom first) and an empty foundation, which a Board never
+    holds short of 52 cards: (outcome, cards played, the winning line replayed here by RULES)."""
+    game = get_game(game_key)
+    ranks = bytes(rank for pile in piles for rank in pile + [0] * (game.pile_size - len(pile)))
+    outcome, _, most, line = SOLVER._core.solve(ranks, bytes(map(len, piles)), 13, 0, rules=game.rules_bytes)
+    if outcome == 0:
+        wrap, on_king = RULES[game_key]
+        left, foundation = [list(pile) for pile in piles], None
+        for pile in line:
+            card = left[pile].pop()
+            assert foundation is None or (abs(card - foundation) in ((1, 12) if wrap else (1,))
+                                          and (on_king or foundation != 12)), (piles, line)
+            foundation = card
+        assert not any(left) and most == len(line), (piles, line)
+    return outcome, most, line
+
+
+@pytest.mark.parametrize("game_key", EMPTY_START)
+def test_empty_foundations_against_brute_force(game_key):
+    @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(empty_start_positions(game_key))
+    def check(position):
+        piles = [[card % 13 for card in pile] for pile in position[0]]
+        outcome, most, _ = solve_from_empty(game_key, piles)
+        won, brute_most = brute_force(game_key, None, piles, [])
+        assert outcome == (0 if won else 1), piles
+        assert most == (len(sum(piles, [])) if won else brute_most), piles
+
+    check()
+
+
+@pytest.mark.parametrize("game_key", EMPTY_START)
+def test_a_layout_and_its_piles_upside_down_are_won_together(game_key):
+    """Read backwards, a line that empties the piles from an empty foundation empties them turned upside
+    down: the search asks both (All in a Row, past its first restarts), and a slip in turning the piles or
+    the line back shows here on random full layouts (small ones are decided before the second is asked)."""
+    game, shuffle = get_game(game_key), random.Random(405)
+    for _ in range(150):
+        cards = list(range(52))
+        shuffle.shuffle(cards)
+        piles = [[card % 13 for card in cards[k:k + game.pile_size]] for k in range(0, 52, game.pile_size)]
+        upright = solve_from_empty(game_key, piles)[0]
+        assert upright in (0, 1) and solve_from_empty(game_key, [pile[::-1] for pile in piles])[0] == upright
+
+
 def check_against_brute_force(game_key, positions):
     game = get_game(game_key)
 
@@ -400,10 +467,11 @@ def check_against_brute_force(game_key, positions):
     def check(position):
         piles, talon, foundation = position
         lines = ([" ".join(["Talon:", *map(card_text, talon)])] if game.has_talon else [])
-        lines += [f"Foundations: {card_text(foundation)}"] + [" ".join(map(card_text, pile)) for pile in piles]
+        lines += [f"Foundations: {'-' if foundation is None else card_text(foundation)}"]
+        lines += [" ".join(map(card_text, pile)) for pile in piles]
         board = Board.from_text("\n".join(lines) + "\n", game)
-        won, most = brute_force(game_key, foundation % 13, [[c % 13 for c in p] for p in piles],
-                                [c % 13 for c in talon])
+        won, most = brute_force(game_key, None if foundation is None else foundation % 13,
+                                [[c % 13 for c in p] for p in piles], [c % 13 for c in talon])
         result = SOLVER.solve(board)
         assert result.outcome == ("solved" if won else "unsolved"), board.to_text()
         if won:
