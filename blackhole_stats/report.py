@@ -401,10 +401,10 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
 
 
 def names_no_game(data: pd.DataFrame, manifest: dict | None) -> bool:
-    """Whether a dataset says nothing of its game: no `game` column and no run manifest (another
-    solver's CSV, a file made in a notebook, the compact study of Black Hole). Its game is then
-    only assumed, and `--game` names it."""
-    return "game" not in data and manifest is None
+    """Whether a dataset says nothing of its game: no `game` column, or no rows in it, and no run
+    manifest (another solver's CSV, a file made in a notebook, the compact study of Black Hole, a
+    selection that kept no deal). Its game is then only assumed, and `--game` names it."""
+    return ("game" not in data or not len(data)) and manifest is None
 
 
 def wilson_interval(successes, trials, z: float = Z95):

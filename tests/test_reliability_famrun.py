@@ -404,6 +404,11 @@ def test_a_csv_that_names_no_game_is_never_silently_another_game(runs, tmp_path)
     assert json.loads(cli("report", table, "--game", "golf", "--format", "json").stdout)["game"] == "golf"
     assert "give --compare too" in assert_one_line_failure(
         cli("report", runs["golf"], "--compare-game", "golf"), 2)
+    selection = tmp_path / "none_kept.parquet"  # a game column, but no row to read it from
+    pd.read_parquet(runs["golf"]).query("deal < 0").to_parquet(selection)
+    empty = cli("report", selection, "--format", "json")
+    assert empty.returncode == 0 and b"does not say which game its deals are of" in empty.stderr, empty.stderr
+    assert json.loads(cli("report", selection, "--game", "golf", "--format", "json").stdout)["game"] == "golf"
 
 
 def test_compare_of_datasets_that_share_no_deal_is_refused(tmp_path, runs):
