@@ -49,7 +49,7 @@ from .deals import DealSet, DealSpecError
 from .difficulty import SCALES, TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, GAMES as ALL_GAMES, Game, UnknownGameError, game_by_key
 from .quoting import QUOTE_LIMIT, quoted
-from .solver import MAX_ITERS, OUTCOMES, SEARCHES, check_search
+from .solver import MAX_ITERS, OUTCOMES, SEARCHES, check_search, iterations_revision
 
 GAMES = tuple(game.key for game in ALL_GAMES)
 """The games a row can be of, as the `game` column spells them: every chunk's dictionary holds all of
@@ -895,7 +895,8 @@ def _manifest_problem(manifest) -> str | None:
               ("chunk_size", _is_count(1, none=True), "a whole number"),
               ("scheduler", _is(str, none=True), "a string or null"), ("machine", _is(dict, none=True), "an object"),
               ("difficulty_scale", _is(str, none=True), "a scale name or null"),
-              ("game", _is(str), "a game's key"), ("sessions", _is(list), "a list")]
+              ("game", _is(str), "a game's key"), ("sessions", _is(list), "a list"),
+              ("iterations_revision", _is_count(1), "a whole number >= 1")]
     for key, valid, wanted in checks:
         if key in manifest and not valid(manifest[key]):
             return f"{key} must be {wanted}, not {json.dumps(manifest[key])[:60]}"
@@ -1111,7 +1112,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                     raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
                 manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "game": (game or DEFAULT_GAME).key,
                             "search": search, "max_iters": max_iters, "difficulty_scale": difficulty_scale,
-                            "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
+                            "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": [],
+                            "iterations_revision": iterations_revision(search, game or DEFAULT_GAME)}
             _check_settings(out, manifest, search, max_iters, difficulty_scale, game)
             strays = list_run(out).strays
             if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
@@ -1132,6 +1134,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted
             if deals is not None:                  # range are as much the run's as the ones given now
                 everything = everything | deals
+            _check_iterations_revision(out, manifest, done, everything)
             manifest["deals"] = everything.specs()
             manifest["total_deals"] = everything.count
             if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
@@ -1239,6 +1242,20 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
         if manifest.get(key) != value:
             raise DatasetError(f"{out} holds a run with {key}={_setting(manifest.get(key))}, not "
                                f"{_setting(value)}: use the same settings to add to it, or another --out")
+
+
+def _check_iterations_revision(out: str, manifest: dict, done: DealSet, everything: DealSet) -> None:
+    """Refuse to add rows to a run whose rows count iterations as this version no longer does (runs
+    that do not record it count as revision 1); a run with no rows yet takes this version's."""
+    game = run_game(manifest)
+    current, held = iterations_revision(manifest["search"], game), manifest.get("iterations_revision", 1)
+    if not done or held == current:
+        manifest["iterations_revision"] = current
+    elif everything - done:
+        raise DatasetError(f"{out} holds {game.name} deals whose iterations an earlier version counted another "
+                           f"way (revision {held}; this version's is {current}): "
+                           "adding deals would mix the two in one dataset. Finish it with the version that "
+                           "started it, or use another --out (its verdicts and cards played stand)")
 
 
 def _setting(value) -> str:

@@ -53,6 +53,10 @@ SEARCHES = ("fast", "classic")
 MAX_ITERS = 2**63 - 1
 """The largest iteration budget: what the dataset's int64 `iterations` column holds
 (and, at ~10^7 positions a second, longer than anyone waits)."""
+ITERATIONS_REVISIONS = {("fast", "all_in_a_row"): 2}
+"""How a search counts a game's `iterations`, for the pairs whose counting changed once runs kept it
+(every other pair: 1). All in a Row's fast search, 2: it asks the layout upside down too, and both
+count. A run records its revision, so that resuming it never mixes two countings in one dataset."""
 DEFAULT_TABLE_BITS = 22
 """Most slots in each of the fast search's two tables, as a power of two (32 MiB each).
 
@@ -203,6 +207,11 @@ def check_search(search: str, game: Game) -> None:
     if search == "classic" and not game.classic_search:
         raise ValueError(f"the classic search reproduces black-hole-solver's Black Hole counts only; "
                          f"{game.name} is solved with the fast search")
+
+
+def iterations_revision(search: str, game: Game) -> int:
+    """See ITERATIONS_REVISIONS."""
+    return ITERATIONS_REVISIONS.get((search, game.key), 1)
 
 
 def check_max_iters(max_iters: int | None) -> None:

@@ -150,6 +150,28 @@ def test_resuming_with_another_game_is_refused_even_after_a_ctrl_c(tmp_path):
     assert cli("verify", out).returncode == 0
 
 
+def test_a_run_whose_iterations_were_counted_another_way_takes_no_new_deals(tmp_path, runs):
+    """All in a Row's counting changed (ITERATIONS_REVISIONS): a run of an earlier version, whose
+    manifest records no revision, is refused more deals; one with nothing left to solve resumes."""
+    out = tmp_path / "earlier"
+    shutil.copytree(runs["all_in_a_row"], out)
+    shutil.copytree(f"{runs['all_in_a_row']}.run", f"{out}.run")
+    assert manifest(out)["iterations_revision"] == 2
+    write_manifest(out, {key: value for key, value in manifest(out).items() if key != "iterations_revision"})
+    before = snapshot(out)
+    error = assert_one_line_failure(cli("run", "--range", f"1-{DEALS + 1}", "--out", out))
+    assert "whose iterations an earlier version counted another way (revision 1; this version's is 2)" in error
+    assert snapshot(out) == before
+    assert cli("run", "--out", out).returncode == 0 and cli("verify", out).returncode == 0
+    old_black_hole = tmp_path / "black_hole"  # its counting never changed: it takes more deals
+    shutil.copytree(runs["black_hole"], old_black_hole)
+    shutil.copytree(f"{runs['black_hole']}.run", f"{old_black_hole}.run")
+    write_manifest(old_black_hole, {key: value for key, value in manifest(old_black_hole).items()
+                                    if key != "iterations_revision"})
+    assert cli("run", "--range", f"1-{DEALS + 1}", "--out", old_black_hole, "--workers", 1).returncode == 0
+    assert manifest(old_black_hole)["total_deals"] == DEALS + 1 and manifest(old_black_hole)["iterations_revision"] == 1
+
+
 @pytest.mark.parametrize("options, words", [
     (("--game", "all_in_a_row", "--search", "classic"), "--search classic: the classic search"),
     (("--game", "spider"), "unknown game 'spider'; choose from black_hole (98, 'Black Hole'), all_in_a_row"),
