@@ -3304,7 +3304,9 @@ static double trap_verdict(TrapWalks *tw, const Position *s)
     uint64_t stop = tw->nodes + tw->max_iters;
     FastSearch *const one_way[1] = {&fs};
     int decider;
-    int found = restarted_search(one_way, 1, stop, 0, stop, &decider); /* restarts as in fast_solve */
+    /* Restarts as in fast_solve, one way only: a trap's verdict never
+     * needs the layout upside down, and its count is no `iterations`. */
+    int found = restarted_search(one_way, 1, stop, 0, stop, &decider);
     tw->nodes = fs.nodes;
     tw->grow_at = fs.grow_at;
     if (found == GOAL_UNDECIDED) {

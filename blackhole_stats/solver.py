@@ -5,6 +5,9 @@ Two searches, same verdicts:
 * ``fast`` (default): depth-first search over canonical positions (suits and
   pile order ignored) with a sound dead-end test, a proved dominance rule,
   move ordering and restarts; see `_core.c` for the soundness arguments.
+  Where the foundation starts empty (All in a Row), it searches the layout
+  upside down in turn: a win read backwards wins the other, so the two are
+  won or lost together, and the cheaper one answers.
   Where piles are few and short (the Golf games), a deal a short first try
   does not win goes to the heights search, exhaustive over pile heights,
   which also finds the most cards played.
@@ -12,8 +15,9 @@ Two searches, same verdicts:
   default mode), kept so that iteration counts are comparable with its
   "states checked"; Black Hole only.
 
-`iterations` counts positions expanded by the verdict search (and those the
-heights search reached, where it decides). For positions
+`iterations` counts positions expanded by the verdict search (both ways, where
+it searches upside down too; and those the heights search reached, where it
+decides). For positions
 that cannot be finished, `cards_played` is the exact most cards any line of
 play puts on the foundation (a separate branch-and-bound search in `fast`
 mode; free in `classic`, which visits everything anyway). `max_iters` bounds

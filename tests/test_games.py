@@ -413,12 +413,13 @@ def test_near_misses_with_a_talon_against_brute_force(game_key):
 EMPTY_START = [key for key in RULES if get_game(key).foundation_start == "empty"]
 
 
-def solve_from_empty(game_key: str, piles: list[list[int]]) -> tuple[int, int | None, bytes]:
+def solve_from_empty(game_key: str, piles: list[list[int]]) -> tuple[int, int | None, bytes, int]:
     """The compiled core on ranks in piles (bottom first) and an empty foundation, which a Board never
-    holds short of 52 cards: (outcome, cards played, the winning line replayed here by RULES)."""
+    holds short of 52 cards: (outcome, cards played, the winning line replayed here by RULES, iterations)."""
     game = get_game(game_key)
     ranks = bytes(rank for pile in piles for rank in pile + [0] * (game.pile_size - len(pile)))
-    outcome, _, most, line = SOLVER._core.solve(ranks, bytes(map(len, piles)), 13, 0, rules=game.rules_bytes)
+    outcome, iterations, most, line = SOLVER._core.solve(ranks, bytes(map(len, piles)), 13, 0,
+                                                         rules=game.rules_bytes)
     if outcome == 0:
         wrap, on_king = RULES[game_key]
         left, foundation = [list(pile) for pile in piles], None
@@ -428,7 +429,7 @@ def solve_from_empty(game_key: str, piles: list[list[int]]) -> tuple[int, int | 
                                           and (on_king or foundation != 12)), (piles, line)
             foundation = card
         assert not any(left) and most == len(line), (piles, line)
-    return outcome, most, line
+    return outcome, most, line, iterations
 
 
 @pytest.mark.parametrize("game_key", EMPTY_START)
@@ -437,12 +438,35 @@ def test_empty_foundations_against_brute_force(game_key):
     @given(empty_start_positions(game_key))
     def check(position):
         piles = [[card % 13 for card in pile] for pile in position[0]]
-        outcome, most, _ = solve_from_empty(game_key, piles)
+        outcome, most, _, _ = solve_from_empty(game_key, piles)
         won, brute_most = brute_force(game_key, None, piles, [])
         assert outcome == (0 if won else 1), piles
         assert most == (len(sum(piles, [])) if won else brute_most), piles
 
     check()
+
+
+@pytest.mark.parametrize("game_key", EMPTY_START)
+def test_layouts_that_outlast_the_first_restarts_against_brute_force(game_key):
+    """Full layouts less cards taken from either end of random piles, down to 30 to 34 cards: those the
+    search does not decide within its first run (100 positions), where it goes on to ask the layout
+    upside down as well, and still small enough for the brute force."""
+    game, shuffle, checked = get_game(game_key), random.Random(52), 0
+    while checked < 25:
+        cards = list(range(52))
+        shuffle.shuffle(cards)
+        piles = [[card % 13 for card in cards[k:k + game.pile_size]] for k in range(0, 52, game.pile_size)]
+        size = shuffle.randint(30, 34)
+        while sum(map(len, piles)) > size:
+            pile = shuffle.choice([pile for pile in piles if pile])
+            pile.pop(shuffle.choice((0, -1)))
+        outcome, most, _, iterations = solve_from_empty(game_key, piles)
+        if iterations <= 100:
+            continue
+        checked += 1
+        won, brute_most = brute_force(game_key, None, piles, [])
+        assert outcome == (0 if won else 1), piles
+        assert most == (size if won else brute_most), piles
 
 
 @pytest.mark.parametrize("game_key", EMPTY_START)
