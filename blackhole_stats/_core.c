@@ -2067,7 +2067,8 @@ static void fast_search_start(FastSearch *fs, const Position *start, FactTable *
  * are kept across runs; only the last, unbounded-enough run decides.
  * `n` searches of one question (a position and its reversal: see
  * reversed_position) take turns, one run each at every budget, and the
- * first to decide answers (`*decider`: its index); their nodes add up.
+ * first to decide answers (`*decider`, unless NULL: its index); their
+ * nodes add up.
  * The searches spend up to `look` nodes (at most `end`), and go on to `end`
  * only while the first one's deepest line leaves at most `near` pile cards
  * (look = end: no such stop). The test is made between runs: a run begun
@@ -2088,7 +2089,8 @@ static int restarted_search(FastSearch *const *fs, int n, uint64_t look, int nea
             FastSearch *run = fs[i];
             run->stop_at = run->nodes + (limit - spent > budget ? budget : limit - spent);
             run->aborted = 0;
-            *decider = i;
+            if (decider)
+                *decider = i;
             if (fast_dfs(run, 0, NULL, 0, NULL, ALL_PILES))
                 return GOAL_REACHED;
             if (!run->aborted)
@@ -2712,7 +2714,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
         FastSearch one;
         fast_search_start(&one, start, &self->bounds, watch, 1);
         FastSearch *const leave_one[1] = {&one};
-        found = restarted_search(leave_one, 1, end - spent, 0, end - spent, &decider);
+        found = restarted_search(leave_one, 1, end - spent, 0, end - spent, NULL);
         self->max_search_nodes = one.nodes;
         if (watch->raised)
             return SEARCH_INTERRUPTED;
@@ -3303,10 +3305,9 @@ static double trap_verdict(TrapWalks *tw, const Position *s)
     fs.winnable = &tw->verdicts;
     uint64_t stop = tw->nodes + tw->max_iters;
     FastSearch *const one_way[1] = {&fs};
-    int decider;
     /* Restarts as in fast_solve, one way only: a trap's verdict never
      * needs the layout upside down, and its count is no `iterations`. */
-    int found = restarted_search(one_way, 1, stop, 0, stop, &decider);
+    int found = restarted_search(one_way, 1, stop, 0, stop, NULL);
     tw->nodes = fs.nodes;
     tw->grow_at = fs.grow_at;
     if (found == GOAL_UNDECIDED) {
