@@ -70,7 +70,8 @@ class Command(click.Command):
         try:
             interrupts.ready()  # a signal that came while the program started raises here
             pause("command-start")
-            return super().invoke(ctx)
+            with interrupts.unwrapped():
+                return super().invoke(ctx)
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted", interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))
 

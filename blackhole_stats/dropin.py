@@ -14,8 +14,9 @@ A process is started per position, so start-up counts: this module imports
 the standard library's `os` and `sys` only, and the board, the game descriptions and
 the solver once the flags ask for a solve, `atomic` for `--output` (never click,
 numpy, pandas or pyarrow; `scripts/bench_startup.py` measures it). Errors are one line on
-stderr: 2 for bad usage, 1 for a board or file that cannot be read (not the
-peer's 255, which would read as "unsolved").
+stderr: 2 for bad usage, 253 for a board or file that cannot be read or written (not the
+peer's 255, which would read as "unsolved", nor 1, which PySolFC takes for a solver that is
+not installed).
 """
 from __future__ import annotations
 
@@ -23,12 +24,12 @@ import contextlib
 import os
 import sys
 
-from . import interrupts
+from . import _testhooks, interrupts
 from ._version import __version__
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_INTRACTABLE = 0, 255, 254
 """The peer's verdict exit codes (its -1 and -2)."""
-EXIT_BAD_INPUT, EXIT_USAGE = 1, 2
+EXIT_BAD_INPUT, EXIT_USAGE = 253, 2
 EXIT_BROKEN_PIPE = 141
 PRESETS = ("black_hole", "all_in_a_row", "golf")
 """The peer's `--game` values."""
@@ -82,9 +83,9 @@ states.") both give the positions this search expanded: far fewer than the
 peer's counts for the same position, so they differ from the peer's, and the
 same --max-iters decides more positions here.
 
-Exit status: 0 solved, 255 unsolved, 254 intractable; 1 a board or file that
-cannot be read, 2 bad usage (the peer uses 255 for both, which reads as
-"unsolved").
+Exit status: 0 solved, 255 unsolved, 254 intractable; 253 a board or file
+that cannot be read or written, 2 bad usage (the peer uses 255 for both,
+which reads as "unsolved"; PySolFC takes 1 for "not installed").
 """
 
 
@@ -309,7 +310,9 @@ def main(argv: list[str] | None = None) -> None:
     """
     try:
         interrupts.ready()  # a signal that came while the program started raises here
-        status = run(sys.argv[1:] if argv is None else argv)
+        with interrupts.unwrapped():
+            status = run(sys.argv[1:] if argv is None else argv)
+        interrupts.check()  # one raised where Python only printed it (in an import's clean-up) counts too
     except SystemExit as stop:
         status = stop.code
     except Failure as failure:
@@ -319,6 +322,8 @@ def main(argv: list[str] | None = None) -> None:
         with contextlib.suppress(OSError, AttributeError):  # a terminal gone with the hang-up; no stderr
             print("interrupted", file=sys.stderr)
         status = 128 + interrupt.signum
+    interrupts.record_only()  # the status stands
+    _testhooks.pause("dropin-exit")
     if sys.stderr is not None:
         try:
             sys.stderr.flush()

@@ -121,6 +121,29 @@ def ready() -> None:
 
 
 @contextmanager
+def unwrapped() -> Iterator[None]:
+    """Within: an `Interrupted` that Python wrapped in another exception is raised as itself. Python 3.11
+    wraps one raised in a class's `__set_name__` (a signal while a module defines its classes, as a
+    command imports what it needs) in a RuntimeError, which would end the command in a traceback."""
+    try:
+        yield
+    except Exception as error:
+        cause = error.__cause__
+        while cause is not None and not isinstance(cause, Interrupted):
+            cause = cause.__cause__
+        if cause is None:
+            raise
+        raise cause from None
+
+
+def record_only() -> None:
+    """From now on a signal is recorded, never raised: for a program's last steps, once its outcome
+    stands (raised there, it would only turn that outcome into a traceback)."""
+    global _deferring
+    _deferring += 1
+
+
+@contextmanager
 def deferred() -> Iterator[None]:
     """Within: a signal is only recorded, and raised when the block ends (if no exception does)."""
     global _deferring

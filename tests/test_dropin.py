@@ -22,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_one_line_failure, fill_up, pause_env, require_reference, tmpfs, wait_for_pause
+from blackhole_stats import interrupts
+
+from conftest import (assert_one_line_failure, fill_up, pause_env, require_reference, signal_at_pause, tmpfs,
+                      wait_for_pause)
 
 SOLVE = Path(sys.executable).parent / "blackhole-solve"
 RANKS = "A23456789TJQK"
@@ -270,7 +273,7 @@ def test_output_to_a_full_disk_leaves_the_old_file_whole(tmp_path):
         out.write_text("the previous answer\n")
         fill_up(mount)
         written = solve("--game", "black_hole", "--display-boards", "--output", str(out), str(board))
-        assert assert_one_line_failure(written, 1) == \
+        assert assert_one_line_failure(written, 253) == \
             f"Cannot write '{out}'! (No space left on device)\n"
         assert out.read_text() == "the previous answer\n" and sorted(os.listdir(mount)) == ["filler", "out.txt"]
 
@@ -290,7 +293,7 @@ def test_output_refuses_a_file_its_user_may_not_write(tmp_path):
         unprivileged = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
     written = subprocess.run([*unprivileged, str(SOLVE), "--game", "black_hole", "--output", str(out), str(board)],
                              capture_output=True, timeout=120)
-    assert assert_one_line_failure(written, 1) == f"Cannot write '{out}'! (Permission denied)\n"
+    assert assert_one_line_failure(written, 253) == f"Cannot write '{out}'! (Permission denied)\n"
     assert out.read_text() == "the previous answer\n" and sorted(os.listdir(tmp_path)) == ["board.txt", "kept.txt"]
 
 
@@ -405,18 +408,18 @@ def test_flag_order_follows_the_peer():
     (["--game", "golf", "--iters-display-step", "\u2460"], b"", 2, "whole number"),
     (["--game", "golf", "--max-iters", "9" * 5000], b"", 2, "whole number"),  # int() refuses 4,301 digits
     (["--game", "golf", "--max-iters", "0" * 5000], b"", 2, "whole number"),  # int() counts zeros too
-    (["--game", "black_hole"], b"Foundations: AS\n", 1, "the board ends after 0 of the 17 piles"),
-    (["--game", "golf"], b"Talon: 8H\nFoundations: TH\nAS 2S\n", 1, "the board ends after 1 of the 7 piles"),
+    (["--game", "black_hole"], b"Foundations: AS\n", 253, "the board ends after 0 of the 17 piles"),
+    (["--game", "golf"], b"Talon: 8H\nFoundations: TH\nAS 2S\n", 253, "the board ends after 1 of the 7 piles"),
     (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2, "--iters-display-step takes a whole number"),
     (["--game", "golf", "--frobnicate"], b"", 2, "Unknown option '--frobnicate'"),
     (["--game", "black_hole", "--no-wrap-ranks"], b"", 2, "plays none of the games"),
     (["--game", "all_in_a_row", "--no-wrap-ranks"], b"", 2, "plays none of the games"),
-    (["--game", "golf", "/no/such/board"], b"", 1, "Cannot open '/no/such/board' for reading!"),
-    (["--game", "black_hole"], b"Talon: 8H\nFoundations: AS\n", 1, "Black Hole has no talon"),
-    (["--game", "golf"], b"Foundations: -\n", 1, "never empty"),
-    (["--game", "golf"], b"Talon: 8H\rFoundations: TH\n", 1, "stray '\\r'"),
-    (["--game", "black_hole"], b"Foundations: AS\nAS 2C\n", 1, "card AS is also"),
-    (["--game", "black_hole"], b"\xff\xfe", 1, "not UTF-8"),
+    (["--game", "golf", "/no/such/board"], b"", 253, "Cannot open '/no/such/board' for reading!"),
+    (["--game", "black_hole"], b"Talon: 8H\nFoundations: AS\n", 253, "Black Hole has no talon"),
+    (["--game", "golf"], b"Foundations: -\n", 253, "never empty"),
+    (["--game", "golf"], b"Talon: 8H\rFoundations: TH\n", 253, "stray '\\r'"),
+    (["--game", "black_hole"], b"Foundations: AS\nAS 2C\n", 253, "card AS is also"),
+    (["--game", "black_hole"], b"\xff\xfe", 253, "not UTF-8"),
     (["--game", "golf", "a", "b"], b"", 2, "One board file only"),
 ])
 def test_bad_usage_and_input_are_one_line(args, stdin, code, message):
@@ -476,6 +479,33 @@ def test_a_solving_process_imports_no_heavy_library():
         assert "blackhole_stats.dropin" in loaded
         assert not {name for name in loaded if name.split(".")[0] in heavy or name in heavy}, args
     assert "blackhole_stats.solver" in loaded  # the solve's log is the whole log
+
+
+def test_a_signal_once_the_answer_is_out_changes_nothing(tmp_path):
+    """SIGTERM after the output is written and flushed (the process about to exit) leaves the answer
+    and its status: it raised in the last flush, a traceback and status 1."""
+    board = tmp_path / "board.txt"
+    board.write_text(reference_boards("golf")[2])
+    expected = solve("--game", "golf", "--queens-on-kings", str(board))
+    done = signal_at_pause(tmp_path, [SOLVE, "--game", "golf", "--queens-on-kings", board], "dropin-exit",
+                           lambda pid: os.kill(pid, signal.SIGTERM), release=True, text=False)
+    assert (done.returncode, done.stdout, done.stderr) == (expected.returncode, expected.stdout, b"")
+
+
+def test_an_interrupt_python_wraps_is_still_an_interrupt():
+    """A signal while a module defines its classes (the drop-in imports the board and the games after
+    start-up) raises in a `__set_name__`, which Python 3.11 wraps in a RuntimeError: it must end the
+    command as an interrupt, not a traceback."""
+    class Landing:
+        def __set_name__(self, owner, name):
+            raise interrupts.Interrupted(signal.SIGTERM)
+
+    with pytest.raises(interrupts.Interrupted):
+        with interrupts.unwrapped():
+            type("Defined", (), {"field": Landing()})
+    with pytest.raises(ZeroDivisionError):  # anything else passes as it was
+        with interrupts.unwrapped():
+            1 / 0
 
 
 def test_ctrl_c_during_the_search_is_one_line(tmp_path):
