@@ -301,6 +301,14 @@ def _write(text: str, path: str | None) -> None:
         raise Failure(f"Error! Cannot write to standard output: {error.strerror}", EXIT_BAD_INPUT) from None
 
 
+def _say(line: str) -> None:
+    """A line on stderr, if there is one to write to (closed, print(file=None) would write to stdout,
+    which callers parse)."""
+    if sys.stderr is not None:
+        with contextlib.suppress(OSError):  # a terminal gone with the hang-up
+            print(line, file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> None:
     """The command: one line on stderr for what goes wrong (or an interrupt, 128 + the signal), never a traceback.
 
@@ -316,11 +324,10 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit as stop:
         status = stop.code
     except Failure as failure:
-        print(failure, file=sys.stderr)
+        _say(str(failure))
         status = failure.status
     except interrupts.Interrupted as interrupt:
-        with contextlib.suppress(OSError, AttributeError):  # a terminal gone with the hang-up; no stderr
-            print("interrupted", file=sys.stderr)
+        _say("interrupted")
         status = 128 + interrupt.signum
     interrupts.record_only()  # the status stands
     _testhooks.pause("dropin-exit")

@@ -481,6 +481,12 @@ def test_a_solving_process_imports_no_heavy_library():
     assert "blackhole_stats.solver" in loaded  # the solve's log is the whole log
 
 
+def test_with_stderr_closed_an_error_goes_nowhere_not_to_stdout():
+    """A caller parses stdout: an error line there would read as part of an answer."""
+    result = subprocess.run(f"exec 2>&-; '{SOLVE}' --game golf /no/such/board", shell=True, capture_output=True)
+    assert (result.returncode, result.stdout) == (253, b"")
+
+
 def test_a_signal_once_the_answer_is_out_changes_nothing(tmp_path):
     """SIGTERM after the output is written and flushed (the process about to exit) leaves the answer
     and its status: it raised in the last flush, a traceback and status 1."""
