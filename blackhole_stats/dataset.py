@@ -1252,7 +1252,8 @@ def _check_iterations_revision(out: str, manifest: dict, done: DealSet, everythi
     if not done or held == current:
         manifest["iterations_revision"] = current
     elif everything - done:
-        raise DatasetError(f"{out} holds {game.name} deals whose iterations an earlier version counted another "
+        which = "an earlier" if held < current else "a later"
+        raise DatasetError(f"{out} holds {game.name} deals whose iterations {which} version counted another "
                            f"way (revision {held}; this version's is {current}): "
                            "adding deals would mix the two in one dataset. Finish it with the version that "
                            "started it, or use another --out (its verdicts and cards played stand)")

@@ -45,8 +45,8 @@ REQUIRED = ("deal", "outcome", "iterations", "cards_played")
 """What a dataset must have to be reported on."""
 VERDICTS = ("deal", "outcome")
 """What the other side of `--compare` must have (e.g. another solver's CSV)."""
-MANIFEST_KEYS = ("game", "search", "max_iters", "difficulty_scale", "deals", "results_format", "version", "started",
-                 "finished", "elapsed_seconds", "machine", "sessions")
+MANIFEST_KEYS = ("game", "search", "max_iters", "difficulty_scale", "deals", "results_format", "iterations_revision",
+                 "version", "started", "finished", "elapsed_seconds", "machine", "sessions")
 """The manifest's settings a report shows (`version`: manifests of 0.1.0; later ones list `sessions`)."""
 HARDEST = 10
 LISTED = 50
@@ -849,12 +849,25 @@ def _warnings(report: Report) -> list[str]:
     return warnings
 
 
+def _countings(a: Report, b: Report) -> list[str]:
+    """A note where two runs of one game and search counted iterations differently (their manifests'
+    `iterations_revision`, 1 where absent): their effort figures side by side would mislead."""
+    if not (a.manifest and b.manifest) or a.game != b.game or a.manifest.get("search") != b.manifest.get("search"):
+        return []
+    revisions = [report.manifest.get("iterations_revision", 1) for report in (a, b)]
+    if revisions[0] == revisions[1]:
+        return []
+    return [f"note: A and B count iterations differently (iterations_revision {revisions[0]} and {revisions[1]}): "
+            "compare their verdicts, not their effort"]
+
+
 def _comparison_sections(comparison: Comparison) -> list[_Section]:
     a, b = comparison.a, comparison.b
     game_a, game_b = game_by_key(a.game), game_by_key(b.game)
     sections = [_Section(f"Comparison: A = {a.source} ({game_a.name}), B = {b.source} ({game_b.name})", [
         f"deals in both: {comparison.common:,}; only in A: {comparison.only_a:,}; only in B: {comparison.only_b:,}",
         *(f"{side}: {warning}" for side, report in (("A", a), ("B", b)) for warning in _warnings(report)),
+        *_countings(a, b),
     ])]
     differ = comparison.verdicts_differ
     if comparison.contradictions is not None:

@@ -163,6 +163,13 @@ def test_a_run_whose_iterations_were_counted_another_way_takes_no_new_deals(tmp_
     assert "whose iterations an earlier version counted another way (revision 1; this version's is 2)" in error
     assert snapshot(out) == before
     assert cli("run", "--out", out).returncode == 0 and cli("verify", out).returncode == 0
+    compared = " ".join(cli("report", out, "--compare", runs["all_in_a_row"]).stdout.decode().split())
+    assert "note: A and B count iterations differently (iterations_revision 1 and 2)" in compared, compared
+    assert "iterations differently" not in cli("report", runs["all_in_a_row"], "--compare",
+                                                runs["all_in_a_row"]).stdout.decode()
+    write_manifest(out, {**manifest(out), "iterations_revision": 3})  # a later version's run
+    assert "whose iterations a later version counted another way (revision 3; this version's is 2)" in \
+        assert_one_line_failure(cli("run", "--range", f"1-{DEALS + 1}", "--out", out))
     old_black_hole = tmp_path / "black_hole"  # its counting never changed: it takes more deals
     shutil.copytree(runs["black_hole"], old_black_hole)
     shutil.copytree(f"{runs['black_hole']}.run", f"{old_black_hole}.run")

@@ -49,7 +49,7 @@ FORMAT_1 = pa.schema([("deal", pa.decimal128(38, 0)), *(field for field in SCHEM
                                                         if field.name not in ("game", "deal", "deal_exact"))])
 """What blackhole-stats 0.1.0 wrote."""
 BIG_DEALS = [2**64, 2**64 + 1, 26464608654870335080, 10**30]
-SHOWN = ("search", "max_iters", "deals", "results_format", "version", "started", "finished",
+SHOWN = ("search", "max_iters", "deals", "results_format", "iterations_revision", "version", "started", "finished",
          "elapsed_seconds", "machine", "sessions")
 """The settings a report shows; the rest of a manifest is bookkeeping."""
 
