@@ -996,6 +996,12 @@ def run_game(manifest: dict) -> Game:
                            f"does not play (it plays {', '.join(GAMES)})") from None
 
 
+def manifest_iterations_revision(manifest: dict) -> int:
+    """How the run's search counted iterations (`solver.ITERATIONS_REVISIONS`): 1 for runs from before
+    it was recorded."""
+    return manifest.get("iterations_revision", 1)
+
+
 def manifest_format(manifest: dict) -> int | None:
     """The format of a run's rows; None for a manifest from an unknown version that did not record it."""
     return manifest.get("results_format", _FORMAT_OF_VERSION.get(manifest.get("version")))
@@ -1245,10 +1251,10 @@ def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None
 
 
 def _check_iterations_revision(out: str, manifest: dict, done: DealSet, everything: DealSet) -> None:
-    """Refuse to add rows to a run whose rows count iterations as this version no longer does (runs
-    that do not record it count as revision 1); a run with no rows yet takes this version's."""
+    """Refuse to add rows to a run whose rows count iterations as this version does not; a run with no
+    rows yet takes this version's."""
     game = run_game(manifest)
-    current, held = iterations_revision(manifest["search"], game), manifest.get("iterations_revision", 1)
+    current, held = iterations_revision(manifest["search"], game), manifest_iterations_revision(manifest)
     if not done or held == current:
         manifest["iterations_revision"] = current
     elif everything - done:

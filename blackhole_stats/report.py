@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from .cards import DECK
 from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
-                      game_numbers, list_run, run_game, shown_game)
+                      game_numbers, list_run, manifest_iterations_revision, run_game, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -850,11 +850,11 @@ def _warnings(report: Report) -> list[str]:
 
 
 def _countings(a: Report, b: Report) -> list[str]:
-    """A note where two runs of one game and search counted iterations differently (their manifests'
-    `iterations_revision`, 1 where absent): their effort figures side by side would mislead."""
+    """A note where two runs of one game and search counted iterations differently: their effort
+    figures side by side would mislead."""
     if not (a.manifest and b.manifest) or a.game != b.game or a.manifest.get("search") != b.manifest.get("search"):
         return []
-    revisions = [report.manifest.get("iterations_revision", 1) for report in (a, b)]
+    revisions = [manifest_iterations_revision(report.manifest) for report in (a, b)]
     if revisions[0] == revisions[1]:
         return []
     return [f"note: A and B count iterations differently (iterations_revision {revisions[0]} and {revisions[1]}): "
