@@ -94,11 +94,13 @@ ROW_FIELDS = ("deal", "ms", "outcome", "iterations", "cards_played", "solution",
 """What `write_part` takes for each deal; it derives `game` and `deal_exact` itself."""
 
 RESULTS_FORMAT = 2
-"""What a row holds for a deal and settings: the schema, the verdicts, how iterations are counted.
+"""What a row holds for a deal and settings: the schema and the verdicts.
 
 A run is resumed or extended by any version that writes the same format, so
-raise this only when a new version would write different rows for the same
-deal, search and max_iters. `open_run` upgrades runs of format 1."""
+raise this only when a new version would write rows of another shape or
+meaning for the same deal, search and max_iters; a change in how one game's
+search counts its iterations is the manifest's `iterations_revision` instead
+(see `solver.ITERATIONS_REVISIONS`). `open_run` upgrades runs of format 1."""
 _FORMAT_OF_VERSION = {"0.1.0": 1}
 """Manifests from before `results_format` was recorded name only the tool version."""
 
@@ -1069,7 +1071,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     from before it count as None) and game (None: the run's own, and Black
     Hole for a new run; manifests from before the family are Black Hole's,
     and get their `game` written in); any tool version writing
-    its results format may resume it. A run of 0.1.0 is brought up to date
+    its results format, and counting the game's iterations as its rows do
+    (`iterations_revision`), may resume it. A run of 0.1.0 is brought up to date
     first: its side files move beside DIR, its chunks are rewritten in format 2.
     """
     paths = RunPaths.of(out)
@@ -1261,8 +1264,8 @@ def _check_iterations_revision(out: str, manifest: dict, done: DealSet, everythi
         which = "an earlier" if held < current else "a later"
         raise DatasetError(f"{out} holds {game.name} deals whose iterations {which} version counted another "
                            f"way (revision {held}; this version's is {current}): "
-                           "adding deals would mix the two in one dataset. Finish it with the version that "
-                           "started it, or use another --out (its verdicts and cards played stand)")
+                           "solving more of its deals here would mix the two in one dataset. Finish it with the "
+                           "version that started it, or use another --out (its verdicts and cards played stand)")
 
 
 def _setting(value) -> str:

@@ -11,10 +11,12 @@ one that plays none of them is refused. The numbers in the totals are our
 search's positions expanded, not the peer's states.
 
 A process is started per position, so start-up counts: this module imports
-the standard library's `os` and `sys` only, and the board, the game descriptions and
+the standard library's `os` and `sys` only (and our `interrupts` and `_testhooks`, which
+import only its cheapest), and the board, the game descriptions and
 the solver once the flags ask for a solve, `atomic` for `--output` (never click,
 numpy, pandas or pyarrow; `scripts/bench_startup.py` measures it). Errors are one line on
-stderr: 2 for bad usage, 253 for a board or file that cannot be read or written (not the
+stderr: 2 for bad usage, 253 for a board or file that cannot be read or written, or memory
+running out (not the
 peer's 255, which would read as "unsolved", nor 1, which PySolFC takes for a solver that is
 not installed).
 """
@@ -29,7 +31,8 @@ from ._version import __version__
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_INTRACTABLE = 0, 255, 254
 """The peer's verdict exit codes (its -1 and -2)."""
-EXIT_BAD_INPUT, EXIT_USAGE = 253, 2
+EXIT_ERROR, EXIT_USAGE = 253, 2
+"""Our errors: a board or file that cannot be read or written, memory running out; bad usage."""
 EXIT_BROKEN_PIPE = 141
 PRESETS = ("black_hole", "all_in_a_row", "golf")
 """The peer's `--game` values."""
@@ -84,8 +87,9 @@ peer's counts for the same position, so they differ from the peer's, and the
 same --max-iters decides more positions here.
 
 Exit status: 0 solved, 255 unsolved, 254 intractable; 253 a board or file
-that cannot be read or written, 2 bad usage (the peer uses 255 for both,
-which reads as "unsolved"; PySolFC takes 1 for "not installed").
+that cannot be read or written, or memory running out; 2 bad usage (the
+peer uses 255 for both, which reads as "unsolved"; PySolFC takes 1 for
+"not installed").
 """
 
 
@@ -217,15 +221,15 @@ def read_board(path: str, game):
     try:
         if path == "-":
             if sys.stdin is None:
-                raise Failure("Error! Standard input is closed.", EXIT_BAD_INPUT)
+                raise Failure("Error! Standard input is closed.", EXIT_ERROR)
             return Board.read(sys.stdin.buffer, game, every_pile=True)
         with open(path, "rb") as stream:
             return Board.read(stream, game, every_pile=True)
     except OSError as error:
         shown = path if path.isprintable() else repr(path)
-        raise Failure(f"Cannot open '{shown}' for reading! ({error.strerror})", EXIT_BAD_INPUT) from None
+        raise Failure(f"Cannot open '{shown}' for reading! ({error.strerror})", EXIT_ERROR) from None
     except ValueError as error:  # BoardParseError, and a Board's own checks
-        raise Failure(f"Error reading the board! {error}", EXIT_BAD_INPUT) from None
+        raise Failure(f"Error reading the board! {error}", EXIT_ERROR) from None
 
 
 def render(result, options: Options, depth: int | None) -> str:
@@ -288,17 +292,17 @@ def _write(text: str, path: str | None) -> None:
         try:
             replace_text(path, text)
         except OSError as error:
-            raise Failure(f"Cannot write '{path}'! ({error.strerror})", EXIT_BAD_INPUT) from None
+            raise Failure(f"Cannot write '{path}'! ({error.strerror})", EXIT_ERROR) from None
         return
     if sys.stdout is None:
-        raise Failure("Error! Standard output is closed.", EXIT_BAD_INPUT)
+        raise Failure("Error! Standard output is closed.", EXIT_ERROR)
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early: quiet, as any tool in a pipe
         raise SystemExit(EXIT_BROKEN_PIPE) from None
     except OSError as error:
-        raise Failure(f"Error! Cannot write to standard output: {error.strerror}", EXIT_BAD_INPUT) from None
+        raise Failure(f"Error! Cannot write to standard output: {error.strerror}", EXIT_ERROR) from None
 
 
 def _say(line: str) -> None:
@@ -316,6 +320,7 @@ def main(argv: list[str] | None = None) -> None:
     tearing the interpreter down would cost a process about 7 ms of CPU, more
     than an easy solve, and there is nothing left to clean up.
     """
+    line = None
     try:
         interrupts.ready()  # a signal that came while the program started raises here
         with interrupts.unwrapped():
@@ -324,12 +329,14 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit as stop:
         status = stop.code
     except Failure as failure:
-        _say(str(failure))
-        status = failure.status
+        status, line = failure.status, str(failure)
+    except MemoryError:  # under a memory limit, the solver's tables (the peer says so too)
+        status, line = EXIT_ERROR, "Error! Out of memory: the solver's tables do not fit."
     except interrupts.Interrupted as interrupt:
-        _say("interrupted")
-        status = 128 + interrupt.signum
-    interrupts.record_only()  # the status stands
+        status, line = 128 + interrupt.signum, "interrupted"
+    interrupts.record_only()  # the status stands: a signal from here on would only end it in a traceback
+    if line is not None:
+        _say(line)
     _testhooks.pause("dropin-exit")
     if sys.stderr is not None:
         try:

@@ -37,10 +37,11 @@ from typing import Callable, Iterator
 from tqdm import tqdm
 
 from . import _testhooks, dataset, difficulty, interrupts
+from ._version import __version__
 from .dealing import GameNumber, deal
 from .deals import DealSet
 from .games import DEFAULT_GAME, Game, game_by_key, get_game
-from .solver import OUTCOMES, Solver, check_max_iters, check_search
+from .solver import OUTCOMES, Solver, check_max_iters, check_search, iterations_revision
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,9 @@ class ChunkTask:
     folders: dataset.Folders = ()
     """The run's folders as it locked them, the only ones its chunks may go into (`dataset.write_part`);
     empty where workers may run on other machines (Dask), whose devices differ."""
+    iterations_revision: int = 1
+    """How the run's rows count iterations: a worker of a version that counts otherwise (another
+    machine's install) refuses the chunk rather than mix two countings in one dataset."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,11 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     log.info("chunk %s: started", task.deals)
     scale = None if task.difficulty_scale is None else difficulty.scale(task.difficulty_scale)
     kind = game_by_key(task.game)
+    counted = iterations_revision(task.search, kind)
+    if counted != task.iterations_revision:
+        raise RunError(f"this worker's blackhole-stats ({__version__}) counts {kind.name}'s iterations as revision "
+                       f"{counted}, the run's rows as revision {task.iterations_revision}: give every worker the "
+                       "version that started the run")
     rows = []
     for ms, first, last in task.deals.runs:
         for number in range(first, last + 1):
@@ -285,7 +294,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                      "%s unfinished files removed", requested.count, game.key, todo.count, backend.workers, search,
                      max_iters, removed)
             folders = session.folders if isinstance(backend, _Processes) else ()
-            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders)
+            counted = dataset.manifest_iterations_revision(session.manifest)
+            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders, counted)
                      for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress or sys.stderr is None, file=_BarStream(sys.stderr),

@@ -481,6 +481,21 @@ def test_a_solving_process_imports_no_heavy_library():
     assert "blackhole_stats.solver" in loaded  # the solve's log is the whole log
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads VmSize from /proc")
+def test_memory_too_tight_for_the_tables_is_one_line(tmp_path):
+    """Under a memory limit the solver's tables (some 70 MiB) do not fit: a MemoryError traceback and
+    status 1 (PySolFC's "not installed"), now one line and 253. The child imports what a solve needs,
+    then allows itself 30 MiB more than it holds."""
+    board = tmp_path / "board.txt"
+    board.write_text(reference_boards("black_hole")[2])
+    limited = ("import resource, sys\nfrom blackhole_stats import board, dropin, games, solver\n"
+               "size = next(int(line.split()[1]) for line in open('/proc/self/status') if line.startswith('VmSize:'))\n"
+               "resource.setrlimit(resource.RLIMIT_AS, (size * 1024 + 30 * 2**20, resource.RLIM_INFINITY))\n"
+               f"dropin.main(['--game', 'black_hole', {str(board)!r}])")
+    result = subprocess.run([sys.executable, "-c", limited], capture_output=True, timeout=120)
+    assert assert_one_line_failure(result, 253) == "Error! Out of memory: the solver's tables do not fit.\n"
+
+
 def test_with_stderr_closed_an_error_goes_nowhere_not_to_stdout():
     """A caller parses stdout: an error line there would read as part of an answer."""
     result = subprocess.run(f"exec 2>&-; '{SOLVE}' --game golf /no/such/board", shell=True, capture_output=True)

@@ -297,18 +297,19 @@ def test_the_heights_search_covers_small_layouts_only():
         SOLVER._core.solve(*deal(1).solver_input(), 3)
 
 
+def fits(game: str, card: int, f: int | None) -> bool:
+    """Whether a card of rank `card` may go on foundation rank `f` (None: empty), by RULES."""
+    wrap, on_king = RULES[game]
+    if f is None:
+        return True
+    if f == 12 and not on_king:
+        return False
+    return abs(card - f) == 1 or (wrap and abs(card - f) == 12)
+
+
 def brute_force(game: str, foundation: int | None, piles: list[list[int]], talon: list[int]) -> tuple[bool, int]:
     """(winnable, most moves of any line): every line of play, a win ending its line.
     Ranks only; the rules from RULES, not the package's."""
-    wrap, on_king = RULES[game]
-
-    def fits(card: int, f: int | None) -> bool:
-        if f is None:
-            return True
-        if f == 12 and not on_king:
-            return False
-        return abs(card - f) == 1 or (wrap and abs(card - f) == 12)
-
     memo: dict = {}
 
     def search(f, heights: tuple, t: int) -> tuple[bool, int]:
@@ -319,7 +320,7 @@ def brute_force(game: str, foundation: int | None, piles: list[list[int]], talon
                 return memo[key]
             won, best = False, 0
             for p, h in enumerate(heights):
-                if h and fits(piles[p][h - 1], f):
+                if h and fits(game, piles[p][h - 1], f):
                     w, more = search(piles[p][h - 1], heights[:p] + (h - 1,) + heights[p + 1:], t)
                     won, best = won or w, max(best, 1 + more)
             if t < len(talon):
@@ -421,12 +422,10 @@ def solve_from_empty(game_key: str, piles: list[list[int]]) -> tuple[int, int | 
     outcome, iterations, most, line = SOLVER._core.solve(ranks, bytes(map(len, piles)), 13, 0,
                                                          rules=game.rules_bytes)
     if outcome == 0:
-        wrap, on_king = RULES[game_key]
         left, foundation = [list(pile) for pile in piles], None
         for pile in line:
             card = left[pile].pop()
-            assert foundation is None or (abs(card - foundation) in ((1, 12) if wrap else (1,))
-                                          and (on_king or foundation != 12)), (piles, line)
+            assert fits(game_key, card, foundation), (piles, line)
             foundation = card
         assert not any(left) and most == len(line), (piles, line)
     return outcome, most, line, iterations
@@ -491,11 +490,10 @@ def check_against_brute_force(game_key, positions):
     def check(position):
         piles, talon, foundation = position
         lines = ([" ".join(["Talon:", *map(card_text, talon)])] if game.has_talon else [])
-        lines += [f"Foundations: {'-' if foundation is None else card_text(foundation)}"]
-        lines += [" ".join(map(card_text, pile)) for pile in piles]
+        lines += [f"Foundations: {card_text(foundation)}"] + [" ".join(map(card_text, pile)) for pile in piles]
         board = Board.from_text("\n".join(lines) + "\n", game)
-        won, most = brute_force(game_key, None if foundation is None else foundation % 13,
-                                [[c % 13 for c in p] for p in piles], [c % 13 for c in talon])
+        won, most = brute_force(game_key, foundation % 13, [[c % 13 for c in p] for p in piles],
+                                [c % 13 for c in talon])
         result = SOLVER.solve(board)
         assert result.outcome == ("solved" if won else "unsolved"), board.to_text()
         if won:

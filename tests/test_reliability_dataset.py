@@ -19,8 +19,9 @@ Parquet files, real mounts (tmpfs, full or read-only) and real `kill -9`:
   differ. A clean run directory is read whole by all four.
 * Two runs on one directory: the second is refused before it reads the
   manifest, so it cannot pass its checks on a manifest that is about to change.
-* A run started by another tool version with the same results format is
-  resumed and extended; so is an unfinished run of 0.1.0 (results format 1,
+* A run started by another tool version with the same results format (and
+  the same `iterations_revision`: test_reliability_famrun) is resumed and
+  extended; so is an unfinished run of 0.1.0 (results format 1,
   its manifest and log inside DIR): `run` moves its side files beside DIR and
   rewrites its chunks in format 2, and a `kill -9` in the middle of that
   leaves a mix that report and verify read (verify names it) and that the

@@ -317,3 +317,18 @@ def test_default_chunk_size_bounds_the_files_and_feeds_every_worker(deals, worke
     assert files <= max(runner.DEFAULT_FILES, deals // runner.MAX_DEFAULT_CHUNK_SIZE + 1)
     assert files >= min(deals, runner.MIN_CHUNKS_PER_WORKER * workers)
     assert size <= runner.DEFAULT_CHUNK_SIZE or deals > runner.DEFAULT_CHUNK_SIZE * runner.DEFAULT_FILES
+
+
+def test_a_worker_that_counts_iterations_otherwise_refuses_its_chunk(tmp_path):
+    """A Dask worker runs its own machine's install: one whose search counts a game's iterations
+    otherwise than the run's rows (runner.ChunkTask.iterations_revision) writes nothing."""
+    out = tmp_path / "run"
+    task = runner.ChunkTask(DealSet.parse(["1-3"]), str(out), "fast", None, game="all_in_a_row", iterations_revision=1)
+    with pytest.raises(runner.RunError, match="counts All in a Row's iterations as revision 2, the run's rows as "
+                                              "revision 1: give every worker the version that started the run"):
+        runner.solve_chunk(task)
+    assert not out.exists()
+    out.mkdir()  # as the run makes it
+    written = runner.solve_chunk(runner.ChunkTask(DealSet.parse(["1-3"]), str(out), "fast", None, game="all_in_a_row",
+                                                  iterations_revision=2))
+    assert written is not None and sum(written.outcomes) == 3
