@@ -330,8 +330,8 @@ def main(argv: list[str] | None = None) -> None:
         status = stop.code
     except Failure as failure:
         status, line = failure.status, str(failure)
-    except MemoryError:  # under a memory limit, the solver's tables (the peer says so too)
-        status, line = EXIT_ERROR, "Error! Out of memory: the solver's tables do not fit."
+    except MemoryError:  # under a memory limit: the solver's tables, most often (the peer says so too)
+        status, line = EXIT_ERROR, "Error! Out of memory (is the memory this process may use limited?)"
     except interrupts.Interrupted as interrupt:
         status, line = 128 + interrupt.signum, "interrupted"
     interrupts.record_only()  # the status stands: a signal from here on would only end it in a traceback
