@@ -1121,8 +1121,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                     raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
                 manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "game": (game or DEFAULT_GAME).key,
                             "search": search, "max_iters": max_iters, "difficulty_scale": difficulty_scale,
-                            "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": [],
-                            "iterations_revision": iterations_revision(search, game or DEFAULT_GAME)}
+                            "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
             _check_settings(out, manifest, search, max_iters, difficulty_scale, game)
             strays = list_run(out).strays
             if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
