@@ -510,6 +510,41 @@ def check_against_brute_force(game_key, positions):
     check()
 
 
+@pytest.mark.parametrize("piles_count", [7, 12])
+@pytest.mark.parametrize("game_key", [key for key in RULES if get_game(key).has_talon])
+def test_the_heights_search_on_shapes_no_deal_has_against_brute_force(game_key, piles_count):
+    """The heights search alone, on the compiled core, where no board takes it: more piles than its
+    vector lanes hold (12: the plain loop) and a talon over an empty foundation (a card then has
+    three foundation ranks to look up: the empty one and its two neighbours)."""
+    game, rng = get_game(game_key), random.Random(piles_count)
+    for _ in range(200):
+        cards = [card % 13 for card in rng.sample(range(52), 24)]
+        piles: list[list[int]] = [[] for _ in range(piles_count)]
+        for card in cards[:rng.randint(1, 14)]:
+            target = rng.randrange(piles_count)
+            while len(piles[target]) == game.pile_size:
+                target = (target + 1) % piles_count
+            piles[target].append(card)
+        talon = cards[14:14 + rng.randint(0, 6)]
+        foundation = None if rng.random() < 0.5 else cards[23]
+        ranks = bytes(rank for pile in piles for rank in pile + [0] * (game.pile_size - len(pile)))
+        outcome, _, most, line = SOLVER._core.solve(ranks, bytes(map(len, piles)), 13 if foundation is None
+                                                    else foundation, 2, talon=bytes(talon), rules=game.rules_bytes)
+        won, brute_most = brute_force(game_key, foundation, piles, talon)
+        assert outcome == (0 if won else 1), (piles, talon, foundation)
+        if won:
+            left, top, turned = [list(pile) for pile in piles], foundation, 0
+            for move in line:
+                if move == 255:
+                    top, turned = talon[turned], turned + 1
+                else:
+                    assert fits(game_key, left[move][-1], top), (piles, talon, foundation, line)
+                    top = left[move].pop()
+            assert not any(left) and most == len(line), (piles, talon, foundation, line)
+        else:
+            assert most == brute_most, (piles, talon, foundation)
+
+
 def test_classic_search_is_black_hole_s_only():
     with pytest.raises(ValueError, match="Black Hole counts only; Golf"):
         SOLVER.solve(deal(1, "golf"), search="classic")
