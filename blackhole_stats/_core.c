@@ -3647,7 +3647,7 @@ static PyObject *py_deal_mt(PyObject *self, PyObject *args)
  * ====================================================================== */
 
 enum { LINE_WINS, LINE_NOT_IN_LAYOUT, LINE_NOT_ON_TOP, LINE_NO_CARD, LINE_DOES_NOT_FIT, LINE_LEAVES_CARDS,
-       LINE_NOT_NEXT_IN_TALON };
+       LINE_NOT_NEXT_IN_TALON, LINE_AFTER_WIN };
 #define TALON_CARD 64 /* by_card: 64 + card id turns that card from the talon */
 
 PyDoc_STRVAR(play_line_doc,
@@ -3661,7 +3661,8 @@ PyDoc_STRVAR(play_line_doc,
 "each move, which must be on top of its pile (64 + id: that card turned from the\n"
 "talon). problem: 0 a win, 1 a card not in the layout, 2 a card not on top of its\n"
 "pile, 3 a pile (or talon) with no card, 4 a card that does not fit on the\n"
-"foundation, 5 pile cards left over, 6 a card that is not the talon's next.\n"
+"foundation, 5 pile cards left over, 6 a card that is not the talon's next, 7 a\n"
+"move after the piles are empty (the game is won then: no talon card is turned).\n"
 "step: the 0-based move with the problem (len(line) for 0 and 5); piles and\n"
 "cards: the moves played before it (pile 255 for talon turns).");
 
@@ -3712,10 +3713,16 @@ static PyObject *py_play_line(PyObject *self, PyObject *args, PyObject *kwds)
     }
     /* Each legal move puts a card on the foundation, so at most MAX_LINE moves are played. */
     uint8_t played_piles[MAX_LINE], played_cards[MAX_LINE];
-    int problem = LINE_WINS, f = foundation == 52 ? EMPTY_F : foundation % NRANKS;
+    int problem = LINE_WINS, f = foundation == 52 ? EMPTY_F : foundation % NRANKS, left = 0;
+    for (int p = 0; p < npiles; p++)
+        left += h[p];
     Py_ssize_t step;
     for (step = 0; step < line.len; step++) {
         int p, card;
+        if (left == 0) {
+            problem = LINE_AFTER_WIN;
+            break;
+        }
         if (by_card && moves[step] >= TALON_CARD) {
             card = moves[step] - TALON_CARD;
             if (t == talon_len || card != tal[t]) {
@@ -3757,15 +3764,14 @@ static PyObject *py_play_line(PyObject *self, PyObject *args, PyObject *kwds)
                 break;
             }
             h[p]--;
+            left--;
         }
         f = card % NRANKS;
         played_piles[step] = (uint8_t)p;
         played_cards[step] = (uint8_t)card;
     }
-    if (problem == LINE_WINS)
-        for (int p = 0; p < npiles; p++)
-            if (h[p])
-                problem = LINE_LEAVES_CARDS;
+    if (problem == LINE_WINS && left)
+        problem = LINE_LEAVES_CARDS;
     result = Py_BuildValue("iny#y#", problem, step, (const char *)played_piles, step,
                            (const char *)played_cards, step);
 done:

@@ -31,7 +31,7 @@ PREVIEW_MOVES = 5
 """Moves named in a Solution's repr."""
 
 # What _core.play_line finds wrong with a line (0: a win).
-_NOT_IN_LAYOUT, _NOT_ON_TOP, _NO_CARD, _DOES_NOT_FIT, _LEAVES_CARDS, _NOT_NEXT_IN_TALON = range(1, 7)
+_NOT_IN_LAYOUT, _NOT_ON_TOP, _NO_CARD, _DOES_NOT_FIT, _LEAVES_CARDS, _NOT_NEXT_IN_TALON, _AFTER_WIN = range(1, 8)
 TALON_TEXT = "talon:"
 """How the text form writes a talon turn: `talon:8H`."""
 _TALON_CARD = 64
@@ -212,6 +212,8 @@ def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
         left = board.cards_left - sum(pile != TALON_MOVE for pile in piles)
         raise SolutionError(f"the line leaves {left} card{'' if left == 1 else 's'} in the piles")
     where = f"move {step + 1}"
+    if problem == _AFTER_WIN:
+        raise SolutionError(f"{where}: the piles are already empty (the game is won: nothing more is played)")
     turned = piles.count(TALON_MOVE)
     next_card = board.talon[turned] if turned < len(board.talon) else None
     if problem == _NOT_NEXT_IN_TALON:

@@ -215,6 +215,21 @@ def test_talon_turns_have_their_own_text_and_json():
         Solution.from_piles(board, [None])
 
 
+def test_nothing_is_played_once_the_piles_are_empty():
+    """A Golf game is won, and over, when its piles are empty (PySolFC turns no talon card after the
+    win): a line that turns one then is no solution, read by piles or as text (as `verify` reads a run)."""
+    board = position("golf", "2S", ["AH"], "3S 4S")
+    assert len(Solution.from_piles(board, [0])) == 1
+    with pytest.raises(SolutionError, match="move 2: the piles are already empty"):
+        Solution.from_piles(board, [0, None])
+    with pytest.raises(SolutionError, match="move 2: the piles are already empty"):
+        Solution.from_text(board, "AH talon:3S")
+    finished = position("golf", "2S", [], "3S")
+    assert len(Solution.from_piles(finished, [])) == 0
+    with pytest.raises(SolutionError, match="move 1: the piles are already empty"):
+        Solution.from_piles(finished, [None])
+
+
 # ------------------------------------------------------------------ verdicts
 @pytest.mark.parametrize("game", FAMILY)
 def test_verdicts_and_most_played_match_the_peer(game):
