@@ -511,6 +511,12 @@ class _Cluster:
             raise RunError("--scheduler needs Dask: pip install 'blackhole-stats[dask]'") from None
         self._distributed = distributed
         try:
+            # An address Client cannot parse leaves a half-made Client whose clean-up at exit waits
+            # 20 s and prints a traceback: such an address is refused before one is made.
+            scheme, _ = distributed.comm.parse_address(address)
+            distributed.comm.registry.get_backend(scheme)  # a scheme Dask does not know
+            if scheme in ("tcp", "tls", "ws", "wss"):
+                distributed.comm.get_address_host_port(address)  # no port, or not a number
             self._client = distributed.Client(address, timeout=10, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise RunError(f"cannot use the Dask scheduler at {address}: {error}") from None

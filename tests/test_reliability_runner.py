@@ -635,6 +635,18 @@ def local_cluster(distributed, workers: int):
                                     dashboard_address=None)
 
 
+@pytest.mark.parametrize("address, problem", [("tcp://127.0.0.1", "missing port number"),
+                                              ("not a url", "missing port number"),
+                                              ("foo://x:1", "unknown address scheme 'foo'"),
+                                              ("tcp://127.0.0.1:port", "invalid literal")])
+def test_a_scheduler_address_dask_cannot_read_is_one_line(tmp_path, distributed, address, problem):
+    """Refused before a Client is made: a half-made one prints a traceback at exit after 20 s."""
+    result = cli("run", "--range", "1-5", "--out", tmp_path / "run", "--scheduler", address, timeout=60)
+    err = assert_one_line_failure(result)
+    assert err.startswith(f"Error: cannot use the Dask scheduler at {address}: ") and problem in err, err
+    assert not (tmp_path / "run").exists()
+
+
 def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_that_joins(
         tmp_path, distributed):
     out = tmp_path / "run"
