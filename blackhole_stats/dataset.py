@@ -780,12 +780,16 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
     """The deals that finished chunk files hold (either results format), every file read whole and checked.
 
     A file of another schema, one whose bytes are damaged, or (given the run's
-    `manifest`) one holding deals of another game, or with difficulty columns
-    where the run has none or the other way round, is refused: a resume that
-    trusted its rows, or solved its deals again beside it, would leave a
-    dataset that is silently wrong (or one polars and DuckDB cannot read).
+    `manifest`) one holding deals of another game or deals the manifest does
+    not ask for (every chunk's deals are in it before the chunk is solved: a
+    file copied from another run, perhaps of other settings), or with
+    difficulty columns where the run has none or the other way round, is
+    refused: a resume that trusted its rows, or solved its deals again beside
+    it, would leave a dataset that is silently wrong (or one polars and DuckDB
+    cannot read).
     """
     game = None if manifest is None else run_game(manifest)
+    asked = None if manifest is None else expected_deals(manifest)
     fs, _ = filesystem(out)
     numbers, ms = [], []
     for path in list_run(out).parts:
@@ -809,7 +813,10 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
                 problem = difficulty_problem(table.schema, manifest.get("difficulty_scale"))
             # renamed by hand (verify says so too): a chunk solved later could take its name
             held = deals_held(numbers[-1], ms[-1]) if not problem else None
-            if held is not None and (not held or part_name(held) != posixpath.basename(path)):
+            if held and asked is not None and held - asked:
+                problem = (f"holds deals {held - asked}, which the run's manifest does not ask for (a file of "
+                           "another run?)")
+            elif held is not None and (not held or part_name(held) != posixpath.basename(path)):
                 remedy = "move it out of the run directory"
                 target = posixpath.join(posixpath.dirname(path), part_name(held)) if held else None
                 if target and fs.get_file_info(target).type == pafs.FileType.NotFound:

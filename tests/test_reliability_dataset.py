@@ -524,6 +524,25 @@ def test_a_resume_refuses_a_part_renamed_by_hand(run_copy):
     assert "holds deals 4-6, not what its name says: move it out of the run directory (blackhole-stats verify" in line
 
 
+def test_a_resume_refuses_a_part_copied_from_another_run(run_copy, tmp_path):
+    """A chunk's deals are in the manifest before it is solved, so a part holding others came from
+    elsewhere (here a run with a budget of one position: every row intractable). The resume took it as
+    done, and one that added its deals to the run kept its rows: settings mixed without a word."""
+    other = tmp_path / "other"
+    assert_ok(cli("run", "--range", "7-9", "--max-iters", "1", "--out", other, "--workers", "1", "--chunk-size", "3"))
+    shutil.copy(other / "part-7-9-3.parquet", run_copy)
+    before = snapshot(run_copy)
+    for more in ([], ["--range", "1-9"]):
+        line = assert_one_line_failure(cli("run", "--out", run_copy, *more), 1)
+        assert line == (f"Error: {run_copy / 'part-7-9-3.parquet'} is named like a chunk file but holds deals "
+                        "7-9, which the run's manifest does not ask for (a file of another run?): move it out of "
+                        "the run directory\n"), line
+        assert snapshot(run_copy) == before
+    (run_copy / "part-7-9-3.parquet").unlink()
+    assert_ok(cli("run", "--out", run_copy, "--range", "1-9", "--workers", "1"))
+    assert set(pd.read_parquet(run_copy)["outcome"]) <= {"solved", "unsolved"}
+
+
 def test_report_on_junk_is_one_line(run_copy):
     (run_copy / "junk.parquet").write_bytes(os.urandom(300))
     line = assert_one_line_failure(cli("report", run_copy), 1)
