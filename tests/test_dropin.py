@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from blackhole_stats import interrupts
+from blackhole_stats import Board, Solver, interrupts
+from blackhole_stats.dropin import POSITIONS_PER_STATE
+from blackhole_stats.games import get_game
 
 from conftest import (assert_one_line_failure, fill_up, pause_env, require_reference, signal_at_pause, tmpfs,
                       wait_for_pause)
@@ -46,6 +48,7 @@ RULES = {  # FAMILY.md, "The games": (Ace and King adjacent, nothing may go on a
     "relaxed_golf": (True, False),
 }
 EXIT = {"Solved": 0, "Unsolved": 255, "Intractable": 254}
+SOLVER = Solver()
 
 
 def solve(*args: str, stdin: bytes = b"", env: dict | None = None) -> subprocess.CompletedProcess:
@@ -365,7 +368,7 @@ def test_show_max_reached_depth_is_printed_whatever_the_budget():
     most-cards-played search printed nothing; an intractable position gets the most a line found."""
     rows, board = peer_rows("dead_king_golf"), reference_boards("golf")[1].encode()
     assert rows[1]["outcome"] == "unsolved"
-    for budget, verdict in (("20000", "Unsolved"), ("3000", "Intractable")):
+    for budget, verdict in (("200", "Unsolved"), ("30", "Intractable")):  # 20,000 and 3,000 of ours
         result = solve("--game", "golf", "--quiet", "--max-iters", budget, "--show-max-reached-depth", stdin=board)
         depth = re.findall(r"^Reached a maximal depth of (\d+)\.$", result.stdout.decode(), re.M)
         assert parse_like_pysolfc(result.stdout)[0] == verdict and len(depth) == 1, result.stdout
@@ -380,8 +383,34 @@ def test_max_iters_gives_intractable():
     result = solve("--game", "golf", "--queens-on-kings", "--max-iters", "10", stdin=board.encode())
     verdict, moves, checked, _ = parse_like_pysolfc(result.stdout)
     assert (verdict, result.returncode, moves) == ("Intractable", 254, [])
-    assert checked <= 10
+    assert checked <= 10 * POSITIONS_PER_STATE
     assert parse_like_pysolfc(solve("--game", "golf", "--queens-on-kings", stdin=board.encode()).stdout)[0] == "Unsolved"
+
+
+@pytest.mark.parametrize("game", PEER_FLAGS)
+def test_what_the_peer_decides_within_a_budget_is_decided_within_it(game):
+    """PySolFC's hints pass --max-iters 10,000: a deal the peer decided within that many states came
+    back "Intractable!" (no hint) where our count of the same budget ran out first (a hostile tester).
+    The budget N allows 100 N of our positions; every deal of 1..1000 the peer decides within N states
+    (its CSV; for Black Hole with --rank-reach-prune, which PySolFC passes) is decided within that."""
+    boards, rows = reference_boards(game), peer_rows(game)
+    states = "iterations_rank_reach_prune" if game == "black_hole" else "iterations"
+    for budget in (1000, 10_000):
+        decided = [deal for deal, row in rows.items() if int(row[states]) <= budget and deal in boards]
+        for deal in decided:
+            result = SOLVER.solve(Board.from_text(boards[deal], get_game(game)), max_iters=budget * POSITIONS_PER_STATE,
+                                  most_played=False)
+            assert result.outcome == rows[deal]["outcome"], (game, budget, deal, result.outcome)
+
+
+def test_pysolfc_s_budget_gives_the_hints_the_peer_gives():
+    """The tester's deals, through the command as PySolFC calls it (its flags and budget)."""
+    for game, deal in (("golf", 932), ("relaxed_golf", 384), ("dead_king_golf", 376), ("all_in_a_row", 600),
+                       ("black_hole", 10)):
+        result = solve(*PEER_FLAGS[game], "--rank-reach-prune", "--max-iters", "10000", "-",
+                       stdin=reference_boards(game)[deal].encode())
+        verdict = parse_like_pysolfc(result.stdout)[0]
+        assert verdict.lower() == peer_verdicts(game)[deal] and result.returncode == EXIT[verdict], (game, deal)
 
 
 def test_flag_order_follows_the_peer():
