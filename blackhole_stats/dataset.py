@@ -708,10 +708,22 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
     name; the next run removes one a killed writer left, as 0.1.0's).
     """
     _ready_side(paths, folders)
-    temp = (paths.inside if _across_devices(paths, folders) else paths.beside)(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
+    inside = _across_devices(paths, folders)
+    temp = (paths.inside if inside else paths.beside)(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
     pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)  # see read_part
     _testhooks.pause("chunk-written")
-    _place(paths, folders, temp, paths.inside(name))
+    try:
+        _place(paths, folders, temp, paths.inside(name))
+    except OSError as error:
+        if inside or error.errno != errno.EXDEV:
+            raise
+        # One disk, two mount points (a bind mount, a container's volume): the devices match, yet no
+        # rename crosses. Written again in DIR, as across devices.
+        with contextlib.suppress(OSError):
+            paths.fs.delete_file(temp)
+        temp = paths.inside(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
+        pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)
+        _place(paths, folders, temp, paths.inside(name))
 
 
 def _across_devices(paths: RunPaths, folders: Folders) -> bool:

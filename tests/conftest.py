@@ -222,6 +222,22 @@ def fill_up(folder: Path) -> Path:
 
 
 @contextlib.contextmanager
+def bind_mount(source: Path, folder: Path):
+    """`source` mounted again at `folder`: one filesystem, two mount points (root only; skips elsewhere)."""
+    if os.geteuid() != 0:
+        pytest.skip("a bind mount needs root")
+    source.mkdir()
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "--bind", str(source), str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"a bind mount is not permitted here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
+@contextlib.contextmanager
 def tmpfs(folder: Path, size: str = "200k"):
     """A real, tiny filesystem of our own at `folder` (root only; skips the test elsewhere)."""
     if os.geteuid() != 0:

@@ -50,7 +50,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import __version__
-from conftest import (SCRIPT, assert_one_line_failure, cli, fill_up, make_0_1_0_run, manifest_of_0_1_0, pause_env,
+from conftest import (SCRIPT, assert_one_line_failure, bind_mount, cli, fill_up, make_0_1_0_run, manifest_of_0_1_0, pause_env,
                       release_pause, tmpfs, wait_for_pause)
 
 
@@ -309,6 +309,24 @@ def test_a_read_only_run_directory(tmp_path):
         verified, reported = cli_all([("verify", out), ("report", out)])  # reading needs no writing
         assert assert_ok(verified).startswith("ok: 5 rows")
         assert "5 deals" in assert_ok(reported)
+
+
+def test_a_run_directory_bind_mounted_from_the_same_disk(tmp_path):
+    """Same device as its side folder, yet another mount point: no rename crosses (EXDEV), and every
+    chunk failed, run after run. Written in DIR as across devices; read-only, the one line that says so."""
+    with bind_mount(tmp_path / "store", tmp_path / "run") as out:
+        assert os.stat(out).st_dev == os.stat(tmp_path).st_dev
+        assert "5 deals solved now" in assert_ok(cli("run", "--range", "1-5", "--out", out, "--workers", "1",
+                                                     "--chunk-size", "2"))
+        assert assert_ok(cli("verify", out)).startswith("ok: 5 rows")
+        assert not list(Path(f"{out}.run").glob(".*tmp*"))
+        before = {path.name: path.read_bytes() for path in out.iterdir()}
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(out)], check=True)
+        line = assert_one_line_failure(cli("run", "--range", "1-9", "--out", out, "--workers", "1"), 1)
+        assert line.startswith(f"Error: cannot write to {out}: Read-only file system; the finished chunks are "
+                               "kept: make it writable, then resume with: blackhole-stats run "), line
+        assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+        assert not list(Path(f"{out}.run").glob(".*tmp*"))  # the chunk first written beside DIR: removed
 
 
 def test_a_full_disk_at_the_first_write(tmp_path):
