@@ -1137,7 +1137,10 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                     raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
                 files = list_run(out)
                 if files.parts or files.strays or files.old_layout:
-                    raise DatasetError(f"{out} is not empty and holds no run: choose a new or empty directory")
+                    raise DatasetError(_not_a_new_run(out))
+                if list_run(paths.side).parts or read_manifest(paths.side) is not None:
+                    raise DatasetError(f"{paths.side}, where a run in {out} keeps its manifest and log, holds the "
+                                       "dataset of another run: choose another directory")
                 manifest = {"tool": TOOL, "results_format": RESULTS_FORMAT, "game": (game or DEFAULT_GAME).key,
                             "search": search, "max_iters": max_iters, "difficulty_scale": difficulty_scale,
                             "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
@@ -1176,6 +1179,14 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                         os.rmdir(folder)
             raise
         yield Session(out, manifest, everything, done, folders)
+
+
+def _not_a_new_run(out: str) -> str:
+    """Why files in `out` without a manifest make it no place for a new run."""
+    if out.endswith(SIDE_SUFFIX) and read_manifest(out[:-len(SIDE_SUFFIX)]) is not None:
+        run = out[:-len(SIDE_SUFFIX)]
+        return f"{out} is where the run {run} keeps its manifest and log: give --out {run} to go on with it"
+    return f"{out} is not empty and holds no run: choose a new or empty directory"
 
 
 class RunMoved(DatasetError):

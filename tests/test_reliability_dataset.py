@@ -311,6 +311,22 @@ def test_a_read_only_run_directory(tmp_path):
         assert "5 deals" in assert_ok(reported)
 
 
+def test_a_run_s_dataset_is_never_another_run_s_side_folder(tmp_path):
+    """A run in X keeps its manifest and log in X.run: where X.run was a run's dataset, that dataset got
+    them among its parts, and pandas, pyarrow and polars could read it no more."""
+    other = tmp_path / "x.run"
+    assert_ok(cli("run", "--range", "1-4", "--out", other, "--workers", "1"))
+    before = snapshot(other)
+    line = assert_one_line_failure(cli("run", "--range", "1-4", "--out", tmp_path / "x"), 1)
+    assert line == (f"Error: {other}, where a run in {tmp_path / 'x'} keeps its manifest and log, holds the "
+                    "dataset of another run: choose another directory\n"), line
+    assert snapshot(other) == before and not (tmp_path / "x").exists()
+    assert len(pd.read_parquet(other)) == 4
+    line = assert_one_line_failure(cli("run", "--range", "1-4", "--out", f"{other}.run"), 1)
+    assert line == (f"Error: {other}.run is where the run {other} keeps its manifest and log: give --out {other} "
+                    "to go on with it\n"), line
+
+
 def test_a_run_directory_bind_mounted_from_the_same_disk(tmp_path):
     """Same device as its side folder, yet another mount point: no rename crosses (EXDEV), and every
     chunk failed, run after run. Written in DIR as across devices; read-only, the one line that says so."""
