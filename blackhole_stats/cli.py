@@ -517,11 +517,12 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
         manifest = read_manifest(dataset)
         game = _game_of(data, dataset, manifest, game_kind, "--game")
         rows = export.select(data, dataset, outcome, wanted)
+        # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ
+        warnings = report.ManifestCheck.of(data, manifest, dataset).warnings() if manifest else []
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
     _note_assumed_game(data, manifest, game_kind, dataset, game, "--game")
-    # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ
-    for line in report.ManifestCheck.of(data, manifest, dataset).warnings() if manifest else ():
+    for line in warnings:
         click.echo(line, err=True)
     click.echo(export.render(rows, fmt, game), nl=False)
 

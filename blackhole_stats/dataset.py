@@ -389,7 +389,7 @@ def list_run(out: str) -> RunFiles:
     """Sort every entry of DIR (not recursive: a subdirectory is one stray) and our files beside it."""
     paths = RunPaths.of(out)
     files = RunFiles()
-    for info in sorted(_entries(paths.fs, paths.root, out), key=lambda info: info.base_name):
+    for info in sorted(folder_entries(paths.fs, paths.root, out), key=lambda info: info.base_name):
         name, is_file = info.base_name, info.type == pafs.FileType.File
         if is_file and name == LOCK_NAME:
             continue
@@ -400,11 +400,11 @@ def list_run(out: str) -> RunFiles:
         elif is_file and _TEMP.fullmatch(name):
             files.temporary.append(info.path)
         else:
-            readers = _readers_of(name, is_file, info.size if is_file else _entries(paths.fs, info.path, out))
+            readers = _readers_of(name, is_file, info.size if is_file else folder_entries(paths.fs, info.path, out))
             if readers:
                 files.strays.append((name + ("" if is_file else "/"), readers))
     if paths.side is not None:
-        files.temporary += sorted(info.path for info in _entries(paths.fs, paths.side, out)
+        files.temporary += sorted(info.path for info in folder_entries(paths.fs, paths.side, out)
                                   if info.type == pafs.FileType.File and _TEMP.fullmatch(info.base_name))
     return files
 
@@ -431,11 +431,32 @@ def _readers_of(name: str, is_file: bool, content) -> str:
     return ", ".join(readers)
 
 
-def _entries(fs: pafs.FileSystem, root: str, out: str) -> list[pafs.FileInfo]:
+def folder_entries(fs: pafs.FileSystem, root: str, out: str, recursive: bool = False) -> list[pafs.FileInfo]:
+    """What the folder `root` holds (none if it is absent), every name readable: pyarrow gives a name
+    that is not UTF-8 as a UnicodeDecodeError when it is asked for, wherever that is."""
     try:
-        return fs.get_file_info(pafs.FileSelector(root, allow_not_found=True))
+        found = fs.get_file_info(pafs.FileSelector(root, allow_not_found=True, recursive=recursive))
+        for info in found:
+            info.path
     except OSError as error:
         raise DatasetError(f"cannot list {out}: {_os_problem(error)}") from None
+    except UnicodeDecodeError:
+        raise DatasetError(f"{root} holds a name that is not UTF-8 text{_undecodable(root)}: rename it, or "
+                           "move it out") from None
+    return found
+
+
+def _undecodable(root: str) -> str:
+    """The first name under the local folder `root` that is not UTF-8, as its bytes, after a colon."""
+    if not os.path.isdir(root):
+        return ""
+    for folder, folders, files in os.walk(os.fsencode(root)):
+        for name in sorted(folders + files):
+            try:
+                name.decode("utf-8")
+            except UnicodeDecodeError:
+                return f" ({os.path.join(folder, name)!r})"
+    return ""
 
 
 def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
@@ -452,10 +473,7 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
         return fs, root, [root]
     if kind != pafs.FileType.Directory:
         raise DatasetError(f"{out}: no such file or directory")
-    try:
-        found = fs.get_file_info(pafs.FileSelector(root, recursive=True))
-    except OSError as error:
-        raise DatasetError(f"cannot list {out}: {_os_problem(error)}") from None
+    found = folder_entries(fs, root, out, recursive=True)
     paths = sorted(info.path for info in found
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 
 from .cards import DECK
 from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
-                      game_numbers, list_run, manifest_iterations_revision, run_game, shown_game)
+                      folder_entries, game_numbers, list_run, manifest_iterations_revision, run_game, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -505,7 +505,7 @@ def _unread_strays(source: str) -> tuple[str, ...]:
     unread = []
     for name, _ in list_run(source).strays:
         if name.endswith("/"):
-            inside = fs.get_file_info(pafs.FileSelector(posixpath.join(root, name.rstrip("/")), recursive=True))
+            inside = folder_entries(fs, posixpath.join(root, name.rstrip("/")), source, recursive=True)
             if any(info.type == pafs.FileType.File and not info.base_name.endswith(".parquet") for info in inside):
                 unread.append(name)
         elif not name.endswith(".parquet"):

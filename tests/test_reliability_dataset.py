@@ -311,6 +311,26 @@ def test_a_read_only_run_directory(tmp_path):
         assert "5 deals" in assert_ok(reported)
 
 
+@pytest.mark.parametrize("where", ["x\xff.parquet", "sub/z\xfe", "d\xff/", "..run/y\xfe"])
+def test_a_name_that_is_not_utf_8_is_one_line(run_copy, where):
+    """pyarrow raises UnicodeDecodeError for such a name when asked for it: a traceback in run, verify,
+    report and export (a Latin-1 file name copied from an old system)."""
+    folder, name = os.fsencode(run_copy), os.fsencode(where.encode("latin-1").decode("utf-8", "surrogateescape"))
+    if name.startswith(b"..run/"):
+        folder, name = folder + b".run", name[len(b"..run/"):]
+    if name.endswith(b"/"):
+        os.mkdir(os.path.join(folder, name))
+    else:
+        os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+        open(os.path.join(folder, name), "wb").close()
+    shown = repr(os.path.join(folder, name.rstrip(b"/")))
+    commands = [("verify", run_copy), ("report", run_copy), ("export", run_copy),
+                ("run", "--out", run_copy, "--range", "1-9")]
+    for result in cli_all(commands):
+        line = assert_one_line_failure(result, 1)
+        assert "holds a name that is not UTF-8 text" in line and shown in line, line
+
+
 def test_a_run_s_dataset_is_never_another_run_s_side_folder(tmp_path):
     """A run in X keeps its manifest and log in X.run: where X.run was a run's dataset, that dataset got
     them among its parts, and pandas, pyarrow and polars could read it no more."""
