@@ -362,7 +362,10 @@ def test_a_run_directory_bind_mounted_from_the_same_disk(tmp_path):
         assert line.startswith(f"Error: cannot write to {out}: Read-only file system; the finished chunks are "
                                "kept: make it writable, then resume with: blackhole-stats run "), line
         assert {path.name: path.read_bytes() for path in out.iterdir()} == before
-        assert not list(Path(f"{out}.run").glob(".*tmp*"))  # the chunk first written beside DIR: removed
+        subprocess.run(["mount", "-o", "remount,rw,bind", str(out)], check=True)
+        assert "4 deals solved now" in assert_ok(cli("run", "--out", out, "--workers", "1"))
+        assert assert_ok(cli("verify", out)).startswith("ok: 9 rows")
+        assert not list(Path(f"{out}.run").glob(".*tmp*"))
 
 
 def test_a_full_disk_at_the_first_write(tmp_path):
