@@ -1114,6 +1114,11 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     """
     paths = RunPaths.of(out)
     paths.beside(MANIFEST_NAME)  # refuses a root: nothing can be beside it
+    folder = posixpath.basename(paths.root.replace(os.sep, "/"))
+    column, equals, _ = folder.partition("=")
+    if equals and column in DIFFICULTY_SCHEMA.names:  # Hive partitioning: `report x/game=golf` reads so too
+        raise DatasetError(f"{out}: DuckDB reads a directory named {folder} as the column {column} of every row "
+                           f"in it, whatever its files hold: choose a name without '{column}='")
     enclosing = _enclosing_run(out)
     if enclosing is not None:
         raise DatasetError(f"{out} lies inside the dataset of the run {enclosing}, whose readers would read "

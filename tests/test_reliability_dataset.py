@@ -331,6 +331,18 @@ def test_a_name_that_is_not_utf_8_is_one_line(run_copy, where):
         assert "holds a name that is not UTF-8 text" in line and shown in line, line
 
 
+@pytest.mark.parametrize("name", ["game=golf", "deal=1-30", "outcome=all", "tag=hard"])
+def test_a_directory_named_like_a_hive_partition_of_a_column_is_refused(tmp_path, name):
+    """DuckDB read `game=golf` as game golf for every row (Relaxed Golf rows), `deal=1-30` as the text
+    '1-30' for every deal; report and export refused the run's own dataset, about partition_cols."""
+    line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", tmp_path / name, "--game", "relaxed_golf"))
+    column = name.partition("=")[0]
+    assert line == (f"Error: {tmp_path / name}: DuckDB reads a directory named {name} as the column {column} of "
+                    f"every row in it, whatever its files hold: choose a name without '{column}='\n"), line
+    assert not (tmp_path / name).exists() and not (tmp_path / f"{name}.run").exists()
+    assert_ok(cli("run", "--range", "1-3", "--out", tmp_path / "label=golf", "--workers", "1"))  # not a column
+
+
 def test_a_run_s_dataset_is_never_another_run_s_side_folder(tmp_path):
     """A run in X keeps its manifest and log in X.run: where X.run was a run's dataset, that dataset got
     them among its parts, and pandas, pyarrow and polars could read it no more."""
