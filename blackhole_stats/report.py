@@ -903,7 +903,10 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
                 rows.append((f"{outcome} iterations {name}",
                              *(_number(getattr(s, name)) if s else "-" for s in stats)))
     rows.append(("solve time (s)", _number(a.solve_seconds), _number(b.solve_seconds)))
-    sections.append(_Section("Side by side", [METHODS], ("", "A", "B"), rows))
+    whole = [] if not (comparison.only_a or comparison.only_b) else [
+        f"each column is over its whole dataset ({a.deals:,} and {b.deals:,} deals), not over the "
+        f"{comparison.common:,} both hold, which the verdicts above compare"]
+    sections.append(_Section("Side by side", [METHODS, *whole], ("", "A", "B"), rows))
     return sections
 
 
