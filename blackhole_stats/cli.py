@@ -284,7 +284,7 @@ def deal_command(game: GameNumber, game_kind: Game, fmt: str) -> None:
 @main.command("solve", cls=GameCommand, short_help="Decide exactly whether a deal or position can be won, and how.")
 @click.argument("game", required=False)
 @GAME_OPTION
-@click.option("--board", "board_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
+@click.option("--board", "board_file", type=click.Path(allow_dash=True),
               help="Read a position in black-hole-solve's board format ('-' = stdin).")
 @click.option("--search", type=click.Choice(SEARCHES), default="fast", show_default=True,
               help="fast: pruned exact search; classic: the peer's plain DFS (comparable counts; "
@@ -316,7 +316,13 @@ def solve_command(game: str | None, game_kind: Game, board_file: str | None, sea
             try:
                 board = Board.read(stream, game_kind)  # bytes: keep any '\r'
             except BoardParseError as error:
-                raise click.ClickException(f"bad board: {error}") from None
+                source = click.get_current_context().get_parameter_source("game_kind")
+                hint = ""
+                if source is click.core.ParameterSource.DEFAULT and (
+                        "has no talon" in str(error) or "is never empty" in str(error)):
+                    others = [game.key for game in GAMES if game is not game_kind]
+                    hint = f" (a board of another game? give --game {', '.join(others[:-1])} or {others[-1]})"
+                raise click.ClickException(f"bad board: {error}{hint}") from None
     else:
         number = GameNumberType().convert(game, None, None)
         board = deal(number, game_kind)

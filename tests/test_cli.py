@@ -135,6 +135,25 @@ def test_bad_game_number(args):
     assert_one_line_failure(run(*args))
 
 
+def test_a_board_that_cannot_be_read_is_bad_input(tmp_path):
+    """Exit 1, as every bad input (a missing file was a usage error, exit 2)."""
+    for path, problem in ((tmp_path / "missing.txt", "No such file or directory"), (tmp_path, "Is a directory")):
+        line = assert_one_line_failure(run("solve", "--board", str(path)), 1)
+        assert line == f"Error: cannot read {path}: {problem}\n", line
+
+
+@pytest.mark.parametrize("game", ["golf", "all_in_a_row"])
+def test_another_game_s_board_read_as_black_hole_names_the_way_out(game, tmp_path):
+    """Black Hole is the default: a Golf board's talon, or All in a Row's empty foundation, was refused
+    for Black Hole's rules without a word about --game."""
+    text = run("deal", "5", "--game", game).stdout
+    line = assert_one_line_failure(run("solve", "-", stdin=text), 1)
+    assert line.endswith(" (a board of another game? give --game all_in_a_row, golf, dead_king_golf or "
+                         "relaxed_golf)\n"), line
+    assert "--game" not in assert_one_line_failure(run("solve", "-", "--game", "black_hole", stdin=text), 1)
+    assert run("solve", "-", "--game", game, stdin=text).returncode in (0, 3)
+
+
 @pytest.mark.parametrize("name", BAD_BOARDS)
 def test_bad_board(name, tmp_path):
     data = BAD_BOARDS[name].encode("utf-8", "surrogateescape")
