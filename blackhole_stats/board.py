@@ -204,7 +204,8 @@ class Board:
             if line:
                 break
         else:
-            number += 1  # the line after the last: there is none
+            raise BoardParseError("no board: the input is empty" if not number else
+                                  f"no board: the input is {number} blank line{'s' if number > 1 else ''}")
         _check_line(line, number)
         if line.startswith(TALON_PREFIX):
             talon = read_talon(line, number, after_foundation=True)

@@ -117,7 +117,6 @@ ERROR_CASES = {
     "ten as 10": (replace_line(DEAL_1, 2, "2D 10D 8H"), 3, "10D"),
     "unknown foundation": (replace_line(DEAL_1, 0, "Foundations: 1S"), 1, "1S"),
     "no foundation line": ("JD KS TH\n", 1, "JD KS TH"),
-    "empty text": ("", 1, "''"),
     "two foundation cards": (replace_line(DEAL_1, 0, "Foundations: AS 2S"), 1, "2S"),
     "duplicate card": (replace_line(DEAL_1, 9, "KD TS JD"), 10, "JD"),
     "foundation card in a pile": (replace_line(DEAL_1, 7, "AS 4C 8S"), 8, "AS"),
@@ -149,6 +148,15 @@ def test_extra_spaces_between_and_after_cards_read_as_the_peer_reads_them(spacin
     spaced = [SPACED[spacing](line) if line else line for line in lines]
     assert Board.from_text("\n".join(spaced)) == Board.from_text(DEAL_1)
     assert Board.from_text(DEAL_1.replace("Foundations: ", "Foundations:    ")) == Board.from_text(DEAL_1)
+
+
+@pytest.mark.parametrize("text, message", [("", "no board: the input is empty"),
+                                           ("\n", "no board: the input is 1 blank line"),
+                                           ("\n\r\n\n", "no board: the input is 3 blank lines")])
+def test_no_board_at_all_is_said_so(text, message):
+    """Blank lines only were refused at a line after the last, which no editor shows."""
+    with pytest.raises(BoardParseError, match=f"^{message}$"):
+        Board.from_text(text)
 
 
 @pytest.mark.parametrize("case", ERROR_CASES)
