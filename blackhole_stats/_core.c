@@ -2402,6 +2402,23 @@ static inline void lower_child(uint8_t *entry, const uint8_t t_of[FOUNDATIONS], 
     *entry = (uint8_t)(v < e ? v : e);
 }
 
+/* The heights of the pass's next run: piles 1.. count down as an odometer (pile 0 is the run's
+ * own); `left` follows their cards. Returns the highest pile that changed (every pile from 1 to it
+ * did), or npiles once every run is done. */
+static inline int next_run(const Position *start, uint8_t *h, int *left)
+{
+    for (int p = 1; p < start->npiles; p++) {
+        if (h[p]) {
+            h[p]--;
+            --*left;
+            return p;
+        }
+        h[p] = start->h[p];
+        *left += start->h[p];
+    }
+    return start->npiles;
+}
+
 /* The pass of the heights search: every row from the start's down to 0.
  * `lookups`: how many of onto_top's ranks a move may have (a constant in
  * each of heights_reach's calls, so each gets its own loop: the Golf
@@ -2444,22 +2461,14 @@ static inline int heights_reach_with(const HeightsSearch *hs, uint64_t spent, ui
             for (int q = 1; q < np; q++)
                 lower_child(row + at[q], t_of, from[q], lookups);
         }
-        for (int p = 1;; p++) { /* the heights of the next run */
-            if (p == np) {
-                *positions = n;
-                return 1;
-            }
-            if (h[p]) {
-                h[p]--;
-                left--;
-            } else {
-                h[p] = start->h[p];
-                left += start->h[p];
-            }
+        int last = next_run(start, h, &left);
+        if (last == np) {
+            *positions = n;
+            return 1;
+        }
+        for (int p = 1; p <= last; p++) {
             from[p] = hs->onto_top[p][h[p]];
             at[p] = hs->child_at[p][h[p]];
-            if (h[p] != start->h[p])
-                break;
         }
     }
 }
@@ -2561,24 +2570,16 @@ static SSSE3_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t 
                 *entry = (uint8_t)(got < e ? got : e);
             }
         }
-        for (int p = 1;; p++) { /* the heights of the next run */
-            if (p == np) {
-                *positions = n;
-                *fewest_left = fewest;
-                return 1;
-            }
-            if (h[p]) {
-                h[p]--;
-                left--;
-            } else {
-                h[p] = start->h[p];
-                left += start->h[p];
-            }
+        int last = next_run(start, h, &left);
+        if (last == np) {
+            *positions = n;
+            *fewest_left = fewest;
+            return 1;
+        }
+        for (int p = 1; p <= last; p++) {
             at[p] = hs->child_at[p][h[p]];
             for (int j = 0; j < 3; j++)
                 by[j] = (by[j] & ~(0xFFull << 8 * p)) | (uint64_t)hs->onto_top[p][h[p]][j] << 8 * p;
-            if (h[p] != start->h[p])
-                break;
         }
     }
 }

@@ -222,32 +222,26 @@ def fill_up(folder: Path) -> Path:
 
 
 @contextlib.contextmanager
+def _mounted(what: str, folder: Path, *mount: str):
+    """`mount ... folder` for the block, then unmounted (root only; skips the test elsewhere)."""
+    if os.geteuid() != 0:
+        pytest.skip(f"{what} needs root")
+    folder.mkdir()
+    mounted = subprocess.run(["mount", *mount, str(folder)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"{what} is not permitted here: {mounted.stderr.strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=True)
+
+
 def bind_mount(source: Path, folder: Path):
-    """`source` mounted again at `folder`: one filesystem, two mount points (root only; skips elsewhere)."""
-    if os.geteuid() != 0:
-        pytest.skip("a bind mount needs root")
+    """`source` mounted again at `folder`: one filesystem, two mount points."""
     source.mkdir()
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "--bind", str(source), str(folder)], capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"a bind mount is not permitted here: {mounted.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=True)
+    return _mounted("a bind mount", folder, "--bind", str(source))
 
 
-@contextlib.contextmanager
 def tmpfs(folder: Path, size: str = "200k"):
-    """A real, tiny filesystem of our own at `folder` (root only; skips the test elsewhere)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a tmpfs needs root")
-    folder.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
-                             capture_output=True, text=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"mounting a tmpfs is not permitted here: {mounted.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=True)
+    """A real, tiny filesystem of our own at `folder`."""
+    return _mounted("mounting a tmpfs", folder, "-t", "tmpfs", "-o", f"size={size}", "tmpfs")
