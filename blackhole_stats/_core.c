@@ -36,10 +36,12 @@
 #define SHUFFLE_LANES 1
 #include <tmmintrin.h>
 #ifdef _MSC_VER
-#include <intrin.h> /* __cpuid */
-#define SSSE3_FUNCTION
+#include <intrin.h> /* __cpuid, for cl and clang-cl alike */
+#endif
+#if defined(_MSC_VER) && !defined(__clang__)
+#define SSSE3_FUNCTION /* cl compiles any intrinsic anywhere */
 #else
-#define SSSE3_FUNCTION __attribute__((target("ssse3")))
+#define SSSE3_FUNCTION __attribute__((target("ssse3"))) /* clang-cl too: it checks, as clang does */
 #endif
 #endif
 #endif
@@ -2221,6 +2223,18 @@ typedef struct {
                                                     * turning from card m on */
 } HeightsSearch;
 
+#ifdef SSE2_LANES
+/* The least byte of a vector, halving: 16 -> 8 -> 4 -> 2 -> 1 lanes. */
+static inline int least_lane(__m128i x)
+{
+    x = _mm_min_epu8(x, _mm_shuffle_epi32(x, 0x4E));
+    x = _mm_min_epu8(x, _mm_shuffle_epi32(x, 0xB1));
+    x = _mm_min_epu8(x, _mm_shufflelo_epi16(x, 0xB1));
+    x = _mm_min_epu8(x, _mm_srli_epi16(x, 8));
+    return _mm_cvtsi128_si32(x) & 0xFF;
+}
+#endif
+
 /* The fewest talon cards turned at which row i is reached with each
  * foundation rank, in t_of: the row's own entries, and the talon cards
  * turned from its fewest t on; returns the row's fewest. Branch-free but
@@ -2230,12 +2244,8 @@ static inline int row_foundations(const HeightsSearch *hs, size_t i, uint8_t t_o
     const uint8_t *row = hs->table->rows + i * FOUNDATIONS;
     int fewest;
 #ifdef SSE2_LANES
-    __m128i least = _mm_loadu_si128((const __m128i *)row), m = least;
-    m = _mm_min_epu8(m, _mm_srli_si128(m, 8)); /* the least lane, halving: 16 -> 8 -> 4 -> 2 -> 1 */
-    m = _mm_min_epu8(m, _mm_srli_si128(m, 4));
-    m = _mm_min_epu8(m, _mm_srli_si128(m, 2));
-    m = _mm_min_epu8(m, _mm_srli_si128(m, 1));
-    fewest = _mm_cvtsi128_si32(m) & 0xFF;
+    __m128i least = _mm_loadu_si128((const __m128i *)row);
+    fewest = least_lane(least);
     if (fewest < hs->start->talon_len)
         least = _mm_min_epu8(least, _mm_loadu_si128((const __m128i *)hs->talon_row[fewest]));
     _mm_storeu_si128((__m128i *)t_of, least);
@@ -2492,7 +2502,7 @@ static int cpu_has_ssse3(void)
 
 /* heights_reach_with in vector lanes, for layouts of at most LANE_PILES
  * piles (the Golf games' 7) on CPUs with SSSE3: the same rows, entries,
- * positions and fewest, about 1.3 times faster (scripts/bench_solver.py).
+ * positions and fewest, with far fewer instructions a row.
  * A row's t_of is a register; lane q of by[j] is onto_top's rank j for
  * pile q's top card, so byte shuffles of t_of by by[0] and by[1] (and by[2])
  * and their min give every pile's child entry in one vector, where the
@@ -2540,13 +2550,7 @@ static SSSE3_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t 
             if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, ones)) == 0xFFFF) /* not reached */
                 continue;
             _mm_storeu_si128((__m128i *)row, x);
-            __m128i m = x; /* the least lane, halving: 16 -> 8 -> 4 -> 2 -> 1 */
-            m = _mm_min_epu8(m, _mm_shuffle_epi32(m, 0x4E));
-            m = _mm_min_epu8(m, _mm_shuffle_epi32(m, 0xB1));
-            m = _mm_min_epu8(m, _mm_shufflelo_epi16(m, 0xB1));
-            m = _mm_min_epu8(m, _mm_srli_epi16(m, 8));
-            __m128i t_of = _mm_min_epu8(x, _mm_loadu_si128((const __m128i *)hs->talon_row[_mm_cvtsi128_si32(m)
-                                                                                            & 0xFF]));
+            __m128i t_of = _mm_min_epu8(x, _mm_loadu_si128((const __m128i *)hs->talon_row[least_lane(x)]));
             /* the NOT_REACHED lanes, one a byte, summed by the two halves' sad */
             __m128i none = _mm_sad_epu8(_mm_and_si128(_mm_cmpeq_epi8(t_of, ones), _mm_set1_epi8(1)),
                                         _mm_setzero_si128());

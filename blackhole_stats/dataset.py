@@ -736,7 +736,8 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
         if inside or error.errno != errno.EXDEV:
             raise
         # One disk, two mount points (a bind mount, a container's volume): the devices match, yet no
-        # rename crosses. Written again in DIR, as across devices.
+        # rename crosses. Written again in DIR, as across devices, and so from now on.
+        _NO_RENAME_INTO.add(paths.root)
         with contextlib.suppress(OSError):
             paths.fs.delete_file(temp)
         temp = paths.inside(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
@@ -744,9 +745,16 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
         _place(paths, folders, temp, paths.inside(name))
 
 
+_NO_RENAME_INTO: set[str] = set()
+"""Run directories into which a rename from DIR.run failed in this process (another mount point)."""
+
+
 def _across_devices(paths: RunPaths, folders: Folders) -> bool:
     """Whether DIR is on another device than DIR.run: by the run's folders, or where a worker has none
-    (Dask's, which may run on other machines), by the paths as its own machine sees them."""
+    (Dask's, which may run on other machines), by the paths as its own machine sees them; or another
+    mount point of the same device, as a failed rename found."""
+    if paths.root in _NO_RENAME_INTO:
+        return True
     if not folders and isinstance(paths.fs, pafs.LocalFileSystem):  # (a remote root is no path here)
         folders = tuple(_folder_ids([paths.root, paths.side], paths.root).values())
     return len({device for device, _ in folders}) == 2
@@ -1114,11 +1122,11 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     """
     paths = RunPaths.of(out)
     paths.beside(MANIFEST_NAME)  # refuses a root: nothing can be beside it
-    folder = posixpath.basename(paths.root.replace(os.sep, "/"))
-    column, equals, _ = folder.partition("=")
-    if equals and column in DIFFICULTY_SCHEMA.names:  # Hive partitioning: `report x/game=golf` reads so too
-        raise DatasetError(f"{out}: DuckDB reads a directory named {folder} as the column {column} of every row "
-                           f"in it, whatever its files hold: choose a name without '{column}='")
+    for folder in paths.root.replace(os.sep, "/").split("/"):
+        column, equals, _ = folder.partition("=")
+        if equals and column.lower() in DIFFICULTY_SCHEMA.names:  # Hive partitioning, as DuckDB reads it
+            raise DatasetError(f"{out}: DuckDB reads a directory named {folder} as the column {column} of every "
+                               f"row under it, whatever its files hold: choose a name without '{column}='")
     enclosing = _enclosing_run(out)
     if enclosing is not None:
         raise DatasetError(f"{out} lies inside the dataset of the run {enclosing}, whose readers would read "
@@ -1127,7 +1135,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     if kind == pafs.FileType.NotFound:  # a new run, or one whose data folder was taken away (its manifest,
         left = paths.fs.get_file_info(paths.beside(MANIFEST_NAME)).type  # read below, lists its deals)
         if deals is None and left == pafs.FileType.NotFound:
-            raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
+            raise DatasetError(_no_run_to_resume(out))
         try:
             paths.fs.create_dir(paths.root)
         except OSError as error:
@@ -1157,7 +1165,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             manifest = read_manifest(out)
             if manifest is None:
                 if deals is None:
-                    raise DatasetError(f"there is no run to resume in {out}: give --range or --deals")
+                    raise DatasetError(_no_run_to_resume(out))
                 files = list_run(out)
                 if files.parts or files.strays or files.old_layout:
                     raise DatasetError(_not_a_new_run(out))
@@ -1206,10 +1214,19 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
 
 def _not_a_new_run(out: str) -> str:
     """Why files in `out` without a manifest make it no place for a new run."""
+    return _side_folder_of(out) or f"{out} is not empty and holds no run: choose a new or empty directory"
+
+
+def _no_run_to_resume(out: str) -> str:
+    return _side_folder_of(out) or f"there is no run to resume in {out}: give --range or --deals"
+
+
+def _side_folder_of(out: str) -> str | None:
+    """Where `out` is a run's side folder: what to give instead."""
     if out.endswith(SIDE_SUFFIX) and read_manifest(out[:-len(SIDE_SUFFIX)]) is not None:
         run = out[:-len(SIDE_SUFFIX)]
         return f"{out} is where the run {run} keeps its manifest and log: give --out {run} to go on with it"
-    return f"{out} is not empty and holds no run: choose a new or empty directory"
+    return None
 
 
 class RunMoved(DatasetError):

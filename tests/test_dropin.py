@@ -395,7 +395,7 @@ def test_what_the_peer_decides_within_a_budget_is_decided_within_it(game):
     (its CSV; for Black Hole with --rank-reach-prune, which PySolFC passes) is decided within that."""
     boards, rows = reference_boards(game), peer_rows(game)
     states = "iterations_rank_reach_prune" if game == "black_hole" else "iterations"
-    for budget in (1000, 10_000):
+    for budget in (1000, 10_000, 100_000):
         decided = [deal for deal, row in rows.items() if int(row[states]) <= budget and deal in boards]
         for deal in decided:
             result = SOLVER.solve(Board.from_text(boards[deal], get_game(game)), max_iters=budget * POSITIONS_PER_STATE,

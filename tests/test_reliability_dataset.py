@@ -331,15 +331,18 @@ def test_a_name_that_is_not_utf_8_is_one_line(run_copy, where):
         assert "holds a name that is not UTF-8 text" in line and shown in line, line
 
 
-@pytest.mark.parametrize("name", ["game=golf", "deal=1-30", "outcome=all", "tag=hard"])
+@pytest.mark.parametrize("name", ["game=golf", "deal=1-30", "outcome=all", "tag=hard", "Game=golf2",
+                                  "game=golf/run"])
 def test_a_directory_named_like_a_hive_partition_of_a_column_is_refused(tmp_path, name):
     """DuckDB read `game=golf` as game golf for every row (Relaxed Golf rows), `deal=1-30` as the text
-    '1-30' for every deal; report and export refused the run's own dataset, about partition_cols."""
+    '1-30' for every deal, whatever the case and wherever in the path; report and export refused the
+    run's own dataset, about partition_cols."""
     line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", tmp_path / name, "--game", "relaxed_golf"))
-    column = name.partition("=")[0]
-    assert line == (f"Error: {tmp_path / name}: DuckDB reads a directory named {name} as the column {column} of "
-                    f"every row in it, whatever its files hold: choose a name without '{column}='\n"), line
-    assert not (tmp_path / name).exists() and not (tmp_path / f"{name}.run").exists()
+    folder = name.split("/")[0]
+    column = folder.partition("=")[0]
+    assert line == (f"Error: {tmp_path / name}: DuckDB reads a directory named {folder} as the column {column} of "
+                    f"every row under it, whatever its files hold: choose a name without '{column}='\n"), line
+    assert not (tmp_path / folder).exists()
     assert_ok(cli("run", "--range", "1-3", "--out", tmp_path / "label=golf", "--workers", "1"))  # not a column
 
 
@@ -354,9 +357,10 @@ def test_a_run_s_dataset_is_never_another_run_s_side_folder(tmp_path):
                     "dataset of another run: choose another directory\n"), line
     assert snapshot(other) == before and not (tmp_path / "x").exists()
     assert len(pd.read_parquet(other)) == 4
-    line = assert_one_line_failure(cli("run", "--range", "1-4", "--out", f"{other}.run"), 1)
-    assert line == (f"Error: {other}.run is where the run {other} keeps its manifest and log: give --out {other} "
-                    "to go on with it\n"), line
+    for more in (["--range", "1-4"], []):
+        line = assert_one_line_failure(cli("run", *more, "--out", f"{other}.run"), 1)
+        assert line == (f"Error: {other}.run is where the run {other} keeps its manifest and log: give --out "
+                        f"{other} to go on with it\n"), line
 
 
 def test_a_run_directory_bind_mounted_from_the_same_disk(tmp_path):
