@@ -517,6 +517,40 @@ def has_difficulty(schema: pa.Schema) -> bool:
     return schema.names == DIFFICULTY_SCHEMA.names
 
 
+RUN_SETTINGS_KEY = b"blackhole_stats.run_settings"
+"""A chunk file's Parquet key-value metadata: the settings of the run that solved its rows (JSON)."""
+
+
+def run_settings(game: str, search: str, max_iters: int | None, iterations_revision: int,
+                 difficulty_scale: str | None) -> dict:
+    """What a chunk file records of its run: what its rows depend on."""
+    return {"game": game, "search": search, "max_iters": max_iters, "iterations_revision": iterations_revision,
+            "difficulty_scale": difficulty_scale}
+
+
+def manifest_settings(manifest: dict) -> dict:
+    return run_settings(run_game(manifest).key, manifest["search"], manifest["max_iters"],
+                        manifest_iterations_revision(manifest), manifest.get("difficulty_scale"))
+
+
+def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
+    """Where a chunk file was solved with other settings than its run's (a file copied from another
+    run): its rows would mix in without a word. Files from before the record (0.2.0) say nothing."""
+    raw = (schema.metadata or {}).get(RUN_SETTINGS_KEY)
+    if raw is None:
+        return None
+    try:
+        found = json.loads(raw)
+    except ValueError:
+        return "has damaged run settings in its metadata"
+    wanted = manifest_settings(manifest)
+    other = [key for key in wanted if found.get(key) != wanted[key]]
+    if not other:
+        return None
+    theirs, ours = (", ".join(f"{key}={json.dumps(values.get(key))}" for key in other) for values in (found, wanted))
+    return f"was solved by a run of other settings ({theirs}; this run's: {ours})"
+
+
 def difficulty_problem(schema: pa.Schema, scale: str | None) -> str | None:
     """What is wrong with a chunk file's difficulty columns for a run of difficulty `scale` (None: none)."""
     if has_difficulty(schema) == (scale is not None):
@@ -694,10 +728,11 @@ def part_name(deals: DealSet) -> str:
 
 
 def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Game = DEFAULT_GAME,
-               folders: Folders = ()) -> str:
+               folders: Folders = (), settings: dict | None = None) -> str:
     """Write one chunk of deals of `game`; readers see all of it or nothing.
 
     `folders`: the run's (`Session.folders`), checked before the chunk goes into DIR (RunMoved).
+    `settings`: the run's (`run_settings`), kept in the file's metadata (`settings_problem`).
 
     `columns` maps each of ROW_FIELDS to the chunk's values: `deal` as Python
     ints (put in `deal` or `deal_exact` here, the one place that splits them),
@@ -713,6 +748,8 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
         arrays["tag"] = pa.DictionaryArray.from_arrays(pa.array(columns["tag"], pa.int8()), _TAG_VALUES)
     table = pa.Table.from_arrays([arrays[field.name] if field.name in arrays else
                                   pa.array(columns[field.name], field.type) for field in schema], schema=schema)
+    if settings is not None:
+        table = table.replace_schema_metadata({RUN_SETTINGS_KEY: json.dumps(settings, sort_keys=True)})
     name = part_name(deals)
     _write_chunk_file(RunPaths.of(out), name, table, folders)
     return name
@@ -848,7 +885,8 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
             if others and not problem:
                 problem = f"holds deals of game {shown_game(others[0])}, and the run plays {game.key}"
             if manifest is not None and not problem:
-                problem = difficulty_problem(table.schema, manifest.get("difficulty_scale"))
+                problem = (difficulty_problem(table.schema, manifest.get("difficulty_scale"))
+                           or settings_problem(table.schema, manifest))
             # renamed by hand (verify says so too): a chunk solved later could take its name
             held = deals_held(numbers[-1], ms[-1]) if not problem else None
             if held and asked is not None and held - asked:

@@ -174,7 +174,9 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     fields = dataset.ROW_FIELDS + (("difficulty", "tag") if scale is not None else ())
     columns = {name: [row[name] for row in rows] for name in fields}
     columns["outcome"] = [OUTCOMES.index(outcome) for outcome in columns["outcome"]]
-    name = dataset.write_part(task.out, task.deals, columns, kind, task.folders)
+    settings = dataset.run_settings(task.game, task.search, task.max_iters, task.iterations_revision,
+                                    task.difficulty_scale)
+    name = dataset.write_part(task.out, task.deals, columns, kind, task.folders, settings)
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
 

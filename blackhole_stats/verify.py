@@ -105,6 +105,9 @@ def verify(out: str) -> Verification:
                      if key in dataset.GAMES]  # unknown ones: _format_problems
         # Rows of another game, judged by this game's rules, would all look wrong: the line above says it all.
         difficulty_problem = None if foreign else dataset.difficulty_problem(table.schema, scale_name)
+        settings_problem = None if foreign or manifest is None else dataset.settings_problem(table.schema, manifest)
+        if settings_problem:
+            problems.append(f"{name}: {settings_problem}")
         if difficulty_problem:
             problems.append(f"{name}: {difficulty_problem}")
         elif not foreign and scale is not None:

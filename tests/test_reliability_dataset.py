@@ -50,8 +50,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import __version__
-from conftest import (SCRIPT, assert_one_line_failure, bind_mount, cli, fill_up, make_0_1_0_run, manifest_of_0_1_0, pause_env,
-                      release_pause, tmpfs, wait_for_pause)
+from conftest import (SCRIPT, assert_one_line_failure, bind_mount, cli, fill_up, make_0_1_0_run, manifest_of_0_1_0,
+                      pause_env, release_pause, tmpfs, wait_for_pause)
 
 
 def manifest_file(run: Path) -> Path:
@@ -614,6 +614,29 @@ def test_a_resume_refuses_a_part_copied_from_another_run(run_copy, tmp_path):
     (run_copy / "part-7-9-3.parquet").unlink()
     assert_ok(cli("run", "--out", run_copy, "--range", "1-9", "--workers", "1"))
     assert set(pd.read_parquet(run_copy)["outcome"]) <= {"solved", "unsolved"}
+
+
+def test_a_part_of_a_run_of_other_settings_is_refused_for_the_deals_it_holds(run_copy, tmp_path):
+    """Deals the manifest asks for, from a run of another search: taken as done, and `verify` passed
+    (a classic count of 1,810,353 iterations among the fast ones). Every part records its run's
+    settings; one of the same settings is the run's own in all but name, and is taken."""
+    classic, same = tmp_path / "classic", tmp_path / "same"
+    assert_ok(cli("run", "--range", "1-3", "--search", "classic", "--out", classic, "--workers", "1",
+                  "--chunk-size", "3"))
+    assert_ok(cli("run", "--range", "1-3", "--out", same, "--workers", "1", "--chunk-size", "3"))
+    (run_copy / "part-1-3-3.parquet").unlink()
+    shutil.copy(classic / "part-1-3-3.parquet", run_copy)
+    before = snapshot(run_copy)
+    line = assert_one_line_failure(cli("run", "--out", run_copy), 1)
+    assert line == (f"Error: {run_copy / 'part-1-3-3.parquet'} is named like a chunk file but was solved by a run "
+                    'of other settings (search="classic"; this run\'s: search="fast"): move it out of the run '
+                    "directory\n"), line
+    assert snapshot(run_copy) == before
+    checked = cli("verify", run_copy)
+    assert checked.returncode == 1 and 'part-1-3-3.parquet: was solved by a run of other settings (search="classic"' \
+        in checked.stdout.decode()
+    shutil.copy(same / "part-1-3-3.parquet", run_copy)
+    assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
 
 
 def test_report_on_junk_is_one_line(run_copy):

@@ -374,7 +374,7 @@ def test_compare_two_datasets_finds_exactly_the_changed_deals(dataset, rows, tmp
     assert result["contradictions"] == 2
     assert [row["deal"] for row in result["cards_played_differ"]] == [name(closer)]
     assert (result["only_a"], result["only_b"], result["common"]) == (1, 1, len(rows) - 1)
-    text = run_cli(dataset, "--compare", tmp_path / "other").stdout.decode()  # a tester read the columns as the
+    text = run_cli(dataset, "--compare", tmp_path / "other").stdout  # a tester read the columns as the
     assert (f"each column is over its whole dataset ({len(rows):,} and {len(rows):,} deals), not over the "  # common
             f"{len(rows) - 1:,} both hold" in " ".join(text.split()))                                          # deals'
 

@@ -50,13 +50,14 @@ def test_a_reference_deal_solution_plays_out_on_the_reference_text():
 @pytest.mark.parametrize("text, words", [
     ("4S 5S 6C", "leaves 1 card in"),       # legal but not a win
     ("", "leaves 4 cards"),
-    ("4S 5S 6C 7D 8D", "not in a pile"),    # a card that is not there
+    ("4S 5S 8D", "move 3: 8D is not in a pile"),  # a card that is not there
     ("5S 4S 6C 7D", "5S does not fit on 5H"),  # each card needs a rank one away
     ("4S 5S 7D 6C", "move 3: 7D does not fit on 5S"),
     ("4S 7D 5S 6C", "move 2: 7D does not fit on 4S"),
     ("4S XX", "'XX' is not a card"),
     ("4S 5S 6C 6C", "move 4: 6C is not on top of pile 0"),  # played already
-    ("4S 5S 6C 7D 7D", "move 5: 7D is not on top of pile 1"),  # a win, then one more
+    ("4S 5S 6C 7D 7D", "move 5: the piles are already empty"),  # a win, then one more
+    ("4S 5S 6C 7D 8D", "move 5: the piles are already empty"),
 ])
 def test_bad_lines_are_refused_naming_the_move(text, words):
     with pytest.raises(SolutionError, match=words):
