@@ -542,12 +542,15 @@ def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
     try:
         found = json.loads(raw)
     except ValueError:
+        found = None
+    if not isinstance(found, dict):
         return "has damaged run settings in its metadata"
     wanted = manifest_settings(manifest)
     other = [key for key in wanted if found.get(key) != wanted[key]]
     if not other:
         return None
-    theirs, ours = (", ".join(f"{key}={json.dumps(values.get(key))}" for key in other) for values in (found, wanted))
+    theirs, ours = (", ".join(f"{key}={json.dumps(values.get(key))[:40]}" for key in other)
+                    for values in (found, wanted))
     return f"was solved by a run of other settings ({theirs}; this run's: {ours})"
 
 
@@ -885,8 +888,7 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
             if others and not problem:
                 problem = f"holds deals of game {shown_game(others[0])}, and the run plays {game.key}"
             if manifest is not None and not problem:
-                problem = (difficulty_problem(table.schema, manifest.get("difficulty_scale"))
-                           or settings_problem(table.schema, manifest))
+                problem = difficulty_problem(table.schema, manifest.get("difficulty_scale"))
             # renamed by hand (verify says so too): a chunk solved later could take its name
             held = deals_held(numbers[-1], ms[-1]) if not problem else None
             if held and asked is not None and held - asked:
@@ -899,6 +901,8 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
                     remedy = f"rename it {part_name(held)}"  # a name no file has: renaming loses nothing
                 raise DatasetError(f"{path} holds deals {held or 'none'}, not what its name says: {remedy} "
                                    f"(blackhole-stats verify {out} names what each file holds)")
+            if manifest is not None and not problem:
+                problem = settings_problem(table.schema, manifest)
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None

@@ -637,6 +637,12 @@ def test_a_part_of_a_run_of_other_settings_is_refused_for_the_deals_it_holds(run
         in checked.stdout.decode()
     shutil.copy(same / "part-1-3-3.parquet", run_copy)
     assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
+    part = run_copy / "part-1-3-3.parquet"
+    for damaged in (b"[1, 2]", b"not json", b"null", "{\"search\": \"%s\"}" % ("x" * 20_000)):
+        raw = damaged.encode() if isinstance(damaged, str) else damaged
+        pq.write_table(pq.read_table(part).replace_schema_metadata({"blackhole_stats.run_settings": raw}), part)
+        line = assert_one_line_failure(cli("run", "--out", run_copy), 1)
+        assert ("has damaged run settings" in line if len(raw) < 100 else len(line) < 400), line
 
 
 def test_report_on_junk_is_one_line(run_copy):
