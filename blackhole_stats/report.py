@@ -29,7 +29,8 @@ import pyarrow.parquet as pq
 
 from .cards import DECK
 from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
-                      folder_entries, game_numbers, list_run, manifest_iterations_revision, run_game, shown_game)
+                      folder_entries, game_numbers, list_run, manifest_iterations_revision, run_game,
+                      settings_problem, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -471,6 +472,9 @@ class ManifestCheck:
     """Entries of DIR that pandas, pyarrow or polars read with the run's files and the report does not
     (`_unread_strays`: a renamed copy of a part, someone's notes, a folder of them): a notebook's figures
     would count them. (A `*.parquet` file the report reads too: its rows count, and repeats are said.)"""
+    other_settings: tuple[str, ...] = ()
+    """The run's parts whose rows were solved with other settings than the manifest's (a part copied
+    from another run: `run` refuses to go on beside it), counted here with the rest."""
 
     @property
     def matches(self) -> bool:
@@ -487,6 +491,10 @@ class ManifestCheck:
         if self.strays:
             lines.append(f"warning: the directory also holds {', '.join(self.strays)}, not the run's files, "
                          "which other readers of it read: left out here (blackhole-stats verify names them)")
+        if self.other_settings:
+            holds = "holds" if len(self.other_settings) == 1 else "hold"
+            lines.append(f"warning: {', '.join(self.other_settings)} {holds} rows solved with other settings than "
+                         "the run's (a file of another run?), counted here (blackhole-stats verify names them)")
         return lines
 
     @classmethod
@@ -495,7 +503,21 @@ class ManifestCheck:
         held = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy())
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
-                   strays=_unread_strays(source))
+                   strays=_unread_strays(source), other_settings=_parts_of_other_settings(source, manifest))
+
+
+def _parts_of_other_settings(source: str, manifest: dict) -> tuple[str, ...]:
+    """The run's parts that record settings other than its manifest's (their footers only)."""
+    fs, _ = filesystem(source)
+    found = []
+    for path in list_run(source).parts:
+        try:
+            schema = pq.read_schema(path, filesystem=fs)
+        except (pa.ArrowException, OSError):  # the report read its rows: a file gone or changed meanwhile
+            continue
+        if settings_problem(schema, manifest):
+            found.append(posixpath.basename(path))
+    return tuple(found)
 
 
 def _unread_strays(source: str) -> tuple[str, ...]:

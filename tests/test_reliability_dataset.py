@@ -562,7 +562,8 @@ def test_report_counts_a_backup_copy_and_says_so(run_copy):
     assert ("warning: the manifest asks for 6 deals, the dataset has 9 rows: 0 missing, 0 not asked for, "
             "3 repeated") in " ".join(assert_ok(text).split())  # wrapped to 80 columns
     assert json.loads(assert_ok(as_json))["against_manifest"] == {
-        "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3, "strays": []}
+        "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3, "strays": [],
+        "other_settings": []}
 
 
 @pytest.mark.parametrize("error, resources", [
@@ -635,8 +636,15 @@ def test_a_part_of_a_run_of_other_settings_is_refused_for_the_deals_it_holds(run
     checked = cli("verify", run_copy)
     assert checked.returncode == 1 and 'part-1-3-3.parquet: was solved by a run of other settings (search="classic"' \
         in checked.stdout.decode()
+    shown = " ".join(assert_ok(cli("report", run_copy)).split())  # what it counts, it says
+    assert ("warning: part-1-3-3.parquet holds rows solved with other settings than the run's (a file of "
+            "another run?), counted here") in shown, shown
+    assert json.loads(assert_ok(cli("report", run_copy, "--format", "json")))["against_manifest"][
+        "other_settings"] == ["part-1-3-3.parquet"]
+    assert "holds rows solved with other settings" in cli("export", run_copy).stderr.decode()
     shutil.copy(same / "part-1-3-3.parquet", run_copy)
     assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
+    assert "other settings" not in assert_ok(cli("report", run_copy))
     part = run_copy / "part-1-3-3.parquet"
     for damaged in (b"[1, 2]", b"not json", b"null", "{\"search\": \"%s\"}" % ("x" * 20_000)):
         raw = damaged.encode() if isinstance(damaged, str) else damaged
@@ -654,7 +662,8 @@ def test_report_on_junk_is_one_line(run_copy):
 def test_report_says_when_deals_are_missing(run_copy):
     (run_copy / "part-4-6-3.parquet").unlink()
     data = json.loads(assert_ok(cli("report", run_copy, "--format", "json")))
-    assert data["against_manifest"] == {"asked": 6, "rows": 3, "missing": 3, "not_asked_for": 0, "repeated": 0, "strays": []}
+    assert data["against_manifest"] == {"asked": 6, "rows": 3, "missing": 3, "not_asked_for": 0, "repeated": 0, "strays": [],
+                                        "other_settings": []}
 
 
 # ------------------------------------------------------------------ two runs, one directory
