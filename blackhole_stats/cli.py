@@ -173,6 +173,18 @@ def _open_input(path: str) -> Iterator[BinaryIO]:
         raise click.ClickException(f"cannot read {_name(path)}: {error.strerror}") from None
 
 
+def _written(out: str, error: OSError) -> str:
+    """What a run could not write to: DIR, or its side folder DIR.run where that alone is read-only (a
+    mount of its own) and the file was there. (A full disk is the run's, whichever folder met it.)"""
+    from .dataset import READ_ONLY, SIDE_SUFFIX, RunPaths
+
+    paths = RunPaths.of(out)
+    failed = os.fsdecode(error.filename) if isinstance(error.filename, (str, bytes)) else ""
+    there = (error.errno in READ_ONLY and paths.side and os.path.dirname(failed) == paths.side
+             and os.access(paths.root, os.W_OK))
+    return f"{out}{SIDE_SUFFIX}" if there else out
+
+
 def _name(path: str) -> str:
     """A path as messages show it: escaped if it holds a newline or other control characters."""
     if path == "-":
@@ -644,8 +656,8 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
     except OSError as error:
         if error.errno in DISK_FULL | READ_ONLY:
             remedy = "free some space" if error.errno in DISK_FULL else "make it writable"
-            raise click.ClickException(f"cannot write to {out}: {os.strerror(error.errno)}; the finished chunks "
-                                       f"are kept: {remedy}, then resume with: {_resume(out)}") from None
+            raise click.ClickException(f"cannot write to {_written(out, error)}: {os.strerror(error.errno)}; the "
+                                       f"finished chunks are kept: {remedy}, then resume with: {_resume(out)}") from None
         # storage that failed where no check expected it (a server hung up)
         raise click.ClickException(f"cannot use {out}: {first_line(error)}; the finished chunks are kept: "
                                    f"resume with: {_resume(out)}") from None

@@ -768,7 +768,10 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
     _ready_side(paths, folders)
     inside = _across_devices(paths, folders)
     temp = (paths.inside if inside else paths.beside)(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
-    pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)  # see read_part
+    try:
+        pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)  # read_part
+    except OSError as error:
+        raise _naming(error, temp) from None
     _testhooks.pause("chunk-written")
     try:
         _place(paths, folders, temp, paths.inside(name))
@@ -1046,8 +1049,13 @@ def write_manifest(out: str, manifest: dict, folders: Folders = ()) -> None:
             raise
     except OSError as error:
         if error.errno in DISK_FULL | READ_ONLY:  # the run says what to do, and how to resume
-            raise
+            raise _naming(error, temp) from None
         raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
+
+
+def _naming(error: OSError, path: str) -> OSError:
+    """`error` with the file it was about, where pyarrow's names none (the run names its folder)."""
+    return error if error.filename is not None else OSError(error.errno, os.strerror(error.errno or 0), path)
 
 
 def _delete_quietly(fs: pafs.FileSystem, path: str) -> None:

@@ -384,6 +384,24 @@ def test_a_run_directory_bind_mounted_from_the_same_disk(tmp_path):
         assert not list(Path(f"{out}.run").glob(".*tmp*"))
 
 
+def test_a_read_only_side_folder_alone_is_named(tmp_path):
+    """DIR writable, DIR.run read-only (a mount of its own): the line named DIR, which was writable."""
+    if os.geteuid() != 0:
+        pytest.skip("a read-only bind mount needs root")
+    out = tmp_path / "run"
+    assert_ok(cli("run", "--range", "1-3", "--out", out, "--workers", "1"))
+    side = Path(f"{out}.run")
+    if subprocess.run(["mount", "--bind", str(side), str(side)], capture_output=True).returncode != 0:
+        pytest.skip("a bind mount is not permitted here")
+    try:
+        subprocess.run(["mount", "-o", "remount,ro,bind", str(side)], check=True)
+        line = assert_one_line_failure(cli("run", "--range", "1-6", "--out", out, "--workers", "1"), 1)
+        assert line.startswith(f"Error: cannot write to {side}: Read-only file system; the finished chunks are "
+                               "kept: make it writable, then resume with: blackhole-stats run "), line
+    finally:
+        subprocess.run(["umount", "-l", str(side)], check=True)
+
+
 def test_a_full_disk_at_the_first_write(tmp_path):
     with tmpfs(tmp_path / "mnt") as mount:
         out = mount / "run"
