@@ -156,6 +156,10 @@ class Solver:
         search were ever wrong.
         """
         if not isinstance(board, Board):
+            if type(board).__qualname__ == Board.__qualname__ and type(board).__module__ == Board.__module__:
+                raise TypeError("solve takes a Board of this import of blackhole_stats, and this one was made "
+                                "before the package was imported again (a notebook's reload or autoreload): "
+                                "make the Board again, or restart the kernel")
             raise TypeError(f"solve takes a Board (deal(n) or Board.from_text make one), not {type(board).__name__}")
         check_search(search, board.game)
         started = time.perf_counter()

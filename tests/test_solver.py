@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, Phase, example, find, given, settings
@@ -309,3 +311,27 @@ def test_results_that_found_the_same_are_equal_whatever_the_time():
 def test_solve_takes_a_board_and_says_so(not_a_board):
     with pytest.raises(TypeError, match="takes a Board"):
         solve(not_a_board)
+
+
+def test_a_board_from_before_a_reload_is_said_to_be_one():
+    """A notebook's autoreload imports the package again: a Board made before was refused as "not Board"
+    (a tester). In a process of its own, as the reload replaces the package's modules."""
+    script = ("import sys, blackhole_stats as old\n"
+              "board = old.deal(7)\n"
+              "for name in [name for name in sys.modules if name.startswith('blackhole_stats')]:\n"
+              "    del sys.modules[name]\n"
+              "import blackhole_stats as new\n"
+              "try:\n"
+              "    new.solve(board)\n"
+              "except TypeError as error:\n"
+              "    print(error)\n")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert "made before the package was imported again" in shown.stdout, (shown.stdout, shown.stderr)
+    assert new_board_solves(script)
+
+
+def new_board_solves(script: str) -> bool:
+    """The way out it names: a Board made again is taken."""
+    again = script.replace("    new.solve(board)", "    print(new.solve(new.deal(7)).outcome)")
+    return subprocess.run([sys.executable, "-c", again], capture_output=True, text=True,
+                          timeout=120).stdout.strip() in ("solved", "unsolved")
