@@ -518,7 +518,9 @@ class _Cluster:
             scheme, _ = distributed.comm.parse_address(address)
             distributed.comm.registry.get_backend(scheme)  # a scheme Dask does not know
             if scheme in ("tcp", "tls", "ws", "wss"):
-                distributed.comm.get_address_host_port(address)  # no port, or not a number
+                _, port = distributed.comm.get_address_host_port(address)  # no port, or not a number
+                if not 0 < port < 65536:
+                    raise ValueError(f"port {port} is not one from 1 to 65535")
             self._client = distributed.Client(address, timeout=10, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise RunError(f"cannot use the Dask scheduler at {address}: {error}") from None
