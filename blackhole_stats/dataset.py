@@ -535,7 +535,7 @@ def manifest_settings(manifest: dict) -> dict:
 
 def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
     """Where a chunk file was solved with other settings than its run's (a file copied from another
-    run): its rows would mix in without a word. Files from before the record (0.2.0) say nothing."""
+    run): its rows would mix in without a word. Files of earlier versions record none: nothing to say."""
     raw = (schema.metadata or {}).get(RUN_SETTINGS_KEY)
     if raw is None:
         return None
@@ -779,13 +779,11 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
         if inside or error.errno != errno.EXDEV:
             raise
         # One disk, two mount points (a bind mount, a container's volume): the devices match, yet no
-        # rename crosses. Written again in DIR, as across devices, and so from now on.
+        # rename crosses. Written again in DIR, as across devices (_across_devices), and so from now on.
         _NO_RENAME_INTO.add(paths.root)
         with contextlib.suppress(OSError):
             paths.fs.delete_file(temp)
-        temp = paths.inside(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
-        pq.write_table(table, temp, filesystem=paths.fs, compression="zstd", write_page_checksum=True)
-        _place(paths, folders, temp, paths.inside(name))
+        _write_chunk_file(paths, name, table, folders)
 
 
 _NO_RENAME_INTO: set[str] = set()
