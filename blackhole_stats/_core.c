@@ -40,8 +40,10 @@
 #endif
 #if defined(_MSC_VER) && !defined(__clang__)
 #define SSSE3_FUNCTION /* cl compiles any intrinsic anywhere */
+#define ALWAYS_INLINE __forceinline
 #else
 #define SSSE3_FUNCTION __attribute__((target("ssse3"))) /* clang-cl too: it checks, as clang does */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #endif
 #endif
 #endif
@@ -2412,12 +2414,12 @@ static inline void lower_child(uint8_t *entry, const uint8_t t_of[FOUNDATIONS], 
     *entry = (uint8_t)(v < e ? v : e);
 }
 
-/* The heights of the pass's next run: piles 1.. count down as an odometer (pile 0 is the run's
- * own); `left` follows their cards. Returns the highest pile that changed (every pile from 1 to it
- * did), or npiles once every run is done. */
-static inline int next_run(const Position *start, uint8_t *h, int *left)
+/* The heights of the pass's next run: piles 1..np-1 (np: start's piles) count down as an odometer
+ * (pile 0 is the run's own); `left` follows their cards. Returns the highest pile that changed
+ * (every pile from 1 to it did), or np once every run is done. */
+static inline int next_run(const Position *start, int np, uint8_t *h, int *left)
 {
-    for (int p = 1; p < start->npiles; p++) {
+    for (int p = 1; p < np; p++) {
         if (h[p]) {
             h[p]--;
             --*left;
@@ -2426,7 +2428,7 @@ static inline int next_run(const Position *start, uint8_t *h, int *left)
         h[p] = start->h[p];
         *left += start->h[p];
     }
-    return start->npiles;
+    return np;
 }
 
 /* The pass of the heights search: every row from the start's down to 0.
@@ -2471,7 +2473,7 @@ static inline int heights_reach_with(const HeightsSearch *hs, uint64_t spent, ui
             for (int q = 1; q < np; q++)
                 lower_child(row + at[q], t_of, from[q], lookups);
         }
-        int last = next_run(start, h, &left);
+        int last = next_run(start, np, h, &left);
         if (last == np) {
             *positions = n;
             return 1;
@@ -2513,12 +2515,16 @@ static int cpu_has_ssse3(void)
  * wider load). For the same reason the other piles' ranks, which change
  * at the odometer's carries, are kept as 64-bit words (by[]) and moved
  * into vectors whole, not stored byte by byte and loaded. A reached row
- * is stored whole, as heights_line reads it after the pass. */
-static SSSE3_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t spent, uint64_t end,
-                                              Watch *watch, uint64_t *positions, int *fewest_left, int lookups)
+ * is stored whole, as heights_line reads it after the pass.
+ * heights_reach_lanes calls a copy of it for each pile count `np` and
+ * each `lookups`, as constants, so that the loops over the piles unroll
+ * (the pass alone, Golf deals 1..200: 5% to 13% faster). */
+static SSSE3_FUNCTION ALWAYS_INLINE int heights_reach_lanes_of(const HeightsSearch *hs, uint64_t spent,
+                                                               uint64_t end, Watch *watch, uint64_t *positions,
+                                                               int *fewest_left, int lookups, int np)
 {
     const Position *start = hs->start;
-    int np = start->npiles, left = start->left - start->h[0], fewest = *fewest_left;
+    int left = start->left - start->h[0], fewest = *fewest_left;
     uint8_t h[NPILES], *rows = hs->table->rows;
     ptrdiff_t at[LANE_PILES];
     uint64_t by[3] = {0, 0, 0}; /* lane 0 (pile 0's) is 0 here: pile0[k] adds it */
@@ -2574,7 +2580,7 @@ static SSSE3_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t 
                 *entry = (uint8_t)(got < e ? got : e);
             }
         }
-        int last = next_run(start, h, &left);
+        int last = next_run(start, np, h, &left);
         if (last == np) {
             *positions = n;
             *fewest_left = fewest;
@@ -2585,6 +2591,22 @@ static SSSE3_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t 
             for (int j = 0; j < 3; j++)
                 by[j] = (by[j] & ~(0xFFull << 8 * p)) | (uint64_t)hs->onto_top[p][h[p]][j] << 8 * p;
         }
+    }
+}
+
+static SSSE3_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t spent, uint64_t end,
+                                              Watch *watch, uint64_t *positions, int *fewest_left, int lookups)
+{
+    switch (hs->start->npiles * 4 + lookups) { /* at most LANE_PILES piles (see heights_reach) */
+#define LANES_OF(np)                                                                                          \
+    case np * 4 + 2: return heights_reach_lanes_of(hs, spent, end, watch, positions, fewest_left, 2, np);  \
+    case np * 4 + 3: return heights_reach_lanes_of(hs, spent, end, watch, positions, fewest_left, 3, np);
+    LANES_OF(1) LANES_OF(2) LANES_OF(3) LANES_OF(4) LANES_OF(5) LANES_OF(6) LANES_OF(7)
+#undef LANES_OF
+    case LANE_PILES * 4 + 2:
+        return heights_reach_lanes_of(hs, spent, end, watch, positions, fewest_left, 2, LANE_PILES);
+    default:
+        return heights_reach_lanes_of(hs, spent, end, watch, positions, fewest_left, 3, LANE_PILES);
     }
 }
 #endif
