@@ -535,8 +535,10 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
         manifest = read_manifest(dataset)
         game = _game_of(data, dataset, manifest, game_kind, "--game")
         rows = export.select(data, dataset, outcome, wanted)
-        # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ
-        warnings = report.ManifestCheck.of(data, manifest, dataset).warnings() if manifest else []
+        # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ;
+        # without a manifest, files of runs of other settings gathered in one folder
+        mixed = None if manifest else report.mixed_settings(dataset)
+        warnings = report.ManifestCheck.of(data, manifest, dataset).warnings() if manifest else [mixed] if mixed else []
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
     _note_assumed_game(data, manifest, game_kind, dataset, game, "--game")

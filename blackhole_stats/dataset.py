@@ -533,18 +533,27 @@ def manifest_settings(manifest: dict) -> dict:
                         manifest_iterations_revision(manifest), manifest.get("difficulty_scale"))
 
 
-def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
-    """Where a chunk file was solved with other settings than its run's (a file copied from another
-    run): its rows would mix in without a word. Files of earlier versions record none: nothing to say."""
+def recorded_settings(schema: pa.Schema) -> dict | None:
+    """The settings of the run that solved a chunk file's rows (`run_settings`), None where it records
+    none (files of earlier versions); ValueError where they are damaged."""
     raw = (schema.metadata or {}).get(RUN_SETTINGS_KEY)
     if raw is None:
         return None
-    try:
-        found = json.loads(raw)
-    except ValueError:
-        found = None
+    found = json.loads(raw)
     if not isinstance(found, dict):
+        raise ValueError("run settings are no JSON object")
+    return found
+
+
+def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
+    """Where a chunk file was solved with other settings than its run's (a file copied from another
+    run): its rows would mix in without a word. Files of earlier versions record none: nothing to say."""
+    try:
+        found = recorded_settings(schema)
+    except ValueError:
         return "has damaged run settings in its metadata"
+    if found is None:
+        return None
     wanted = manifest_settings(manifest)
     other = [key for key in wanted if found.get(key) != wanted[key]]
     if not other:

@@ -29,8 +29,8 @@ import pyarrow.parquet as pq
 
 from .cards import DECK
 from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
-                      folder_entries, game_numbers, list_run, manifest_iterations_revision, run_game,
-                      settings_problem, shown_game)
+                      folder_entries, game_numbers, list_run, manifest_iterations_revision, recorded_settings,
+                      run_game, settings_problem, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -520,6 +520,38 @@ def _parts_of_other_settings(source: str, manifest: dict) -> tuple[str, ...]:
     return tuple(found)
 
 
+def mixed_settings(source: str) -> str | None:
+    """Where the Parquet files of a dataset without a manifest (files of several runs gathered in one
+    folder) record runs of different settings, a warning naming them: a classic run's iteration counts
+    beside a fast run's, or deals left intractable under a budget beside deals of none, would be
+    counted as one study without a word. Files that record none (earlier versions, CSV) say nothing,
+    as does a `source` that names no files (a frame built in a notebook, labelled)."""
+    try:
+        fs, root, files = data_files(source)
+    except DatasetError:
+        return None
+    found: dict[str, tuple[dict, list[str]]] = {}  # by the settings as JSON
+    for path in files:
+        if not path.lower().endswith(".parquet"):
+            continue
+        try:
+            settings = recorded_settings(pq.read_schema(path, filesystem=fs))
+        except (pa.ArrowException, OSError, ValueError):  # read moments ago: changed meanwhile, or damaged
+            continue
+        if settings is not None:
+            found.setdefault(json.dumps(settings, sort_keys=True), (settings, []))[1].append(
+                posixpath.relpath(path, root))
+    if len(found) < 2:
+        return None
+    runs = list(found.values())
+    differ = [key for key in runs[0][0] if any(run.get(key) != runs[0][0].get(key) for run, _ in runs)]
+    kinds = "; ".join(
+        f"{', '.join(f'{key}={json.dumps(run.get(key))}' for key in differ)}: "
+        f"{len(names)} file{'s' if len(names) > 1 else ''} ({names[0]}{', ...' if len(names) > 1 else ''})"
+        for run, names in runs)
+    return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
+
+
 def _unread_strays(source: str) -> tuple[str, ...]:
     """The entries of the run directory `source` that other readers read and the report does not: files
     other than `*.parquet`, and folders holding any (a `*.parquet` file the report reads too)."""
@@ -567,6 +599,8 @@ class Report:
     manifest: dict = field(default_factory=dict)
     against_manifest: ManifestCheck | None = None
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
+    mixed_settings: str | None = None
+    """Without a manifest: the warning that its files record runs of different settings (`mixed_settings`)."""
 
 
 def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
@@ -651,6 +685,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         difficulty=_difficulty_table(data) if "tag" in data else None,
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
         against_manifest=ManifestCheck.of(listed, manifest, source) if manifest else None,
+        mixed_settings=None if manifest else mixed_settings(source),
     )
 
 
@@ -868,6 +903,8 @@ def _warnings(report: Report) -> list[str]:
         warnings.append(f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once)")
     if report.against_manifest is not None:
         warnings += report.against_manifest.warnings()
+    if report.mixed_settings is not None:
+        warnings.append(report.mixed_settings)
     return warnings
 
 

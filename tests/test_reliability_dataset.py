@@ -671,6 +671,31 @@ def test_a_part_of_a_run_of_other_settings_is_refused_for_the_deals_it_holds(run
         assert ("has damaged run settings" in line if len(raw) < 100 else len(line) < 400), line
 
 
+def test_files_of_runs_of_other_settings_gathered_without_a_manifest_are_said(run_copy, tmp_path):
+    """The parts of two runs copied into one folder (no manifest: nothing to check them against): a
+    classic run's iteration counts and a budgeted run's intractable deals were reported with the rest
+    as one study, without a word. Parts of one run's settings gathered so say nothing."""
+    classic, budget, gathered = tmp_path / "classic", tmp_path / "budget", tmp_path / "gathered"
+    assert_ok(cli("run", "--range", "7-9", "--search", "classic", "--out", classic, "--workers", "1",
+                  "--chunk-size", "3"))
+    assert_ok(cli("run", "--range", "10-12", "--max-iters", "1", "--out", budget, "--workers", "1", "--chunk-size", "3"))
+    gathered.mkdir()
+    for part in run_copy.glob("part-*.parquet"):
+        shutil.copy(part, gathered)
+    for quiet in (cli("report", gathered), cli("export", gathered)):
+        assert "different settings" not in assert_ok(quiet) + quiet.stderr.decode()
+    shutil.copy(classic / "part-7-9-3.parquet", gathered)
+    shutil.copy(budget / "part-10-12-3.parquet", gathered)
+    shown = " ".join(assert_ok(cli("report", gathered)).split())
+    assert ("warning: the files were solved by runs of different settings (max_iters=null, search=\"fast\": 2 files "
+            "(part-1-3-3.parquet, ...); max_iters=1, search=\"fast\": 1 file (part-10-12-3.parquet); "
+            "max_iters=null, search=\"classic\": 1 file (part-7-9-3.parquet)), counted here together") in shown, shown
+    assert "different settings" in json.loads(assert_ok(cli("report", gathered, "--format", "json")))["mixed_settings"]
+    assert "warning: the files were solved by runs of different settings" in cli("export", gathered).stderr.decode()
+    assert "A: warning: the files were solved by runs of different settings" in assert_ok(
+        cli("report", run_copy, "--compare", gathered)).replace("B: warning", "A: warning")
+
+
 def test_report_on_junk_is_one_line(run_copy):
     (run_copy / "junk.parquet").write_bytes(os.urandom(300))
     line = assert_one_line_failure(cli("report", run_copy), 1)
