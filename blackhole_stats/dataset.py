@@ -399,14 +399,27 @@ def list_run(out: str) -> RunFiles:
             files.parts.append(info.path)
         elif is_file and _TEMP.fullmatch(name):
             files.temporary.append(info.path)
+        elif info.type == pafs.FileType.Unknown:  # a FIFO, a socket: the readers pass them by, but DuckDB
+            if name.endswith(".parquet"):            # opens what its pattern matches
+                files.strays.append((name, "DuckDB"))
         else:
             readers = _readers_of(name, is_file, info.size if is_file else folder_entries(paths.fs, info.path, out))
             if readers:
                 files.strays.append((name + ("" if is_file else "/"), readers))
+    files.strays = sorted(files.strays + _dangling_links(local_path(out)))
     if paths.side is not None:
         files.temporary += sorted(info.path for info in folder_entries(paths.fs, paths.side, out)
                                   if info.type == pafs.FileType.File and _TEMP.fullmatch(info.base_name))
     return files
+
+
+def _dangling_links(root: str | None) -> list[tuple[str, str]]:
+    """The links in the local DIR `root` to nothing, which pyarrow does not list and polars fails on."""
+    if root is None or not os.path.isdir(root):
+        return []
+    with os.scandir(root) as entries:
+        return [(entry.name, "polars (a link to nothing, which it fails on)") for entry in entries
+                if entry.is_symlink() and not os.path.exists(entry.path)]
 
 
 def _readers_of(name: str, is_file: bool, content) -> str:

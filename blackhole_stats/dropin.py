@@ -236,8 +236,7 @@ def read_board(path: str, game):
         with open(path, "rb") as stream:
             return Board.read(stream, game, every_pile=True)
     except OSError as error:
-        shown = path if path.isprintable() else repr(path)
-        raise Failure(f"Cannot open '{shown}' for reading! ({error.strerror})", EXIT_ERROR) from None
+        raise Failure(f"Cannot open {_shown_path(path)} for reading! ({error.strerror})", EXIT_ERROR) from None
     except ValueError as error:  # BoardParseError, and a Board's own checks
         raise Failure(f"Error reading the board! {error}", EXIT_ERROR) from None
 
@@ -293,6 +292,12 @@ def run(argv: list[str]) -> int:
     return {"solved": EXIT_SOLVED, "unsolved": EXIT_UNSOLVED, "intractable": EXIT_INTRACTABLE}[result.outcome]
 
 
+def _shown_path(path: str) -> str:
+    """A file name in the peer's quotes, or as repr (quotes of its own) where it has a newline, a control
+    character or bytes that are not text, so that the message stays one line."""
+    return f"'{path}'" if path.isprintable() else repr(path)
+
+
 def _write(text: str, path: str | None) -> None:
     """To the file or standard output. The file is written beside itself and renamed over the old one
     (so its folder must take a new file, where the peer only needs the file writable): a full disk
@@ -300,10 +305,12 @@ def _write(text: str, path: str | None) -> None:
     if path is not None:
         from .atomic import replace_text  # here: only --output needs it, and start-up counts
 
+        if not path:
+            raise Failure("Cannot write ''! (an empty name is no file)", EXIT_ERROR)
         try:
             replace_text(path, text)
         except OSError as error:
-            raise Failure(f"Cannot write '{path}'! ({error.strerror})", EXIT_ERROR) from None
+            raise Failure(f"Cannot write {_shown_path(path)}! ({error.strerror})", EXIT_ERROR) from None
         return
     if sys.stdout is None:
         raise Failure("Error! Standard output is closed.", EXIT_ERROR)

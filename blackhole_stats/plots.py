@@ -27,7 +27,7 @@ LOG_SPAN = 100
 
 
 class PlotsUnavailable(RuntimeError):
-    """matplotlib is not installed."""
+    """matplotlib is not installed, or will not start."""
 
 
 def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GAME) -> list[Path]:
@@ -40,6 +40,8 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
         from matplotlib.figure import Figure
     except ImportError:
         raise PlotsUnavailable("plots need matplotlib: pip install 'blackhole-stats[plots]'") from None
+    except ValueError as error:  # its settings refused at import, such as an unknown MPLBACKEND
+        raise PlotsUnavailable(f"matplotlib cannot start: {str(error).split(';')[0][:200]}") from None
     data = one_row_per_deal(data)
     out_dir = Path(out_dir)
     created = not out_dir.is_dir()

@@ -28,9 +28,9 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
-                      folder_entries, game_numbers, list_run, manifest_iterations_revision, recorded_settings,
-                      run_game, settings_problem, shown_game)
+from .dataset import (GAMES, RESULTS_FORMAT, DatasetError, data_files, deals_held, expected_deals, filesystem,
+                      first_line, folder_entries, game_numbers, list_run, manifest_format,
+                      manifest_iterations_revision, recorded_settings, run_game, settings_problem, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -144,6 +144,9 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
                               filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
+    for field in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
+        if field.name != "deal" and pa.types.is_nested(field.type):
+            raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")
     # the columns alone: a pyarrow-backed pandas frame saved back names types pandas cannot rebuild
     frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas(
         ignore_metadata=True)
@@ -292,6 +295,11 @@ def _normalize(frame: pd.DataFrame, source: str) -> pd.DataFrame:
     for column, dtype in (("iterations", "int64"), ("cards_played", "Int64"), ("seconds", "float64")):
         if column in frame:
             data[column] = _numbers(frame, source, column).astype(dtype).array
+    lone = [name for name in ("difficulty", "tag") if name in frame and frame[name].notna().any()]
+    if len(lone) == 1 and ("difficulty" in frame) != ("tag" in frame):  # half a table, which it would drop
+        other = "tag" if lone == ["difficulty"] else "difficulty"
+        raise DatasetError(f"{source}: column {lone[0]} without column {other} (a run with --difficulty "
+                           "writes both)")
     if "difficulty" in frame and "tag" in frame:
         scores = _numbers(frame, source, "difficulty")
         tags = frame["tag"].astype(object)
@@ -905,6 +913,10 @@ def _warnings(report: Report) -> list[str]:
         warnings += report.against_manifest.warnings()
     if report.mixed_settings is not None:
         warnings.append(report.mixed_settings)
+    held = manifest_format(report.manifest) if report.manifest else RESULTS_FORMAT
+    if held is None or held > RESULTS_FORMAT:
+        warnings.append(f"warning: the run's results format ({held or 'not recorded'}) is newer than this version's "
+                        f"({RESULTS_FORMAT}): these are the columns this version knows, read as it reads them")
     return warnings
 
 

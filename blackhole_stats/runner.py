@@ -515,12 +515,14 @@ class _Cluster:
         try:
             # An address Client cannot parse leaves a half-made Client whose clean-up at exit waits
             # 20 s and prints a traceback: such an address is refused before one is made.
-            scheme, _ = distributed.comm.parse_address(address)
+            scheme, location = distributed.comm.parse_address(address)
             distributed.comm.registry.get_backend(scheme)  # a scheme Dask does not know
             if scheme in ("tcp", "tls", "ws", "wss"):
-                _, port = distributed.comm.get_address_host_port(address)  # no port, or not a number
-                if not 0 < port < 65536:
-                    raise ValueError(f"port {port} is not one from 1 to 65535")
+                host, _, port = location.rpartition(":")  # [::1]:8786 too
+                if not host:
+                    raise ValueError("missing port number (tcp://HOST:PORT)")
+                if not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
+                    raise ValueError(f"port {port!r} is not a number from 1 to 65535")
             self._client = distributed.Client(address, timeout=10, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise RunError(f"cannot use the Dask scheduler at {address}: {error}") from None

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import fs as pafs
 
-from . import dataset, difficulty
+from . import __version__, dataset, difficulty
 from .dealing import DealNumberError, GameNumber, deal
 from .deals import DealSet, Run
 from .games import Game
@@ -53,6 +53,15 @@ def verify(out: str) -> Verification:
     if manifest is None:
         where = paths.beside(dataset.MANIFEST_NAME) if paths.side else paths.inside(dataset.OLD_MANIFEST_NAME)
         raise dataset.DatasetError(f"there is no run in {out} (no {where})")
+    run_format = dataset.manifest_format(manifest)
+    if run_format is None:
+        raise dataset.DatasetError(f"{out} holds a run written by {dataset.TOOL} {manifest.get('version')!r}, whose "
+                                   f"results format this version ({__version__}) does not know: verify it with the "
+                                   "version that wrote it")
+    if run_format > dataset.RESULTS_FORMAT:  # its files are no upgrade to finish
+        raise dataset.DatasetError(f"{out} holds results of format {run_format}, newer than this version "
+                                   f"({__version__}) reads (format {dataset.RESULTS_FORMAT}): verify it with the "
+                                   "version that wrote it")
     files = dataset.list_run(out)
     problems = [f"{name}: not a file of this run, yet read by {readers}: move it out of the run directory"
                 for name, readers in files.strays]
@@ -64,7 +73,6 @@ def verify(out: str) -> Verification:
                         "directory removes it)" for path in files.temporary}
     problems += [line for path, line in unfinished.items() if posixpath.dirname(path) == paths.root]
     notes = tuple(line for path, line in unfinished.items() if posixpath.dirname(path) != paths.root)
-    run_format = dataset.manifest_format(manifest)
     rules = dataset.run_game(manifest)  # a game this version does not play: DatasetError, nothing can be checked
     scale_name = manifest.get("difficulty_scale")
     scale = difficulty.SCALES.get(scale_name)

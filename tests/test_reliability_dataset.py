@@ -696,6 +696,63 @@ def test_files_of_runs_of_other_settings_gathered_without_a_manifest_are_said(ru
         cli("report", run_copy, "--compare", gathered)).replace("B: warning", "A: warning")
 
 
+def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
+    """polars fails on a dangling link in DIR, which pyarrow's listing leaves out: verify said ok and run
+    added rows beside it. A FIFO or socket was listed as a folder, and the error named DIR ('cannot list
+    DIR: Not a directory'); the readers pass it by, so the run does too (DuckDB opens one named *.parquet)."""
+    (run_copy / "notes").symlink_to(run_copy / "gone")
+    checked = cli("verify", run_copy)
+    assert checked.returncode == 1 and "notes: not a file of this run, yet read by polars (a link to nothing" \
+        in checked.stdout.decode(), checked.stdout
+    assert "notes, which is not a file of this run" in assert_one_line_failure(cli("run", "--out", run_copy), 1)
+    (run_copy / "notes").unlink()
+    os.mkfifo(run_copy / "pipe")
+    assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
+    assert_ok(cli("run", "--out", run_copy, "--range", "1-7", "--workers", "1"))
+    assert "7 deals" in assert_ok(cli("report", run_copy))
+    os.mkfifo(run_copy / "pipe.parquet")
+    assert "pipe.parquet: not a file of this run, yet read by DuckDB" in cli("verify", run_copy).stdout.decode()
+
+
+def test_a_run_of_a_newer_results_format_is_said_so(run_copy):
+    """verify called it an interrupted upgrade that the next run finishes; run refuses it (this version
+    cannot write it), and report read it without a word."""
+    manifest = run_copy.parent / (run_copy.name + ".run") / "manifest.json"
+    held = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**held, "results_format": 3}))
+    line = assert_one_line_failure(cli("verify", run_copy), 1)
+    assert line == (f"Error: {run_copy} holds results of format 3, newer than this version ({__version__}) reads "
+                    "(format 2): verify it with the version that wrote it\n"), line
+    assert "warning: the run's results format (3) is newer than this version's (2)" in " ".join(
+        assert_ok(cli("report", run_copy)).split())
+
+
+@pytest.mark.parametrize("column, bad", [("outcome", pa.array([["unsolved"], ["solved"]])),
+                                         ("outcome", pa.array([{"o": "unsolved"}, {"o": "solved"}])),
+                                         ("game", pa.array([["golf"], ["golf"]])),
+                                         ("game", pa.array([[("k", "golf")], [("k", "golf")]],
+                                                           pa.map_(pa.string(), pa.string()))),
+                                         ("iterations", pa.array([[8], [176]]))])
+def test_a_column_of_lists_structs_or_maps_is_one_line(tmp_path, column, bad):
+    """A traceback (unhashable type) from report, export and --compare; `deal` already had its line."""
+    columns = {"deal": [1, 2], "outcome": ["unsolved", "solved"], "iterations": [8, 176], "cards_played": [3, 51]}
+    path = tmp_path / "nested.parquet"
+    pq.write_table(pa.table({**columns, column: bad}), path)
+    for command in (["report", path], ["export", path], ["report", path, "--compare", path]):
+        line = assert_one_line_failure(cli(*command), 1)
+        read_as = pq.read_schema(path).field(column).type  # as Parquet gives it back: list<element: ...>
+        assert line == f"Error: {path}: column {column} is {read_as}, not one value a row\n", line
+
+
+def test_a_tag_column_without_its_scores_is_refused(tmp_path):
+    """It was dropped without a word, a tag on an unsolvable deal with it; export said 'no difficulty tags'."""
+    path = tmp_path / "tags.parquet"
+    pq.write_table(pa.table({"deal": [1, 2], "outcome": ["unsolved", "solved"], "iterations": [8, 176],
+                             "cards_played": pa.array([3, 51], pa.int8()), "tag": ["easy", None]}), path)
+    for command in (["report", path], ["export", path, "--tag", "easy"]):
+        assert "column tag without column difficulty" in assert_one_line_failure(cli(*command), 1)
+
+
 def test_report_on_junk_is_one_line(run_copy):
     (run_copy / "junk.parquet").write_bytes(os.urandom(300))
     line = assert_one_line_failure(cli("report", run_copy), 1)

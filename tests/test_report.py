@@ -337,6 +337,15 @@ def test_plots_without_matplotlib_say_how_to_install(monkeypatch, tmp_path, data
     assert not (tmp_path / "plots").exists()
 
 
+def test_plots_with_a_backend_matplotlib_refuses_are_one_line(dataset, tmp_path):
+    """An unknown MPLBACKEND made matplotlib's import raise ValueError: a traceback, and no report."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    result = cli("report", dataset, "--plots", tmp_path / "plots", env={"MPLBACKEND": "no-such-backend"})
+    line = assert_one_line_failure(result, 1)
+    assert line == "Error: matplotlib cannot start: Key backend: 'no-such-backend' is not a valid value for backend\n"
+    assert not (tmp_path / "plots").exists()
+
+
 def test_plots_refused_by_a_full_disk_leave_no_empty_folder(dataset, tmp_path):
     """A plots folder the command made is taken away again when not one chart fit in it."""
     pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")

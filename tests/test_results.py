@@ -351,6 +351,16 @@ def test_readme_family_speed_table_is_the_committed_bench_output():
         assert summary["command"] == f"python scripts/bench_solver.py --deals 1-1000 --repeats 5 --game {game}"
 
 
+def test_readme_memory_figure_is_a_new_solvers():
+    """README's 'N MiB in all' is what a fresh Solver holds (it had said 69 MiB for a while after the
+    tables grew a byte a slot)."""
+    from blackhole_stats import _core
+
+    text = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    held = _core.Solver().memory_bytes / 2**20
+    assert f"2^22 slots ({held:.0f} MiB in all, `Solver().memory_bytes`;" in text, held
+
+
 def bench_summary(name: str) -> dict:
     """A measuring script's committed summary (results/bench/NAME), which README quotes."""
     path = RESULTS / "bench" / name
