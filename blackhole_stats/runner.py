@@ -419,10 +419,14 @@ class _Tally:
             log.error("chunk %s failed: %s", deals, error, extra=_LOG_FILE_ONLY)
             raise error
         # a lost worker, an I/O error: the next chunk would fail too
-        log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
-        said = isinstance(error, MemoryError) or isinstance(error, RuntimeError) and not isinstance(
-            error, futures.BrokenExecutor)  # BrokenProcessPool's own text is long
-        cause = type(error).__name__ + (f": {error}" if said and str(error) else "")
+        if isinstance(error, futures.process.BrokenProcessPool):  # which chunk its worker held, it does not say
+            cause = "a worker process died (killed, or out of memory?): every chunk in flight failed with it"
+            log.error("chunk %s failed: %s", deals, cause, exc_info=error)
+        else:
+            log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
+            said = isinstance(error, MemoryError) or isinstance(error, RuntimeError) and not isinstance(
+                error, futures.BrokenExecutor)  # a broken pool's own text is long
+            cause = type(error).__name__ + (f": {error}" if said and str(error) else "")
         self.failed_chunks += 1
         self.broken[cause] = self.broken.get(cause, DealSet()) | deals
         return False
