@@ -139,6 +139,8 @@ class Commands(click.Group):
             else:
                 click.echo(f"Error: cannot write to standard output: {error}", err=True)
                 status = 1
+        _ignore_signals()  # the status stands; Python's own ending would let SIGTERM kill it without a word
+        pause("command-ending")
         sys.exit(status)
 
 
@@ -720,11 +722,17 @@ def _resume(out: str | None) -> str:
     return shlex.join(["blackhole-stats", *kept])
 
 
+def _ignore_signals() -> None:
+    """The process is ending: nothing may cut its last word short or change its status (a complete run
+    exited 143 with no line when SIGTERM came as the interpreter shut down)."""
+    for name in interrupts.SIGNALS:
+        signal.signal(name, signal.SIG_IGN)
+
+
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
     """The last word of an interrupted command: what was done, how to resume a run (in `out`), 128 + the
     signal."""
-    for name in interrupts.SIGNALS:  # the process is ending: nothing may cut this short
-        signal.signal(name, signal.SIG_IGN)
+    _ignore_signals()
     try:
         click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     except OSError:  # the terminal went away with the hang-up: the status still says it
