@@ -31,7 +31,7 @@
 #include <emmintrin.h> /* see moves_win_below */
 #if defined(__GNUC__) || defined(_MSC_VER)
 /* SSSE3's byte shuffle for the heights search's pass (heights_reach_lanes),
- * compiled for that one function and used where the CPU has it (every
+ * compiled for those functions alone and used where the CPU has it (every
  * x86-64 CPU since about 2011): a default build targets plain x86-64. */
 #define SHUFFLE_LANES 1
 #include <tmmintrin.h>
@@ -2605,7 +2605,7 @@ static SSSE3_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t 
 #undef LANES_OF
     case LANE_PILES * 4 + 2:
         return heights_reach_lanes_of(hs, spent, end, watch, positions, fewest_left, 2, LANE_PILES);
-    default:
+    default: /* LANE_PILES * 4 + 3, the one case left: heights_reach asks for 2 or 3 lookups, 1..LANE_PILES piles */
         return heights_reach_lanes_of(hs, spent, end, watch, positions, fewest_left, 3, LANE_PILES);
     }
 }

@@ -139,7 +139,7 @@ class Commands(click.Group):
             else:
                 click.echo(f"Error: cannot write to standard output: {error}", err=True)
                 status = 1
-        _ignore_signals()  # the status stands; Python's own ending would let SIGTERM kill it without a word
+        _end_on_signals(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
         pause("command-ending")
         sys.exit(status)
 
@@ -537,10 +537,8 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
         manifest = read_manifest(dataset)
         game = _game_of(data, dataset, manifest, game_kind, "--game")
         rows = export.select(data, dataset, outcome, wanted)
-        # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ;
-        # without a manifest, files of runs of other settings gathered in one folder
-        mixed = None if manifest else report.mixed_settings(dataset)
-        warnings = report.ManifestCheck.of(data, manifest, dataset).warnings() if manifest else [mixed] if mixed else []
+        # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ
+        warnings = report.source_warnings(data, manifest, dataset)
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
     _note_assumed_game(data, manifest, game_kind, dataset, game, "--game")
@@ -722,21 +720,24 @@ def _resume(out: str | None) -> str:
     return shlex.join(["blackhole-stats", *kept])
 
 
-def _ignore_signals() -> None:
-    """The process is ending: nothing may cut its last word short or change its status (a complete run
-    exited 143 with no line when SIGTERM came as the interpreter shut down)."""
+def _end_on_signals(status: int) -> None:
+    """The command's status is decided and its last word said: a signal from here on ends the process at
+    once with that status (a complete run exited 143 with no line when SIGTERM came as the interpreter
+    shut down), and still ends it (ignored, it could not stop a shut-down that hangs)."""
     for name in interrupts.SIGNALS:
-        signal.signal(name, signal.SIG_IGN)
+        signal.signal(name, lambda signum, frame: os._exit(status))
 
 
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
     """The last word of an interrupted command: what was done, how to resume a run (in `out`), 128 + the
     signal."""
-    _ignore_signals()
+    for name in interrupts.SIGNALS:  # nothing may cut the last word short
+        signal.signal(name, signal.SIG_IGN)
     try:
         click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     except OSError:  # the terminal went away with the hang-up: the status still says it
         pass
+    _end_on_signals(128 + signum)
     sys.exit(128 + signum)
 
 

@@ -552,7 +552,10 @@ def recorded_settings(schema: pa.Schema) -> dict | None:
     raw = (schema.metadata or {}).get(RUN_SETTINGS_KEY)
     if raw is None:
         return None
-    found = json.loads(raw)
+    try:
+        found = json.loads(raw)
+    except RecursionError:  # "[[[[..." nested past the parser's depth
+        raise ValueError("run settings nested too deep") from None
     if not isinstance(found, dict):
         raise ValueError("run settings are no JSON object")
     return found
@@ -1370,15 +1373,24 @@ def _folder_ids(folders: list[str], out: str) -> dict[str, tuple[int, int]]:
     return ids
 
 
-def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None,
-                    difficulty_scale: str | None, game: Game | None) -> None:
+def format_problem(manifest: dict) -> str | None:
+    """Where a run's results are of a format this version cannot read as it wrote them (newer, or not
+    recorded by an unknown version): what to say of it, for `run` (refuses), `verify` (refuses) and
+    `report` (warns), each with its own advice."""
     found = manifest_format(manifest)
     if found is None:
-        raise DatasetError(f"{out} holds a run written by {TOOL} {manifest.get('version')!r}, whose results "
-                           f"format this version ({__version__}) does not know: use another --out")
+        return (f"holds a run written by {TOOL} {manifest.get('version')!r}, whose results format this version "
+                f"({__version__}) does not know")
     if found > RESULTS_FORMAT:
-        raise DatasetError(f"{out} holds results of format {found}; this version ({__version__}) writes "
-                           f"format {RESULTS_FORMAT}: use another --out")
+        return f"holds results of format {found}, newer than this version ({__version__}) reads (format {RESULTS_FORMAT})"
+    return None
+
+
+def _check_settings(out: str, manifest: dict, search: str, max_iters: int | None,
+                    difficulty_scale: str | None, game: Game | None) -> None:
+    problem = format_problem(manifest)
+    if problem:
+        raise DatasetError(f"{out} {problem}: use another --out")
     check_held_settings(out, manifest, game)
     if manifest.get("difficulty_scale") != difficulty_scale:
         asked = "without --difficulty" if difficulty_scale is None else f"with difficulty scale {difficulty_scale}"

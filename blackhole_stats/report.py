@@ -13,6 +13,7 @@ refused rather than summed. `--compare` works across games of the same deals.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import posixpath
@@ -28,9 +29,9 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, RESULTS_FORMAT, DatasetError, data_files, deals_held, expected_deals, filesystem,
-                      first_line, folder_entries, game_numbers, list_run, manifest_format,
-                      manifest_iterations_revision, recorded_settings, run_game, settings_problem, shown_game)
+from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
+                      folder_entries, format_problem, game_numbers, list_run, manifest_iterations_revision,
+                      recorded_settings, run_game, settings_problem, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -78,11 +79,12 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     """
     source = str(path)
     fs, root, files = data_files(source)
-    frames = []
+    frames, settings = [], {}
     for file in files:
         game = _folder_game(root, file)
         _check_readable_kind(file)
-        frame = _read_csv(fs, file, required) if file.lower().endswith(".csv") else _read_parquet(fs, file, required)
+        frame = (_read_csv(fs, file, required) if file.lower().endswith(".csv")
+                 else _read_parquet(fs, file, required, settings))
         if game is not None and "game" in frame:
             other = frame["game"][frame["game"] != game]  # keys by now (_game_keys)
             if len(other):  # DuckDB and polars would take the folder's word, pandas and pyarrow refuse
@@ -94,7 +96,15 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
                   for frame in frames]                                             # a run half upgraded)
     if any("ms" in frame for frame in frames):  # a file without the column holds ordinary deals, not nulls
         frames = [frame if "ms" in frame else frame.assign(ms=False) for frame in frames]
-    return _normalize(pd.concat(frames, ignore_index=True), source)
+    data = _normalize(pd.concat(frames, ignore_index=True), source)
+    data.attrs[RUN_SETTINGS] = {posixpath.relpath(file, root) if file != root else posixpath.basename(file): found
+                                for file, found in settings.items()}
+    return data
+
+
+RUN_SETTINGS = "blackhole_stats.run_settings"
+"""`load`'s frame's attrs key: the run settings each Parquet file records (`dataset.recorded_settings`), by
+its path under the dataset, for `mixed_settings`."""
 
 
 _UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".txt": "text (export's list of numbers?)",
@@ -136,9 +146,11 @@ def _folder_game(root: str, file: str) -> str | None:
     return game
 
 
-def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
+def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> pd.DataFrame:
+    """The file's rows; the run settings it records go into settings[file] (none: not there)."""
     try:
-        names = pq.read_schema(file, filesystem=fs).names
+        schema = pq.read_schema(file, filesystem=fs)
+        names = schema.names
         _check_columns(file, names, required)
         table = pq.read_table(file, columns=[name for name in FILE_COLUMNS if name in names],
                               filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
@@ -147,6 +159,10 @@ def _read_parquet(fs, file: str, required: tuple[str, ...]) -> pd.DataFrame:
     for field in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
         if field.name != "deal" and pa.types.is_nested(field.type):
             raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")
+    with contextlib.suppress(ValueError):  # damaged: verify and run name it; a report of rows has no use for it
+        found = recorded_settings(schema)
+        if found is not None:
+            settings[file] = found
     # the columns alone: a pyarrow-backed pandas frame saved back names types pandas cannot rebuild
     frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas(
         ignore_metadata=True)
@@ -528,33 +544,21 @@ def _parts_of_other_settings(source: str, manifest: dict) -> tuple[str, ...]:
     return tuple(found)
 
 
-def mixed_settings(source: str) -> str | None:
+def mixed_settings(data: pd.DataFrame) -> str | None:
     """Where the Parquet files of a dataset without a manifest (files of several runs gathered in one
-    folder) record runs of different settings, a warning naming them: a classic run's iteration counts
-    beside a fast run's, or deals left intractable under a budget beside deals of none, would be
-    counted as one study without a word. Files that record none (earlier versions, CSV) say nothing,
-    as does a `source` that names no files (a frame built in a notebook, labelled)."""
-    try:
-        fs, root, files = data_files(source)
-    except DatasetError:
-        return None
+    folder) record runs of different settings (`load` keeps them in the frame's attrs), a warning naming
+    them: a classic run's iteration counts beside a fast run's, or deals left intractable under a budget
+    beside deals of none, would be counted as one study without a word. Files that record none (earlier
+    versions, CSV) say nothing, nor does a frame that did not come from `load`."""
     found: dict[str, tuple[dict, list[str]]] = {}  # by the settings as JSON
-    for path in files:
-        if not path.lower().endswith(".parquet"):
-            continue
-        try:
-            settings = recorded_settings(pq.read_schema(path, filesystem=fs))
-        except (pa.ArrowException, OSError, ValueError):  # read moments ago: changed meanwhile, or damaged
-            continue
-        if settings is not None:
-            found.setdefault(json.dumps(settings, sort_keys=True), (settings, []))[1].append(
-                posixpath.relpath(path, root))
+    for name, settings in sorted(data.attrs.get(RUN_SETTINGS, {}).items()):
+        found.setdefault(json.dumps(settings, sort_keys=True), (settings, []))[1].append(name)
     if len(found) < 2:
         return None
     runs = list(found.values())
-    differ = [key for key in runs[0][0] if any(run.get(key) != runs[0][0].get(key) for run, _ in runs)]
+    differ = sorted({key for run, _ in runs for key in run if any(other.get(key) != run.get(key) for other, _ in runs)})
     kinds = "; ".join(
-        f"{', '.join(f'{key}={json.dumps(run.get(key))}' for key in differ)}: "
+        f"{', '.join(f'{key}={json.dumps(run.get(key))[:40]}' for key in differ)}: "
         f"{len(names)} file{'s' if len(names) > 1 else ''} ({names[0]}{', ...' if len(names) > 1 else ''})"
         for run, names in runs)
     return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
@@ -562,7 +566,8 @@ def mixed_settings(source: str) -> str | None:
 
 def _unread_strays(source: str) -> tuple[str, ...]:
     """The entries of the run directory `source` that other readers read and the report does not: files
-    other than `*.parquet`, and folders holding any (a `*.parquet` file the report reads too)."""
+    other than `*.parquet`, entries that are no file at all (a link to nothing, a FIFO), and folders
+    holding any (a `*.parquet` file the report reads too)."""
     fs, root = filesystem(source)
     unread = []
     for name, _ in list_run(source).strays:
@@ -570,7 +575,7 @@ def _unread_strays(source: str) -> tuple[str, ...]:
             inside = folder_entries(fs, posixpath.join(root, name.rstrip("/")), source, recursive=True)
             if any(info.type == pafs.FileType.File and not info.base_name.endswith(".parquet") for info in inside):
                 unread.append(name)
-        elif not name.endswith(".parquet"):
+        elif not name.endswith(".parquet") or fs.get_file_info(posixpath.join(root, name)).type != pafs.FileType.File:
             unread.append(name)
     return tuple(unread)
 
@@ -693,7 +698,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         difficulty=_difficulty_table(data) if "tag" in data else None,
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
         against_manifest=ManifestCheck.of(listed, manifest, source) if manifest else None,
-        mixed_settings=None if manifest else mixed_settings(source),
+        mixed_settings=None if manifest else mixed_settings(listed),
     )
 
 
@@ -913,11 +918,24 @@ def _warnings(report: Report) -> list[str]:
         warnings += report.against_manifest.warnings()
     if report.mixed_settings is not None:
         warnings.append(report.mixed_settings)
-    held = manifest_format(report.manifest) if report.manifest else RESULTS_FORMAT
-    if held is None or held > RESULTS_FORMAT:
-        warnings.append(f"warning: the run's results format ({held or 'not recorded'}) is newer than this version's "
-                        f"({RESULTS_FORMAT}): these are the columns this version knows, read as it reads them")
-    return warnings
+    return warnings + format_warnings(report.manifest, report.source)
+
+
+def format_warnings(manifest: dict | None, source: str) -> list[str]:
+    """The line for a run whose results format this version cannot vouch for (`dataset.format_problem`):
+    its files are read as this version reads its own."""
+    problem = format_problem(manifest) if manifest else None
+    return [f"warning: {source} {problem}: these figures read its files as this version reads its own"] if problem \
+        else []
+
+
+def source_warnings(data: pd.DataFrame, manifest: dict | None, source: str) -> list[str]:
+    """What makes a dataset's rows suspect, for `export` (`_warnings` says the same above a report): rows
+    that are not what its manifest asks for, files of other runs or of a format this version does not
+    write."""
+    if not manifest:
+        return [line for line in (mixed_settings(data),) if line]
+    return ManifestCheck.of(data, manifest, source).warnings() + format_warnings(manifest, source)
 
 
 def _countings(a: Report, b: Report) -> list[str]:

@@ -519,14 +519,18 @@ class _Cluster:
         try:
             # An address Client cannot parse leaves a half-made Client whose clean-up at exit waits
             # 20 s and prints a traceback: such an address is refused before one is made.
-            scheme, location = distributed.comm.parse_address(address)
+            scheme, _ = distributed.comm.parse_address(address)
             distributed.comm.registry.get_backend(scheme)  # a scheme Dask does not know
             if scheme in ("tcp", "tls", "ws", "wss"):
-                host, _, port = location.rpartition(":")  # [::1]:8786 too
-                if not host:
-                    raise ValueError("missing port number (tcp://HOST:PORT)")
-                if not (port.isascii() and port.isdigit() and 0 < int(port) < 65536):
-                    raise ValueError(f"port {port!r} is not a number from 1 to 65535")
+                try:
+                    _, port = distributed.comm.get_address_host_port(address)  # no port: its own words
+                except ValueError as error:
+                    if "invalid literal for int()" not in str(error):
+                        raise
+                    port = str(error).rsplit(": ", 1)[-1]  # the text it could not read, quoted
+                if not isinstance(port, int) or not 0 < port < 65536:
+                    raise ValueError(f"port {port if isinstance(port, str) else repr(str(port))} is not a number "
+                                     "from 1 to 65535")
             self._client = distributed.Client(address, timeout=10, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise RunError(f"cannot use the Dask scheduler at {address}: {error}") from None

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyarrow import fs as pafs
 
-from . import __version__, dataset, difficulty
+from . import dataset, difficulty
 from .dealing import DealNumberError, GameNumber, deal
 from .deals import DealSet, Run
 from .games import Game
@@ -53,15 +53,10 @@ def verify(out: str) -> Verification:
     if manifest is None:
         where = paths.beside(dataset.MANIFEST_NAME) if paths.side else paths.inside(dataset.OLD_MANIFEST_NAME)
         raise dataset.DatasetError(f"there is no run in {out} (no {where})")
+    problem = dataset.format_problem(manifest)
+    if problem:  # its files are no upgrade for the next run to finish
+        raise dataset.DatasetError(f"{out} {problem}: verify it with the version that wrote it")
     run_format = dataset.manifest_format(manifest)
-    if run_format is None:
-        raise dataset.DatasetError(f"{out} holds a run written by {dataset.TOOL} {manifest.get('version')!r}, whose "
-                                   f"results format this version ({__version__}) does not know: verify it with the "
-                                   "version that wrote it")
-    if run_format > dataset.RESULTS_FORMAT:  # its files are no upgrade to finish
-        raise dataset.DatasetError(f"{out} holds results of format {run_format}, newer than this version "
-                                   f"({__version__}) reads (format {dataset.RESULTS_FORMAT}): verify it with the "
-                                   "version that wrote it")
     files = dataset.list_run(out)
     problems = [f"{name}: not a file of this run, yet read by {readers}: move it out of the run directory"
                 for name, readers in files.strays]

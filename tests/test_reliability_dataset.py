@@ -664,11 +664,13 @@ def test_a_part_of_a_run_of_other_settings_is_refused_for_the_deals_it_holds(run
     assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
     assert "other settings" not in assert_ok(cli("report", run_copy))
     part = run_copy / "part-1-3-3.parquet"
-    for damaged in (b"[1, 2]", b"not json", b"null", "{\"search\": \"%s\"}" % ("x" * 20_000)):
+    for damaged in (b"[1, 2]", b"not json", b"null", "{\"search\": \"%s\"}" % ("x" * 20_000), b"[" * 100_000):
         raw = damaged.encode() if isinstance(damaged, str) else damaged
         pq.write_table(pq.read_table(part).replace_schema_metadata({"blackhole_stats.run_settings": raw}), part)
         line = assert_one_line_failure(cli("run", "--out", run_copy), 1)
-        assert ("has damaged run settings" in line if len(raw) < 100 else len(line) < 400), line
+        assert ("has damaged run settings" in line if len(raw) < 100 or raw.startswith(b"[[") else len(line) < 400), line
+        checked = cli("verify", run_copy)
+        assert checked.returncode == 1 and "Traceback" not in checked.stderr.decode(), checked
 
 
 def test_files_of_runs_of_other_settings_gathered_without_a_manifest_are_said(run_copy, tmp_path):
@@ -694,6 +696,9 @@ def test_files_of_runs_of_other_settings_gathered_without_a_manifest_are_said(ru
     assert "warning: the files were solved by runs of different settings" in cli("export", gathered).stderr.decode()
     assert "A: warning: the files were solved by runs of different settings" in assert_ok(
         cli("report", run_copy, "--compare", gathered)).replace("B: warning", "A: warning")
+    deep = gathered / "part-10-12-3.parquet"  # settings nested past json's depth: RecursionError, a traceback
+    pq.write_table(pq.read_table(deep).replace_schema_metadata({"blackhole_stats.run_settings": b"[" * 100_000}), deep)
+    assert "search=\"classic\"" in " ".join(assert_ok(cli("report", gathered)).split())
 
 
 def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
@@ -712,18 +717,8 @@ def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
     assert "7 deals" in assert_ok(cli("report", run_copy))
     os.mkfifo(run_copy / "pipe.parquet")
     assert "pipe.parquet: not a file of this run, yet read by DuckDB" in cli("verify", run_copy).stdout.decode()
-
-
-def test_a_run_of_a_newer_results_format_is_said_so(run_copy):
-    """verify called it an interrupted upgrade that the next run finishes; run refuses it (this version
-    cannot write it), and report read it without a word."""
-    manifest = run_copy.parent / (run_copy.name + ".run") / "manifest.json"
-    held = json.loads(manifest.read_text())
-    manifest.write_text(json.dumps({**held, "results_format": 3}))
-    line = assert_one_line_failure(cli("verify", run_copy), 1)
-    assert line == (f"Error: {run_copy} holds results of format 3, newer than this version ({__version__}) reads "
-                    "(format 2): verify it with the version that wrote it\n"), line
-    assert "warning: the run's results format (3) is newer than this version's (2)" in " ".join(
+    (run_copy / "gone.parquet").symlink_to(run_copy / "gone")  # neither is read by the report: it says so
+    assert "the directory also holds gone.parquet, pipe.parquet, not the run's files" in " ".join(
         assert_ok(cli("report", run_copy)).split())
 
 
@@ -744,13 +739,19 @@ def test_a_column_of_lists_structs_or_maps_is_one_line(tmp_path, column, bad):
         assert line == f"Error: {path}: column {column} is {read_as}, not one value a row\n", line
 
 
-def test_a_tag_column_without_its_scores_is_refused(tmp_path):
-    """It was dropped without a word, a tag on an unsolvable deal with it; export said 'no difficulty tags'."""
-    path = tmp_path / "tags.parquet"
-    pq.write_table(pa.table({"deal": [1, 2], "outcome": ["unsolved", "solved"], "iterations": [8, 176],
-                             "cards_played": pa.array([3, 51], pa.int8()), "tag": ["easy", None]}), path)
+@pytest.mark.parametrize("column, values, other", [("tag", ["easy", None], "difficulty"),
+                                                   ("difficulty", [None, 2.5], "tag")])
+def test_half_a_difficulty_table_is_refused(tmp_path, column, values, other):
+    """Either column alone was dropped without a word (a tag on an unsolvable deal with it); export said
+    'no difficulty tags'. All null, it says nothing (a CSV of a run without --difficulty has both so)."""
+    path = tmp_path / "half.parquet"
+    columns = {"deal": [1, 2], "outcome": ["unsolved", "solved"], "iterations": [8, 176],
+               "cards_played": pa.array([3, 51], pa.int8())}
+    pq.write_table(pa.table({**columns, column: values}), path)
     for command in (["report", path], ["export", path, "--tag", "easy"]):
-        assert "column tag without column difficulty" in assert_one_line_failure(cli(*command), 1)
+        assert f"column {column} without column {other}" in assert_one_line_failure(cli(*command), 1)
+    pq.write_table(pa.table({**columns, column: pa.array([None, None], pa.string())}), path)
+    assert "2 deals" in assert_ok(cli("report", path))
 
 
 def test_report_on_junk_is_one_line(run_copy):
@@ -890,10 +891,13 @@ def test_a_0_1_0_run_upgraded_by_a_run_killed_half_way_is_finished_by_the_next(t
 
 
 @pytest.mark.parametrize("written_by, words", [
-    ("a later format", "holds results of format 3; this version"),
-    ("an unknown old version", "written by blackhole-stats '0.0.1', whose results format"),
+    ("a later format", f"holds results of format 3, newer than this version ({__version__}) reads (format 2)"),
+    ("an unknown old version", f"holds a run written by blackhole-stats '0.0.1', whose results format this version "
+                               f"({__version__}) does not know"),
 ])
 def test_runs_of_another_results_format_are_refused(run_copy, written_by, words):
+    """run refuses them, verify too (it called one of a newer format an interrupted upgrade that the next
+    run finishes), and report says so above the figures it reads (it read them without a word)."""
     manifest = json.loads(manifest_file(run_copy).read_text())
     if written_by == "a later format":
         manifest["results_format"] = 3
@@ -902,7 +906,12 @@ def test_runs_of_another_results_format_are_refused(run_copy, written_by, words)
     manifest_file(run_copy).write_text(json.dumps(manifest))
     before = snapshot(run_copy)
     line = assert_one_line_failure(cli("run", "--range", "1-9", "--out", run_copy), 1)
-    assert words in line and "use another --out" in line
+    assert line == f"Error: {run_copy} {words}: use another --out\n", line
+    line = assert_one_line_failure(cli("verify", run_copy), 1)
+    assert line == f"Error: {run_copy} {words}: verify it with the version that wrote it\n", line
+    warning = f"warning: {run_copy} {words}: these figures read its files as this version reads its own"
+    assert warning in " ".join(assert_ok(cli("report", run_copy)).split())
+    assert warning in " ".join(cli("export", run_copy).stderr.decode().split())
     assert snapshot(run_copy) == before
 
 

@@ -640,6 +640,8 @@ def local_cluster(distributed, workers: int):
                                               ("foo://x:1", "unknown address scheme 'foo'"),
                                               ("tcp://127.0.0.1:port", "port 'port' is not a number from 1 to 65535"),
                                               ("tcp://127.0.0.1:", "port '' is not a number from 1 to 65535"),
+                                              ("tcp://::1", "ipv6 needs brackets"),
+                                              ("tcp://[::1]", "missing port number"),
                                               ("tcp://127.0.0.1:99999", "port '99999' is not a number from 1 to 65535")])
 def test_a_scheduler_address_dask_cannot_read_is_one_line(tmp_path, distributed, address, problem):
     """Refused before a Client is made: a half-made one prints a traceback at exit after 20 s."""
