@@ -1382,7 +1382,8 @@ def format_problem(manifest: dict) -> str | None:
         return (f"holds a run written by {TOOL} {manifest.get('version')!r}, whose results format this version "
                 f"({__version__}) does not know")
     if found > RESULTS_FORMAT:
-        return f"holds results of format {found}, newer than this version ({__version__}) reads (format {RESULTS_FORMAT})"
+        return (f"holds results of format {found}, newer than this version ({__version__}) reads "
+                f"(format {RESULTS_FORMAT})")
     return None
 
 
