@@ -608,6 +608,10 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
       blackhole-stats run --range 1-1000000 --game golf --out runs/golf
     """
     pause("run-command")  # a signal before the run began or after it ended: see Command
+    if scheduler is not None and not scheduler.strip():  # it ran on local processes, as if not given
+        raise click.BadParameter("an empty address is no scheduler's (tcp://HOST:PORT)", param_hint="'--scheduler'")
+    if wait_for_workers is not None and scheduler is None:
+        raise click.UsageError("--wait-for-workers is for --scheduler's cluster: local workers need no wait")
     if len(deals_files) > 1:  # click would keep the last silently
         raise click.UsageError("--deals is given once: put the lists in one file, or give --range too")
     deals_file = deals_files[0] if deals_files else None
@@ -703,14 +707,16 @@ def _resume(out: str | None) -> str:
     """The command that resumes the run in `out`: the same one, less its `--deals` list once the run's
     manifest holds those deals (standard input, a pipe or `<(...)` cannot be read again, a file may be
     gone); before that, only the list can give them."""
-    from .dataset import DatasetError, expected_deals, locate, read_manifest
-
     context = click.get_current_context(silent=True)
     listed = context.meta.get("deals_listed") if context is not None else None
-    try:
-        manifest = read_manifest(locate(out)) if out is not None and listed is not None else None
-    except DatasetError:
-        manifest = None
+    manifest = None
+    if out is not None and listed is not None:
+        try:  # a signal may have cut the first import of numpy short: a second one raises ImportError
+            from .dataset import DatasetError, expected_deals, locate, read_manifest
+
+            manifest = read_manifest(locate(out))
+        except (ImportError, DatasetError):  # the command as given, --deals and all, resumes it too
+            manifest = None
     recorded = manifest is not None and not listed - expected_deals(manifest)
     kept, words = [], iter(sys.argv[1:])
     for word in words:

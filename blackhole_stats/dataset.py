@@ -486,12 +486,28 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
         return fs, root, [root]
     if kind != pafs.FileType.Directory:
         raise DatasetError(f"{out}: no such file or directory")
+    _refuse_loops(local_path(out))
     found = folder_entries(fs, root, out, recursive=True)
     paths = sorted(info.path for info in found
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:
         raise DatasetError(f"{out}: no *.parquet files in this directory")
     return fs, root, paths
+
+
+def _refuse_loops(root: str | None) -> None:
+    """DatasetError for a link under the local folder `root` to a folder it is in: the listing follows
+    links, and two such links made it grow without end (`ln -s . again`)."""
+    if root is None:
+        return
+    for folder, folders, _ in os.walk(root):  # (not into links)
+        for name in folders:
+            link = os.path.join(folder, name)
+            if os.path.islink(link):
+                target, here = os.path.realpath(link), os.path.realpath(folder)
+                if os.path.commonpath([target, here]) == target:
+                    raise DatasetError(f"{link} is a link to a folder it is in, which a listing of {root} would "
+                                       "follow without end: move it away")
 
 
 def _enclosing_run(out: str) -> str | None:
@@ -554,6 +570,7 @@ def recorded_settings(schema: pa.Schema) -> dict | None:
         return None
     try:
         found = json.loads(raw)
+        json.dumps(found)  # what its readers do with it: as deep as the parser took is too deep to write back
     except RecursionError:  # "[[[[..." nested past the parser's depth
         raise ValueError("run settings nested too deep") from None
     if not isinstance(found, dict):
@@ -955,6 +972,9 @@ def read_manifest(out: str) -> dict | None:
     paths = RunPaths.of(out)
     for path in paths.manifests():
         try:
+            kind = paths.fs.get_file_info(path).type
+            if kind == pafs.FileType.Unknown:  # a FIFO would be waited on forever, a device read without end
+                raise DatasetError(f"{path} is no file (a FIFO? a device?): move it away")
             with paths.fs.open_input_stream(path) as stream:
                 raw = stream.read()
         except (FileNotFoundError, NotADirectoryError):
@@ -1379,8 +1399,9 @@ def format_problem(manifest: dict) -> str | None:
     `report` (warns), each with its own advice."""
     found = manifest_format(manifest)
     if found is None:
-        return (f"holds a run written by {TOOL} {manifest.get('version')!r}, whose results format this version "
-                f"({__version__}) does not know")
+        version = manifest.get("version")
+        writer = f"{TOOL} {version!r}" if version is not None else f"a version of {TOOL} that did not record itself"
+        return f"holds a run written by {writer}, whose results format this version ({__version__}) does not know"
     if found > RESULTS_FORMAT:
         return (f"holds results of format {found}, newer than this version ({__version__}) reads "
                 f"(format {RESULTS_FORMAT})")

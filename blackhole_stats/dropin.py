@@ -308,6 +308,8 @@ def _write(text: str, path: str | None) -> None:
         if not path:
             raise Failure("Cannot write ''! (an empty name is no file)", EXIT_ERROR)
         try:
+            if path.endswith(("/", os.sep)):  # writing beside it and renaming would drop the slash: the OS's own
+                open(path, "ab").close()      # refusal, as the peer gets it (never creates: the name is a folder's)
             replace_text(path, text)
         except OSError as error:
             raise Failure(f"Cannot write {_shown_path(path)}! ({error.strerror})", EXIT_ERROR) from None

@@ -17,6 +17,7 @@ runs raises one recorded meanwhile as soon as it can report it (`ready`).
 """
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import threading
@@ -106,6 +107,16 @@ def record_until_ready() -> None:
     _take_signals()
     _starting = True
     _deferring += 1
+    atexit.register(_ignore_signals)  # first registered, so it runs last: after the pools' and logging's
+
+
+def _ignore_signals() -> None:
+    """The interpreter's last steps, once every other exit handler has run: the exit status stands.
+    Python then resets the handlers it set to the default action, so a signal in its final clean-up
+    killed a complete run without a word (143); ignored signals stay ignored."""
+    for signum in SIGNALS:
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_IGN)
 
 
 def ready() -> None:

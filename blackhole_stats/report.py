@@ -103,8 +103,8 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
 
 
 RUN_SETTINGS = "blackhole_stats.run_settings"
-"""`load`'s frame's attrs key: the run settings each Parquet file records (`dataset.recorded_settings`), by
-its path under the dataset, for `mixed_settings`."""
+"""`load`'s frame's attrs key: the run settings each Parquet file records (`dataset.recorded_settings`, as
+sorted JSON), by its path under the dataset, for `mixed_settings`."""
 
 
 _UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".txt": "text (export's list of numbers?)",
@@ -161,8 +161,8 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
             raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")
     with contextlib.suppress(ValueError):  # damaged: verify and run name it; a report of rows has no use for it
         found = recorded_settings(schema)
-        if found is not None:
-            settings[file] = found
+        if found is not None:  # as text: pandas deep-copies attrs, and settings nested deep would overflow it
+            settings[file] = json.dumps(found, sort_keys=True)
     # the columns alone: a pyarrow-backed pandas frame saved back names types pandas cannot rebuild
     frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas(
         ignore_metadata=True)
@@ -544,23 +544,31 @@ def _parts_of_other_settings(source: str, manifest: dict) -> tuple[str, ...]:
     return tuple(found)
 
 
+SETTINGS_SHOWN = 5
+"""The most differing settings, and runs, the mixed-settings warning names (footers are anyone's to write)."""
+
+
 def mixed_settings(data: pd.DataFrame) -> str | None:
     """Where the Parquet files of a dataset without a manifest (files of several runs gathered in one
     folder) record runs of different settings (`load` keeps them in the frame's attrs), a warning naming
     them: a classic run's iteration counts beside a fast run's, or deals left intractable under a budget
     beside deals of none, would be counted as one study without a word. Files that record none (earlier
     versions, CSV) say nothing, nor does a frame that did not come from `load`."""
-    found: dict[str, tuple[dict, list[str]]] = {}  # by the settings as JSON
+    found: dict[str, list[str]] = {}  # files by their settings (JSON)
     for name, settings in sorted(data.attrs.get(RUN_SETTINGS, {}).items()):
-        found.setdefault(json.dumps(settings, sort_keys=True), (settings, []))[1].append(name)
+        found.setdefault(settings, []).append(name)
     if len(found) < 2:
         return None
-    runs = list(found.values())
+    runs = [(json.loads(settings), names) for settings, names in found.items()]
     differ = sorted({key for run, _ in runs for key in run if any(other.get(key) != run.get(key) for other, _ in runs)})
+    shown = differ[:SETTINGS_SHOWN]
+    more = f", and {len(differ) - len(shown)} more" if len(differ) > len(shown) else ""
     kinds = "; ".join(
-        f"{', '.join(f'{key}={json.dumps(run.get(key))[:40]}' for key in differ)}: "
+        f"{', '.join(f'{key[:40]}={json.dumps(run.get(key))[:40]}' for key in shown)}{more}: "
         f"{len(names)} file{'s' if len(names) > 1 else ''} ({names[0]}{', ...' if len(names) > 1 else ''})"
-        for run, names in runs)
+        for run, names in runs[:SETTINGS_SHOWN])
+    if len(runs) > SETTINGS_SHOWN:
+        kinds += f"; and {len(runs) - SETTINGS_SHOWN} more settings"
     return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
 
 

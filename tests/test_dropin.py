@@ -453,6 +453,8 @@ def test_flag_order_follows_the_peer():
     (["--game", "golf", "new\nline"], b"", 253, "Cannot open 'new\\nline' for reading!"),  # one pair of quotes
     (["--game", "golf", "--output", "", "-"], b"Talon: 8H\nFoundations: TH\nAS\n2S\n3S\n4S\n5S\n6S\n7S\n", 253,
      "Cannot write ''! (an empty name is no file)"),  # it said '(Is a directory)'
+    (["--game", "golf", "--output", "new/", "-"], b"Talon: 8H\nFoundations: TH\nAS\n2S\n3S\n4S\n5S\n6S\n7S\n", 253,
+     "Cannot write 'new/'! (Is a directory)"),  # it wrote a file 'new'
 ])
 def test_bad_usage_and_input_are_one_line(args, stdin, code, message):
     err = assert_one_line_failure(solve(*args, stdin=stdin), code)

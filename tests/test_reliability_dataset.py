@@ -697,8 +697,9 @@ def test_files_of_runs_of_other_settings_gathered_without_a_manifest_are_said(ru
     assert "A: warning: the files were solved by runs of different settings" in assert_ok(
         cli("report", run_copy, "--compare", gathered)).replace("B: warning", "A: warning")
     deep = gathered / "part-10-12-3.parquet"  # settings nested past json's depth: RecursionError, a traceback
-    pq.write_table(pq.read_table(deep).replace_schema_metadata({"blackhole_stats.run_settings": b"[" * 100_000}), deep)
-    assert "search=\"classic\"" in " ".join(assert_ok(cli("report", gathered)).split())
+    for nested in (b"[" * 100_000, b'{"search": ' + b"[" * 600 + b"]" * 600 + b"}"):  # the second, from pandas'
+        pq.write_table(pq.read_table(deep).replace_schema_metadata({"blackhole_stats.run_settings": nested}), deep)
+        assert "search=\"classic\"" in " ".join(assert_ok(cli("report", gathered)).split())  # copy of attrs
 
 
 def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
@@ -720,6 +721,26 @@ def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
     (run_copy / "gone.parquet").symlink_to(run_copy / "gone")  # neither is read by the report: it says so
     assert "the directory also holds gone.parquet, pipe.parquet, not the run's files" in " ".join(
         assert_ok(cli("report", run_copy)).split())
+
+
+def test_a_fifo_for_a_manifest_and_a_link_loop_are_one_line(run_copy, tmp_path):
+    """Every command waited forever on a FIFO named like the manifest (Ctrl-C and SIGTERM could not stop
+    it), and report and export on two links from DIR to itself listed a tree that grew without end."""
+    manifest = run_copy.parent / (run_copy.name + ".run") / "manifest.json"
+    kept = manifest.read_bytes()
+    manifest.unlink()
+    os.mkfifo(manifest)
+    for command in (["verify", run_copy], ["report", run_copy], ["export", run_copy], ["run", "--out", run_copy]):
+        line = assert_one_line_failure(cli(*command, timeout=60), 1)
+        assert line == f"Error: {manifest} is no file (a FIFO? a device?): move it away\n", line
+    manifest.unlink()
+    manifest.write_bytes(kept)
+    (run_copy / "again").symlink_to(".")
+    (run_copy / "more").symlink_to(".")
+    for command in (["report", run_copy], ["export", run_copy]):
+        line = assert_one_line_failure(cli(*command, timeout=60), 1)
+        assert line == (f"Error: {run_copy / 'again'} is a link to a folder it is in, which a listing of {run_copy} "
+                        "would follow without end: move it away\n"), line
 
 
 @pytest.mark.parametrize("column, bad", [("outcome", pa.array([["unsolved"], ["solved"]])),

@@ -651,6 +651,15 @@ def test_a_scheduler_address_dask_cannot_read_is_one_line(tmp_path, distributed,
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("args, words", [(["--scheduler", " "], "an empty address is no scheduler's"),
+                                         (["--wait-for-workers", "3"], "--wait-for-workers is for --scheduler's")])
+def test_an_empty_scheduler_or_a_wait_without_one_is_refused(tmp_path, args, words):
+    """`--scheduler ''` ran on local processes as if it were not given; a wait without one did nothing."""
+    line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", tmp_path / "run", *args), 2)
+    assert words in line, line
+    assert not (tmp_path / "run").exists()
+
+
 def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_that_joins(
         tmp_path, distributed):
     out = tmp_path / "run"
