@@ -1083,6 +1083,8 @@ def write_manifest(out: str, manifest: dict, folders: Folders = ()) -> None:
     try:
         try:
             _ready_side(paths, folders)
+            if paths.fs.get_file_info(temp).type == pafs.FileType.Unknown:  # a FIFO in our temporary's name:
+                _delete_quietly(paths.fs, temp)                          # opened, it would wait forever
             with paths.fs.open_output_stream(temp) as stream:
                 stream.write(json.dumps(manifest, indent=2).encode() + b"\n")
             _testhooks.pause("manifest-written")

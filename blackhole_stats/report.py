@@ -548,6 +548,14 @@ SETTINGS_SHOWN = 5
 """The most differing settings, and runs, the mixed-settings warning names (footers are anyone's to write)."""
 
 
+def _json_of(value) -> str:
+    """A setting as JSON text, control characters escaped; one nested past what this stack can write, so."""
+    try:
+        return json.dumps(value)
+    except RecursionError:
+        return "(nested too deep)"
+
+
 def mixed_settings(data: pd.DataFrame) -> str | None:
     """Where the Parquet files of a dataset without a manifest (files of several runs gathered in one
     folder) record runs of different settings (`load` keeps them in the frame's attrs), a warning naming
@@ -560,11 +568,12 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
     if len(found) < 2:
         return None
     runs = [(json.loads(settings), names) for settings, names in found.items()]
-    differ = sorted({key for run, _ in runs for key in run if any(other.get(key) != run.get(key) for other, _ in runs)})
+    differ = sorted({key for run, _ in runs for key in run  # as JSON: 1 and 1.0 are two settings, as grouped
+                     if any(_json_of(other.get(key)) != _json_of(run.get(key)) for other, _ in runs)})
     shown = differ[:SETTINGS_SHOWN]
     more = f", and {len(differ) - len(shown)} more" if len(differ) > len(shown) else ""
     kinds = "; ".join(
-        f"{', '.join(f'{key[:40]}={json.dumps(run.get(key))[:40]}' for key in shown)}{more}: "
+        f"{', '.join(f'{_json_of(key)[1:-1][:40]}={_json_of(run.get(key))[:40]}' for key in shown)}{more}: "
         f"{len(names)} file{'s' if len(names) > 1 else ''} ({names[0]}{', ...' if len(names) > 1 else ''})"
         for run, names in runs[:SETTINGS_SHOWN])
     if len(runs) > SETTINGS_SHOWN:

@@ -700,6 +700,16 @@ def test_files_of_runs_of_other_settings_gathered_without_a_manifest_are_said(ru
     for nested in (b"[" * 100_000, b'{"search": ' + b"[" * 600 + b"]" * 600 + b"}"):  # the second, from pandas'
         pq.write_table(pq.read_table(deep).replace_schema_metadata({"blackhole_stats.run_settings": nested}), deep)
         assert "search=\"classic\"" in " ".join(assert_ok(cli("report", gathered)).split())  # copy of attrs
+    settings = json.loads(pq.read_schema(classic / "part-7-9-3.parquet").metadata[b"blackhole_stats.run_settings"])
+    for name, changed in (("part-10-12-3.parquet", {"max_iters": 1.0, "a\nkey": 1}),  # 1.0 beside 1: told apart
+                          ("part-4-6-3.parquet", {"max_iters": 1})):                  # (it said "(: 1 file...")
+        part = gathered / name
+        pq.write_table(pq.read_table(part).replace_schema_metadata(
+            {"blackhole_stats.run_settings": json.dumps({**settings, "search": "fast", **changed})}), part)
+    warned = cli("export", gathered).stderr.decode()
+    assert len(warned.splitlines()) == 1, warned  # the key's newline escaped
+    assert 'a\\nkey=1, max_iters=1.0, search="fast": 1 file (part-10-12-3.parquet)' in warned, warned
+    assert 'a\\nkey=null, max_iters=1, search="fast": 1 file (part-4-6-3.parquet)' in warned, warned
 
 
 def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
@@ -735,6 +745,8 @@ def test_a_fifo_for_a_manifest_and_a_link_loop_are_one_line(run_copy, tmp_path):
         assert line == f"Error: {manifest} is no file (a FIFO? a device?): move it away\n", line
     manifest.unlink()
     manifest.write_bytes(kept)
+    os.mkfifo(manifest.parent / ".manifest.json.tmp")  # the temporary's name: run waited on it, past any signal
+    assert_ok(cli("run", "--out", run_copy, "--range", "1-7", "--workers", "1", timeout=60))
     (run_copy / "again").symlink_to(".")
     (run_copy / "more").symlink_to(".")
     for command in (["report", run_copy], ["export", run_copy]):
