@@ -6,6 +6,9 @@ append this process's id to the file `$BLACKHOLE_STATS_TEST_PAUSE_DIR/name`
 seconds are up or the test creates `name.release` there (so a paused process
 can go on as soon as the test has done its part). Outside tests the variable
 is unset and `pause` costs one dictionary lookup.
+
+`BLACKHOLE_STATS_TEST_FAIL="name"` makes `fail("name")` raise RuntimeError: a
+library's own step failing where only a race of two signals makes it fail.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import time
 
 PAUSE_VARIABLE = "BLACKHOLE_STATS_TEST_PAUSE"
 PAUSE_DIR_VARIABLE = "BLACKHOLE_STATS_TEST_PAUSE_DIR"
+FAIL_VARIABLE = "BLACKHOLE_STATS_TEST_FAIL"
 
 
 def _read_pauses(spec: str) -> dict[str, float]:
@@ -25,6 +29,7 @@ def _read_pauses(spec: str) -> dict[str, float]:
 
 
 _PAUSES = _read_pauses(os.environ.get(PAUSE_VARIABLE, ""))
+_FAIL = os.environ.get(FAIL_VARIABLE)
 
 
 def pause(name: str) -> None:
@@ -42,3 +47,9 @@ def pause(name: str) -> None:
     release = os.path.join(folder, f"{name}.release")
     while time.monotonic() < deadline and not os.path.exists(release):
         time.sleep(0.01)
+
+
+def fail(name: str) -> None:
+    """Raise RuntimeError when a test asked for it; otherwise nothing."""
+    if name == _FAIL:
+        raise RuntimeError(f"test hook: {name} failed")

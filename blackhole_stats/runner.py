@@ -64,6 +64,8 @@ WAIT_FOR_WORKERS_SECONDS = 60.0
 """How long a run waits for a first worker to join a Dask cluster that has none."""
 POLL_SECONDS = 1.0
 """How often waits look up: the run for a swallowed signal, workers for their parent or a stop."""
+SCHEDULER_SECONDS = 10.0
+"""How long a Dask scheduler has to answer, and a Client to connect to it."""
 
 _worker = threading.local()  # a Solver per thread: Dask runs several threads per process
 
@@ -242,6 +244,11 @@ def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummar
                 summary = run_function(*args, **kwargs)
             except interrupts.Interrupted as interrupt:
                 raise RunStopped("interrupted", signum=interrupt.signum) from None
+            except Exception as error:  # one a signal caused, cutting a library's step in two (see _solve)
+                signum = interrupts.received()
+                if signum is None or isinstance(error, RunStopped):
+                    raise
+                raise RunStopped("interrupted", signum=signum) from None
             signum = interrupts.received()
             if signum is not None:
                 raise RunStopped("interrupted", summary.already_done + summary.solved_now,
@@ -347,13 +354,16 @@ def _solve(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], tally: _T
     try:
         _dispatch(backend, tasks, pending, tally)
         _testhooks.pause("chunks-done")
-    except interrupts.Interrupted as interrupt:
-        log.warning("interrupted by %s: stopping the workers", signal.Signals(interrupt.signum).name)
+    except BaseException as error:
+        # A second signal can cut the library code handling the first in two, and that code then fails
+        # in its own way ("release unlocked lock" from futures.wait): after a signal, it is the signal.
+        signum = error.signum if isinstance(error, interrupts.Interrupted) else interrupts.received()
+        if signum is None:
+            backend.abort(list(pending))
+            raise
+        log.warning("interrupted by %s: stopping the workers", signal.Signals(signum).name)
         backend.abort(list(pending))
-        return interrupt.signum
-    except BaseException:
-        backend.abort(list(pending))
-        raise
+        return signum
     return None
 
 
@@ -480,7 +490,11 @@ class _Processes:
 
     def wait(self, pending: list) -> set:
         """The chunks done by now, or none after POLL_SECONDS; all of them, failed, once a thread died."""
-        done = futures.wait(pending, timeout=POLL_SECONDS, return_when=futures.FIRST_COMPLETED).done
+        try:
+            done = futures.wait(pending, timeout=POLL_SECONDS, return_when=futures.FIRST_COMPLETED).done
+        except interrupts.Interrupted:  # a second signal here can leave the wait's lock released twice
+            _testhooks.fail("pool-wait-cut")
+            raise
         if self._thread_failure is None:
             return done
         for future in pending:  # the one thread that would complete them is gone
@@ -503,6 +517,38 @@ class _Processes:
                 self.abort([])  # raises), and they would wait for work, and the exit for them, forever
         finally:
             threading.excepthook = self._excepthook
+
+
+def _ask_scheduler(distributed, address: str) -> None:
+    """Ask what answers at `address` what it is, within SCHEDULER_SECONDS; ValueError unless a Dask scheduler.
+
+    A Client made where something else listens never gives up on a service that says nothing, and
+    reads a length of exabytes out of an HTTP server's reply (an 'out of memory' error, then a
+    traceback at exit 20 s later): the question goes first, over a connection of our own.
+    """
+    import asyncio
+
+    async def identity():
+        comm = await distributed.comm.connect(address, timeout=SCHEDULER_SECONDS,
+                                              **distributed.Security().get_connection_args("client"))
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    try:
+        answer = asyncio.run(asyncio.wait_for(identity(), SCHEDULER_SECONDS))
+    except TimeoutError as error:  # (the connection is made, and nothing comes back)
+        raise TimeoutError(str(error) or f"no answer within {SCHEDULER_SECONDS:g} s") from None
+    except OSError:
+        raise
+    except Exception as error:  # bytes that are no Dask message: a length too big to allocate, bad msgpack
+        raise ValueError("what answers there is not a Dask scheduler: what it sent is no Dask message "
+                         f"({type(error).__name__})") from None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind != "Scheduler":
+        raise ValueError(f"what answers there is not a Dask scheduler (it says it is {kind!r})")
 
 
 class _Cluster:
@@ -531,7 +577,8 @@ class _Cluster:
                 if not isinstance(port, int) or not 0 < port < 65536:
                     raise ValueError(f"port {port if isinstance(port, str) else repr(str(port))} is not a number "
                                      "from 1 to 65535")
-            self._client = distributed.Client(address, timeout=10, set_as_default=False)
+            _ask_scheduler(distributed, address)
+            self._client = distributed.Client(address, timeout=SCHEDULER_SECONDS, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise RunError(f"cannot use the Dask scheduler at {address}: {error}") from None
         try:

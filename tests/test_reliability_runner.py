@@ -27,9 +27,11 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -237,6 +239,25 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
     else:
         assert total == 40 and done == len(deals_in(out))
         assert done == {"worker-start": 0, "chunks-done": 40}.get(hook, done)
+    resume(arguments, 40, out)
+
+
+def test_a_failure_that_a_second_signal_causes_in_the_clean_up_is_the_interrupt(tmp_path):
+    """Two SIGTERMs close together (GNU timeout signals the run, then its group): the second can cut
+    futures.wait's handling of the first in two, and the wait then fails in its own way (RuntimeError:
+    release unlocked lock), once in some hundreds of tries. The test hook makes that wait fail every time.
+    It was a traceback and exit 1; it is the interrupt: its line, 143, the session recorded."""
+    out = tmp_path / "run"
+    env = {**pause_env(tmp_path, **{"deal-15": 120}), "BLACKHOLE_STATS_TEST_FAIL": "pool-wait-cut"}
+    with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=env) as process:
+        wait_for_pause(tmp_path, "deal-15", process)
+        os.kill(process.pid, signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    done, total, arguments = stop_line(err)
+    assert total == 40 and done == len(deals_in(out)) == 10
+    assert [session["deals_solved"] for session in read_manifest(str(out))["sessions"]] == [10]
     resume(arguments, 40, out)
 
 
@@ -649,6 +670,56 @@ def test_a_scheduler_address_dask_cannot_read_is_one_line(tmp_path, distributed,
     err = assert_one_line_failure(result)
     assert err.startswith(f"Error: cannot use the Dask scheduler at {address}: ") and problem in err, err
     assert not (tmp_path / "run").exists()
+
+
+@contextmanager
+def listening(reply: bytes | None) -> Iterator[str]:
+    """The address of a local TCP service that is no Dask scheduler: it sends `reply` to whoever
+    connects, once they have written something (None: it accepts and says nothing)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held = []
+
+    def serve():
+        while True:
+            try:
+                connection, _ = server.accept()
+            except OSError:  # closed: the test is over
+                return
+            held.append(connection)
+            if reply is not None:
+                connection.recv(1024)
+                connection.sendall(reply)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.shutdown(socket.SHUT_RDWR)
+        server.close()
+        for connection in held:
+            connection.close()
+
+
+@pytest.mark.parametrize("reply, problem", [
+    (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", "what answers there is not a Dask scheduler: what it sent is no Dask message"),
+    (None, "no answer within 10 s")])
+def test_a_service_on_the_port_that_is_no_scheduler_is_one_line(tmp_path, distributed, reply, problem):
+    """An HTTP server there gave 'Error: out of memory: Unable to allocate 3.07 EiB' (Dask read a length
+    out of its reply), then a traceback 20 s later; one that said nothing made the run wait forever."""
+    with listening(reply) as address:
+        result = cli("run", "--range", "1-5", "--out", tmp_path / "run", "--scheduler", address, timeout=60)
+    err = assert_one_line_failure(result)
+    assert err.startswith(f"Error: cannot use the Dask scheduler at {address}: {problem}"), err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_dask_worker_s_address_is_no_scheduler_s(tmp_path, distributed):
+    with local_cluster(distributed, 1) as cluster:
+        worker = next(iter(cluster.scheduler_info["workers"]))
+        result = cli("run", "--range", "1-5", "--out", tmp_path / "run", "--scheduler", worker, timeout=60)
+    err = assert_one_line_failure(result)
+    assert err == (f"Error: cannot use the Dask scheduler at {worker}: what answers there is not a Dask scheduler "
+                   "(it says it is 'Worker')\n"), err
 
 
 @pytest.mark.parametrize("args, words", [(["--scheduler", " "], "an empty address is no scheduler's"),
