@@ -543,9 +543,10 @@ def _ask_scheduler(distributed, address: str) -> None:
         raise TimeoutError(str(error) or f"no answer within {SCHEDULER_SECONDS:g} s") from None
     except OSError:
         raise
-    except Exception as error:  # bytes that are no Dask message: a length too big to allocate, bad msgpack
-        raise ValueError("what answers there is not a Dask scheduler: what it sent is no Dask message "
-                         f"({type(error).__name__})") from None
+    except MemoryError:  # a length of exabytes, read out of bytes that are no Dask message
+        raise ValueError("what answers there is not a Dask scheduler: what it sent is no Dask message") from None
+    except Exception as error:  # a tls:// address without its settings, ucx:// without its package, ...
+        raise ValueError(f"Dask cannot talk to it: {dataset.first_line(error)} ({type(error).__name__})") from None
     kind = answer.get("type") if isinstance(answer, dict) else None
     if kind != "Scheduler":
         raise ValueError(f"what answers there is not a Dask scheduler (it says it is {kind!r})")

@@ -713,6 +713,17 @@ def test_a_service_on_the_port_that_is_no_scheduler_is_one_line(tmp_path, distri
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize("address, problem", [
+    ("tls://127.0.0.1:1", "Dask cannot talk to it: TLS expects a `ssl_context` argument"),
+    ("inproc://127.0.0.1/1/2", "Dask cannot talk to it: inproc address '127.0.0.1/1/2' does not match host")])
+def test_an_address_dask_cannot_talk_to_is_one_line_at_once(tmp_path, distributed, address, problem):
+    """Without the settings tls:// needs, or at another process's inproc:// address: Dask's own traceback,
+    21 s later."""
+    result = cli("run", "--range", "1-5", "--out", tmp_path / "run", "--scheduler", address, timeout=15)
+    err = assert_one_line_failure(result)
+    assert err.startswith(f"Error: cannot use the Dask scheduler at {address}: {problem}"), err
+
+
 def test_a_dask_worker_s_address_is_no_scheduler_s(tmp_path, distributed):
     with local_cluster(distributed, 1) as cluster:
         worker = next(iter(cluster.scheduler_info["workers"]))
