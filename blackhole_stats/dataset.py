@@ -978,6 +978,9 @@ def read_manifest(out: str) -> dict | None:
             with paths.fs.open_input_stream(path) as stream:
                 raw = stream.read()
         except (FileNotFoundError, NotADirectoryError):
+            if isinstance(paths.fs, pafs.LocalFileSystem) and os.path.islink(path):  # not "no run here"
+                raise DatasetError(f"{path} is a link to {os.readlink(path)}, which is not there: put the "
+                                   "manifest back, or remove the link") from None
             continue
         except OSError as error:  # a directory, no permission
             raise DatasetError(f"cannot read {path}: {_os_problem(error)}") from None

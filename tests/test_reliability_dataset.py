@@ -735,7 +735,7 @@ def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
 
 def test_a_fifo_for_a_manifest_and_a_link_loop_are_one_line(run_copy, tmp_path):
     """Every command waited forever on a FIFO named like the manifest (Ctrl-C and SIGTERM could not stop
-    it), and report and export on two links from DIR to itself listed a tree that grew without end."""
+    it), a link from the manifest's name to nothing read as no run (report went on without it), and report and export on two links from DIR to itself listed a tree that grew without end."""
     manifest = run_copy.parent / (run_copy.name + ".run") / "manifest.json"
     kept = manifest.read_bytes()
     manifest.unlink()
@@ -743,6 +743,12 @@ def test_a_fifo_for_a_manifest_and_a_link_loop_are_one_line(run_copy, tmp_path):
     for command in (["verify", run_copy], ["report", run_copy], ["export", run_copy], ["run", "--out", run_copy]):
         line = assert_one_line_failure(cli(*command, timeout=60), 1)
         assert line == f"Error: {manifest} is no file (a FIFO? a device?): move it away\n", line
+    manifest.unlink()
+    manifest.symlink_to(tmp_path / "moved.json")  # 'no run there' (verify), a run over it refused as not empty
+    for command in (["verify", run_copy], ["report", run_copy], ["export", run_copy], ["run", "--out", run_copy]):
+        line = assert_one_line_failure(cli(*command, timeout=60), 1)
+        assert line == (f"Error: {manifest} is a link to {tmp_path / 'moved.json'}, which is not there: put the "
+                        "manifest back, or remove the link\n"), line
     manifest.unlink()
     manifest.write_bytes(kept)
     os.mkfifo(manifest.parent / ".manifest.json.tmp")  # the temporary's name: run waited on it, past any signal
