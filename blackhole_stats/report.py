@@ -696,6 +696,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         cards_played_unknown = int(unsolved.isna().sum())
         no_first_move = cards_played.get(game.talon_size, 0)
     names = [game_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
+    against_manifest, mixed = _checks(listed, manifest, source)
     return Report(
         source=source,
         game=game.key,
@@ -714,8 +715,8 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         solve_seconds=float(data["seconds"].sum()) if "seconds" in data else None,
         difficulty=_difficulty_table(data) if "tag" in data else None,
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
-        against_manifest=ManifestCheck.of(listed, manifest, source) if manifest else None,
-        mixed_settings=None if manifest else mixed_settings(listed),
+        against_manifest=against_manifest,
+        mixed_settings=mixed,
     )
 
 
@@ -926,33 +927,32 @@ def _of_cards(game: Game) -> str:
 
 
 def _warnings(report: Report) -> list[str]:
-    """What makes a dataset's figures suspect (repeated deals, rows that are not what its manifest asks
-    for): the one place that words them, for a report and for each side of a comparison."""
-    warnings = []
-    if report.duplicates:
-        warnings.append(f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once)")
-    if report.against_manifest is not None:
-        warnings += report.against_manifest.warnings()
-    if report.mixed_settings is not None:
-        warnings.append(report.mixed_settings)
-    return warnings + format_warnings(report.manifest, report.source)
+    """What makes a dataset's figures suspect, above a report and each side of a comparison: repeated
+    deals, then what `_suspicions` finds."""
+    repeated = [f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once)"] \
+        if report.duplicates else []
+    return repeated + _suspicions(report.against_manifest, report.mixed_settings, report.manifest, report.source)
 
 
-def format_warnings(manifest: dict | None, source: str) -> list[str]:
-    """The line for a run whose results format this version cannot vouch for (`dataset.format_problem`):
-    its files are read as this version reads its own."""
+def _checks(listed: pd.DataFrame, manifest: dict | None, source: str) -> tuple[ManifestCheck | None, str | None]:
+    """The rows against the run's manifest, or, in a folder without one, the settings its files record."""
+    return (ManifestCheck.of(listed, manifest, source), None) if manifest else (None, mixed_settings(listed))
+
+
+def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, manifest: dict | None,
+                source: str) -> list[str]:
+    """The one place that words what makes a dataset's rows suspect, for a report and for `export`: rows
+    that are not what its manifest asks for, files of runs of different settings, a results format this
+    version cannot vouch for (`dataset.format_problem`: its files are read as this version reads its own)."""
+    warnings = against_manifest.warnings() if against_manifest is not None else []
     problem = format_problem(manifest) if manifest else None
-    return [f"warning: {source} {problem}: these figures read its files as this version reads its own"] if problem \
-        else []
+    return [*warnings, *([mixed] if mixed else []),
+            *([f"warning: {source} {problem}: its files are read as this version reads its own"] if problem else [])]
 
 
 def source_warnings(data: pd.DataFrame, manifest: dict | None, source: str) -> list[str]:
-    """What makes a dataset's rows suspect, for `export` (`_warnings` says the same above a report): rows
-    that are not what its manifest asks for, files of other runs or of a format this version does not
-    write."""
-    if not manifest:
-        return [line for line in (mixed_settings(data),) if line]
-    return ManifestCheck.of(data, manifest, source).warnings() + format_warnings(manifest, source)
+    """`_suspicions` of a dataset, for `export`."""
+    return _suspicions(*_checks(data, manifest, source), manifest, source)
 
 
 def _countings(a: Report, b: Report) -> list[str]:

@@ -948,7 +948,7 @@ def test_runs_of_another_results_format_are_refused(run_copy, written_by, words)
     assert line == f"Error: {run_copy} {words}: use another --out\n", line
     line = assert_one_line_failure(cli("verify", run_copy), 1)
     assert line == f"Error: {run_copy} {words}: verify it with the version that wrote it\n", line
-    warning = f"warning: {run_copy} {words}: these figures read its files as this version reads its own"
+    warning = f"warning: {run_copy} {words}: its files are read as this version reads its own"
     assert warning in " ".join(assert_ok(cli("report", run_copy)).split())
     assert warning in " ".join(cli("export", run_copy).stderr.decode().split())
     assert snapshot(run_copy) == before
