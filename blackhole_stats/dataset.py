@@ -578,15 +578,21 @@ def recorded_settings(schema: pa.Schema) -> dict | None:
     return found
 
 
+DAMAGED_SETTINGS = "has damaged run settings in its metadata"
+
+
 def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
     """Where a chunk file was solved with other settings than its run's (a file copied from another
     run): its rows would mix in without a word. Files of earlier versions record none: nothing to say."""
     try:
         found = recorded_settings(schema)
     except ValueError:
-        return "has damaged run settings in its metadata"
-    if found is None:
-        return None
+        return DAMAGED_SETTINGS
+    return None if found is None else settings_differ(found, manifest)
+
+
+def settings_differ(found: dict, manifest: dict) -> str | None:
+    """`settings_problem` for the settings a file records (`recorded_settings`)."""
     wanted = manifest_settings(manifest)
     other = [key for key in wanted if found.get(key) != wanted[key]]
     if not other:

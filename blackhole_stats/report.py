@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from .cards import DECK
 from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
                       folder_entries, format_problem, game_numbers, list_run, manifest_iterations_revision,
-                      recorded_settings, run_game, settings_problem, shown_game)
+                      recorded_settings, run_game, settings_differ, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -104,7 +104,8 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
 
 RUN_SETTINGS = "blackhole_stats.run_settings"
 """`load`'s frame's attrs key: the run settings each Parquet file records (`dataset.recorded_settings`, as
-sorted JSON), by its path under the dataset, for `mixed_settings`."""
+sorted JSON; None where they are damaged), by its path under the dataset, for `mixed_settings` and
+`ManifestCheck`."""
 
 
 _UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".txt": "text (export's list of numbers?)",
@@ -159,8 +160,11 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
     for field in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
         if field.name != "deal" and pa.types.is_nested(field.type):
             raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")
-    with contextlib.suppress(ValueError):  # damaged: verify and run name it; a report of rows has no use for it
+    try:
         found = recorded_settings(schema)
+    except ValueError:
+        settings[file] = None  # damaged
+    else:
         if found is not None:  # as text: pandas deep-copies attrs, and settings nested deep would overflow it
             settings[file] = json.dumps(found, sort_keys=True)
     # the columns alone: a pyarrow-backed pandas frame saved back names types pandas cannot rebuild
@@ -497,8 +501,9 @@ class ManifestCheck:
     (`_unread_strays`: a renamed copy of a part, someone's notes, a folder of them): a notebook's figures
     would count them. (A `*.parquet` file the report reads too: its rows count, and repeats are said.)"""
     other_settings: tuple[str, ...] = ()
-    """The run's parts whose rows were solved with other settings than the manifest's (a part copied
-    from another run: `run` refuses to go on beside it), counted here with the rest."""
+    """The files whose rows were solved with other settings than the manifest's, or whose recorded settings
+    are damaged (a part copied from another run: `run` refuses to go on beside it), counted here with the
+    rest."""
 
     @property
     def matches(self) -> bool:
@@ -518,30 +523,20 @@ class ManifestCheck:
         if self.other_settings:
             holds = "holds" if len(self.other_settings) == 1 else "hold"
             lines.append(f"warning: {', '.join(self.other_settings)} {holds} rows solved with other settings than "
-                         "the run's (a file of another run?), counted here (blackhole-stats verify names them)")
+                         "the run's, or whose recorded settings are damaged (a file of another run?), counted here "
+                         "(blackhole-stats verify names them)")
         return lines
 
     @classmethod
     def of(cls, data: pd.DataFrame, manifest: dict, source: str) -> ManifestCheck:
+        """`data` as `load` gave it: the settings its files record are in its attrs (`RUN_SETTINGS`)."""
         asked = expected_deals(manifest)
         held = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy())
+        other_settings = tuple(name for name, settings in sorted(data.attrs.get(RUN_SETTINGS, {}).items())
+                               if settings is None or settings_differ(json.loads(settings), manifest))
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
-                   strays=_unread_strays(source), other_settings=_parts_of_other_settings(source, manifest))
-
-
-def _parts_of_other_settings(source: str, manifest: dict) -> tuple[str, ...]:
-    """The run's parts that record settings other than its manifest's (their footers only)."""
-    fs, _ = filesystem(source)
-    found = []
-    for path in list_run(source).parts:
-        try:
-            schema = pq.read_schema(path, filesystem=fs)
-        except (pa.ArrowException, OSError):  # the report read its rows: a file gone or changed meanwhile
-            continue
-        if settings_problem(schema, manifest):
-            found.append(posixpath.basename(path))
-    return tuple(found)
+                   strays=_unread_strays(source), other_settings=other_settings)
 
 
 SETTINGS_SHOWN = 5
@@ -562,20 +557,26 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
     them: a classic run's iteration counts beside a fast run's, or deals left intractable under a budget
     beside deals of none, would be counted as one study without a word. Files that record none (earlier
     versions, CSV) say nothing, nor does a frame that did not come from `load`."""
-    found: dict[str, list[str]] = {}  # files by their settings (JSON)
+    found: dict[str | None, list[str]] = {}  # files by their settings (JSON; None: damaged)
     for name, settings in sorted(data.attrs.get(RUN_SETTINGS, {}).items()):
         found.setdefault(settings, []).append(name)
     if len(found) < 2:
         return None
-    runs = [(json.loads(settings), names) for settings, names in found.items()]
-    differ = sorted({key for run, _ in runs for key in run  # as JSON: 1 and 1.0 are two settings, as grouped
-                     if any(_json_of(other.get(key)) != _json_of(run.get(key)) for other, _ in runs)})
+    runs = [(None if settings is None else json.loads(settings), names) for settings, names in found.items()]
+    known = [run for run, _ in runs if run is not None]
+    differ = sorted({key for run in known for key in run  # as JSON: 1 and 1.0 are two settings, as grouped
+                     if any(_json_of(other.get(key)) != _json_of(run.get(key)) for other in known)})
     shown = differ[:SETTINGS_SHOWN]
     more = f", and {len(differ) - len(shown)} more" if len(differ) > len(shown) else ""
+
+    def settings_of(run: dict | None) -> str:
+        if run is None:
+            return "settings damaged"
+        return f"{', '.join(f'{_json_of(key)[1:-1][:40]}={_json_of(run.get(key))[:40]}' for key in shown)}{more}"
+
     kinds = "; ".join(
-        f"{', '.join(f'{_json_of(key)[1:-1][:40]}={_json_of(run.get(key))[:40]}' for key in shown)}{more}: "
-        f"{len(names)} file{'s' if len(names) > 1 else ''} ({names[0]}{', ...' if len(names) > 1 else ''})"
-        for run, names in runs[:SETTINGS_SHOWN])
+        f"{settings_of(run)}: {len(names)} file{'s' if len(names) > 1 else ''} "
+        f"({names[0]}{', ...' if len(names) > 1 else ''})" for run, names in runs[:SETTINGS_SHOWN])
     if len(runs) > SETTINGS_SHOWN:
         kinds += f"; and {len(runs) - SETTINGS_SHOWN} more settings"
     return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
