@@ -397,7 +397,7 @@ def list_run(out: str) -> RunFiles:
             files.old_layout.append(name)
         elif is_file and _PART.fullmatch(name):
             files.parts.append(info.path)
-        elif is_file and _TEMP.fullmatch(name):
+        elif _TEMP.fullmatch(name) and info.type != pafs.FileType.Directory:  # a FIFO too: a write would wait
             files.temporary.append(info.path)
         elif info.type == pafs.FileType.Unknown:  # a FIFO, a socket: the readers pass them by, but DuckDB
             if name.endswith(".parquet"):            # opens what its pattern matches
@@ -409,7 +409,7 @@ def list_run(out: str) -> RunFiles:
     files.strays = sorted(files.strays + _dangling_links(local_path(out)))
     if paths.side is not None:
         files.temporary += sorted(info.path for info in folder_entries(paths.fs, paths.side, out)
-                                  if info.type == pafs.FileType.File and _TEMP.fullmatch(info.base_name))
+                                  if info.type != pafs.FileType.Directory and _TEMP.fullmatch(info.base_name))
     return files
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import errno
 import functools
 import logging
 import multiprocessing
@@ -23,6 +24,7 @@ import os
 import platform
 import signal
 import socket
+import stat
 import sys
 import threading
 import time
@@ -780,6 +782,17 @@ class _StderrHandler(_Quiet, logging.Handler):
 class _LogFile(_Quiet, logging.FileHandler):
     """DIR.run/run.log, written by the run alone: workers' records come back with their chunks, so
     no lock or queue joins the processes, and a worker killed at any moment holds nobody up."""
+
+    def _open(self):
+        """As FileHandler's, but a FIFO or device in the log's place is refused (OSError) rather than
+        waited on: an open for writing waits for a FIFO's reader, past every signal."""
+        try:
+            kind = os.stat(self.baseFilename).st_mode
+        except OSError:  # not there (it is made), or what the open itself will say
+            kind = None
+        if kind is not None and not stat.S_ISREG(kind) and not stat.S_ISDIR(kind):
+            raise OSError(errno.EINVAL, "no file: a FIFO? a device?")
+        return super()._open()
 
     def close(self) -> None:
         try:

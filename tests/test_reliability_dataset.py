@@ -739,7 +739,7 @@ def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
 
 def test_a_fifo_for_a_manifest_and_a_link_loop_are_one_line(run_copy, tmp_path):
     """Every command waited forever on a FIFO named like the manifest (Ctrl-C and SIGTERM could not stop
-    it), a link from the manifest's name to nothing read as no run (report went on without it), and report and export on two links from DIR to itself listed a tree that grew without end."""
+    it; one at the log's or a temporary file's name made a run wait), a link from the manifest's name to nothing read as no run (report went on without it), and report and export on two links from DIR to itself listed a tree that grew without end."""
     manifest = run_copy.parent / (run_copy.name + ".run") / "manifest.json"
     kept = manifest.read_bytes()
     manifest.unlink()
@@ -756,7 +756,14 @@ def test_a_fifo_for_a_manifest_and_a_link_loop_are_one_line(run_copy, tmp_path):
     manifest.unlink()
     manifest.write_bytes(kept)
     os.mkfifo(manifest.parent / ".manifest.json.tmp")  # the temporary's name: run waited on it, past any signal
-    assert_ok(cli("run", "--out", run_copy, "--range", "1-7", "--workers", "1", timeout=60))
+    os.mkfifo(manifest.parent / ".part-7-7-1.parquet.tmp")  # the chunk's: so did its worker
+    (manifest.parent / "run.log").unlink()
+    os.mkfifo(manifest.parent / "run.log")  # and the log's opening
+    done = cli("run", "--out", run_copy, "--range", "1-7", "--workers", "1", timeout=60)
+    assert_ok(done)
+    assert done.stderr.decode() == (f"warning: cannot write the run's log {manifest.parent / 'run.log'} (no file: a "
+                                    "FIFO? a device?): its lines are lost\n")
+    assert not (manifest.parent / ".part-7-7-1.parquet.tmp").exists()
     (run_copy / "again").symlink_to(".")
     (run_copy / "more").symlink_to(".")
     for command in (["report", run_copy], ["export", run_copy]):
