@@ -147,11 +147,21 @@ class DatasetError(ValueError):
 
 
 # ------------------------------------------------------------------ where a run can live
-def filesystem(out: str) -> tuple[pafs.FileSystem, str]:
+def path_text(out: str | os.PathLike) -> str:
+    """A dataset path given as text or a path object, as text; a local one starting with `~` in the home
+    folder, as pandas and polars read it (a run wrote into a folder named `~` beside them)."""
+    out = os.fspath(out)
+    if not isinstance(out, str):
+        raise TypeError(f"a dataset path is text or a path object, not {type(out).__name__}")
+    return out if "://" in out else os.path.expanduser(out)
+
+
+def filesystem(out: str | os.PathLike) -> tuple[pafs.FileSystem, str]:
     """pyarrow's own filesystems (local, file://, s3://, gs://, hdfs://), else a URL fsspec knows.
 
     Only well-formed URLs: fsspec reads `a://` or `://` as the local `./a:`.
     """
+    out = path_text(out)
     if "://" not in out:
         return pafs.LocalFileSystem(), os.path.abspath(out)
     match = _URL.fullmatch(out)
@@ -270,6 +280,7 @@ def locate(out: str) -> str:
     storage that lives in this process only, names the OS refuses, paths
     under a file, and things that are neither directories nor files.
     """
+    out = path_text(out)
     if not out:
         raise DatasetError("the dataset path is empty")
     if any(ord(character) < 32 for character in out):  # a newline would split the one-line error too

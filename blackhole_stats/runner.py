@@ -20,6 +20,7 @@ import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
+import numbers
 import os
 import platform
 import signal
@@ -236,11 +237,25 @@ def _write_worker_log(records) -> None:
         log.handle(record)
 
 
+_one_run = threading.Lock()
+"""Held by the run going on in this process, if any."""
+
+
 def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummary]:
-    """What surrounds a whole run: signals raise from its first instant, warnings reach stderr,
-    and a signal always ends it with RunStopped, even one whose exception some code swallowed."""
+    """What surrounds a whole run: one at a time in a process, signals raise from its first instant,
+    warnings reach stderr, and a signal always ends it with RunStopped, even one whose exception some
+    code swallowed."""
     @functools.wraps(run_function)
     def run_session(*args, **kwargs) -> RunSummary:
+        if not _one_run.acquire(blocking=False):  # (two runs' aborts killed each other's workers)
+            raise RunError("another run is going on in this process: a run's log and worker processes are "
+                           "its process's, so start this one in another process, or when that one ends")
+        try:
+            return _run_session(*args, **kwargs)
+        finally:
+            _one_run.release()
+
+    def _run_session(*args, **kwargs) -> RunSummary:
         with interrupts.raised(), _warnings_to_stderr():
             try:
                 summary = run_function(*args, **kwargs)
@@ -273,17 +288,31 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     difficulty and tag; a run keeps the setting it was made with.
     `game` (a Game, key, PySolFC id or name; None: the run's own, Black Hole for a new run)
     is the game dealt and solved; a run keeps the game it was made with.
-    `chunk_size` None: `default_chunk_size`. `workers` is capped at MAX_WORKERS.
+    `deals`: a DealSet, or text that `DealSet.parse` reads ("1-1000,ms5").
+    `chunk_size` None: `default_chunk_size`. `workers` (None: one a core) is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
-    (None: WAIT_FOR_WORKERS_SECONDS).
-    Raises ValueError for a max_iters outside 1..MAX_ITERS, an unknown scale or game, a scale of
-    another game than the run's (DifficultyError), or the classic search of a game it does not
-    play, DatasetError for a
+    (None: WAIT_FOR_WORKERS_SECONDS). One run at a time in a process: its log and workers are the
+    process's.
+    Raises TypeError or ValueError for arguments of the wrong kind or out of range (a max_iters outside
+    1..MAX_ITERS, a chunk_size or workers below 1, an unknown search, scale or game, a scale of
+    another game than the run's (DifficultyError), the classic search of a game it does not
+    play), all before anything is written; DatasetError for a
     directory that does not fit (RunMoved: its folders were moved or deleted meanwhile), RunError if the Dask scheduler is unusable, RunStopped after SIGINT/SIGTERM (at any moment)
     or a failed chunk, and OSError with an errno in dataset.DISK_FULL or READ_ONLY when the disk is
     full or read-only (finished chunks are kept in every case; the same call resumes).
     """
     check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
+    max_iters = None if max_iters is None else int(max_iters)  # (a numpy integer is no JSON for the manifest)
+    workers, chunk_size = (_whole_number(name, value) for name, value in (("workers", workers),
+                                                                          ("chunk_size", chunk_size)))
+    wait_for_workers = _seconds("wait_for_workers", wait_for_workers)
+    if isinstance(deals, str):
+        deals = DealSet.parse(deals)
+    elif deals is not None and not isinstance(deals, DealSet):
+        raise TypeError(f"deals must be a DealSet, text such as '1-1000', or None, not {type(deals).__name__}")
+    if not scheduler and multiprocessing.current_process().daemon:
+        raise RunError("run starts worker processes, which a daemonic process (a multiprocessing pool's "
+                       "worker) may not: call it from a main process, or give a Dask scheduler")
     game = None if game is None else get_game(game)
     check_search(search, game or DEFAULT_GAME)  # before anything is written (resuming: open_run checks search)
     out = dataset.locate(out)
@@ -337,6 +366,28 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
                       elapsed, tally.solver_seconds, backend.workers_used)
+
+
+def _whole_number(name: str, value) -> int | None:
+    """A count argument of `run` (None stays None) as an int of at least 1 (numpy's too)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a whole number, not {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, not {value}")
+    return int(value)
+
+
+def _seconds(name: str, value) -> float | None:
+    """A time argument of `run` (None stays None) as a float of at least 0."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number of seconds, not {value!r}")
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"{name} must be at least 0 seconds and finite, not {value}")
+    return float(value)
 
 
 def default_chunk_size(deals: int, workers: int) -> int:
@@ -539,8 +590,17 @@ def _ask_scheduler(distributed, address: str) -> None:
         finally:
             comm.abort()
 
+    asked: futures.Future = futures.Future()  # in a thread of its own: a notebook's own event loop runs in this one
+
+    def ask():
+        try:
+            asked.set_result(asyncio.run(asyncio.wait_for(identity(), SCHEDULER_SECONDS)))
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread, which words it
+            asked.set_exception(error)
+
+    threading.Thread(target=ask, name="ask-scheduler", daemon=True).start()
     try:
-        answer = asyncio.run(asyncio.wait_for(identity(), SCHEDULER_SECONDS))
+        answer = asked.result()
     except TimeoutError as error:  # (the connection is made, and nothing comes back)
         raise TimeoutError(str(error) or f"no answer within {SCHEDULER_SECONDS:g} s") from None
     except OSError:
@@ -640,6 +700,7 @@ class _Cluster:
                 self._distributed.wait(running)
 
     def close(self) -> None:
+        self._client.unsubscribe_topic("all")  # else the scheduler logs a CRITICAL error as the client leaves
         self._client.close()
 
 

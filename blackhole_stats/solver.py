@@ -211,7 +211,9 @@ class Solver:
 
 
 def check_search(search: str, game: Game) -> None:
-    """Refuse the classic search on a game it does not play, naming the one that does."""
+    """Refuse a search that is none of SEARCHES, and the classic search on a game it does not play."""
+    if not isinstance(search, str) or search not in SEARCHES:
+        raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, not {search!r}")
     if search == "classic" and not game.classic_search:
         raise ValueError(f"the classic search reproduces black-hole-solver's Black Hole counts only; "
                          f"{game.name} is solved with the fast search")

@@ -333,3 +333,117 @@ def test_a_worker_that_counts_iterations_otherwise_refuses_its_chunk(tmp_path):
     written = runner.solve_chunk(runner.ChunkTask(DealSet.parse(["1-3"]), str(out), "fast", None, game="all_in_a_row",
                                                   iterations_revision=2))
     assert written is not None and sum(written.outcomes) == 3
+
+
+# ------------------------------------------------------------------ the Python API's arguments
+@pytest.mark.parametrize("arguments, error, words", [
+    ({"chunk_size": 0}, ValueError, "chunk_size must be at least 1, not 0"),  # a worker spun forever on it
+    ({"chunk_size": -5}, ValueError, "chunk_size must be at least 1, not -5"),  # empty files named 101-95
+    ({"chunk_size": 2.5}, TypeError, "chunk_size must be a whole number, not 2.5"),
+    ({"workers": 0}, ValueError, "workers must be at least 1, not 0"),  # silently every core
+    ({"workers": True}, TypeError, "workers must be a whole number, not True"),
+    ({"wait_for_workers": float("nan"), "scheduler": "tcp://127.0.0.1:1"}, ValueError,
+     "wait_for_workers must be at least 0 seconds and finite, not nan"),
+    ({"deals": [1, 2]}, TypeError, "deals must be a DealSet, text such as '1-1000', or None, not list"),
+    ({"search": "Fast"}, ValueError, "search must be one of 'fast', 'classic', not 'Fast'"),  # 'holds a run with'
+    ({"search": None}, ValueError, "search must be one of 'fast', 'classic', not None"),
+    ({"out": b"run"}, TypeError, "a dataset path is text or a path object, not bytes"),
+])
+def test_run_refuses_arguments_of_the_wrong_kind_before_writing_anything(tmp_path, arguments, error, words):
+    """Each was a hang, junk files, a manifest that no command could read again, or an AttributeError, most
+    after the run's folders were made."""
+    given = {"out": str(tmp_path / "run"), "deals": "1-5", "workers": 1, **arguments}
+    with pytest.raises(error) as raised:
+        run(given.pop("out"), given.pop("deals"), **given)
+    assert str(raised.value) == words
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_run_takes_numpy_counts_text_deals_paths_and_the_home_folder(tmp_path, monkeypatch):
+    """numpy integers failed at the manifest (int64 is no JSON) after it was begun; `~` made a folder named
+    `~` where pandas reads the home folder; a Path was a TypeError."""
+    np = pytest.importorskip("numpy")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    summary = run("~/run", "1-6", workers=np.int64(1), chunk_size=np.int32(3), max_iters=np.int64(10**6))
+    assert summary.out == str(tmp_path / "home" / "run") and summary.solved_now == 6
+    assert read_manifest(str(tmp_path / "home" / "run"))["max_iters"] == 10**6
+    assert len(pd.read_parquet("~/run")) == 6
+    assert run(tmp_path / "home" / "run", DealSet.parse("7"), max_iters=10**6, workers=1).solved_now == 1
+    assert verify(tmp_path / "home" / "run").rows == 7
+
+
+RUN_IN_A_POOL = """
+import multiprocessing, sys
+from blackhole_stats.runner import run
+
+def attempt(out):
+    try:
+        run(out, "1-3", workers=1)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+
+if __name__ == "__main__":
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        print(pool.map(attempt, [sys.argv[1]])[0])
+"""
+
+
+def test_run_in_a_pool_s_worker_says_it_cannot_start_workers(tmp_path):
+    """A bare 'AssertionError: daemonic processes are not allowed to have children', a session recorded."""
+    script = tmp_path / "pooled.py"  # a file: spawned workers import the function from it
+    script.write_text(RUN_IN_A_POOL)
+    done = subprocess.run([sys.executable, script, str(tmp_path / "run")], capture_output=True, text=True,
+                          timeout=120)
+    assert done.stdout == ("RunError: run starts worker processes, which a daemonic process (a multiprocessing "
+                           "pool's worker) may not: call it from a main process, or give a Dask scheduler\n"), done
+    assert not (tmp_path / "run").exists()
+
+
+TWO_RUNS = """
+import sys, threading
+from blackhole_stats.runner import RunError, run
+
+first = threading.Thread(target=run, args=(sys.argv[1], "1-8"), kwargs={"workers": 1, "chunk_size": 2})
+first.start()
+while not __import__("os").path.exists(sys.argv[3]):  # the first run's worker is at deal 5
+    __import__("time").sleep(0.01)
+try:
+    run(sys.argv[2], "1-3", workers=1)
+except RunError as error:
+    print(error)
+open(sys.argv[3] + ".release", "w").close()
+first.join()
+"""
+
+
+def test_a_second_run_in_one_process_is_refused_and_the_first_goes_on(tmp_path):
+    """Two runs in two threads of a notebook: one's stop killed the other's workers, and their lines went
+    into each other's logs."""
+    env = {**os.environ, **pause_env(tmp_path, **{"deal-5": 120})}
+    done = subprocess.run([sys.executable, "-c", TWO_RUNS, str(tmp_path / "a"), str(tmp_path / "b"),
+                           str(tmp_path / "pauses" / "deal-5")], capture_output=True, text=True, timeout=120, env=env)
+    assert done.stdout == ("another run is going on in this process: a run's log and worker processes are its "
+                           "process's, so start this one in another process, or when that one ends\n"), done
+    assert not (tmp_path / "b").exists()
+    assert len(pd.read_parquet(tmp_path / "a")) == 8 and not verify(str(tmp_path / "a")).problems
+
+
+def test_a_dask_run_from_a_notebook_kernel(tmp_path):
+    """Jupyter runs its cells in an event loop: asking the scheduler with asyncio.run failed there, every time
+    ('asyncio.run() cannot be called from a running event loop')."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("distributed")
+    out = tmp_path / "run"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "import distributed\n"
+        "from blackhole_stats.runner import run\n"
+        "with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, host='127.0.0.1',\n"
+        "                              dashboard_address=None) as cluster:\n"
+        f"    summary = run({str(out)!r}, '1-20', scheduler=cluster.scheduler_address)\n"
+        "print('solved now:', summary.solved_now)")])
+    nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+    printed = "".join(output.get("text", "") for output in notebook.cells[0].outputs if output.output_type == "stream")
+    assert "solved now: 20\n" in printed, printed
+    assert not verify(str(out)).problems and len(pd.read_parquet(out)) == 20
