@@ -376,7 +376,7 @@ def _describe(label: str | None, result, game: Game) -> str:
 
 @main.command("report", short_help="Summarize a dataset: outcomes, iterations, plots, comparisons.")
 @click.argument("dataset", type=click.Path())
-@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown", "json"]), default="text",  # report.FORMATS
               show_default=True, help="text for the terminal, markdown for a README, json for programs.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False),
               help="Also write PNG charts into this directory, outside the datasets (needs the 'plots' "
@@ -495,7 +495,8 @@ def _game_of(data, source: str, manifest: dict | None, given: Game | None, optio
 @click.option("--tag", "tags", multiple=True, metavar="TAG",
               help="Only solvable deals of this difficulty: very-easy, easy, medium, hard, very-hard "
                    "(repeat it for several; needs a dataset made with run --difficulty).")
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]),  # export.FORMATS
+              default="text", show_default=True,
               help="text: one game number per line; json or csv: with outcome, iterations, cards played, "
                    "difficulty and tag.")
 @click.option("--game", "game_kind", type=GameType(), default=None,

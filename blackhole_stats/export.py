@@ -18,7 +18,9 @@ import math
 import pandas as pd
 
 from .dealing import game_name
+from .difficulty import parse_tag
 from .games import DEFAULT_GAME, Game
+from .solver import OUTCOMES
 
 FORMATS = ("text", "json", "csv")
 COLUMNS = ("game", "deal", "outcome", "iterations", "cards_played", "difficulty", "tag")
@@ -35,8 +37,14 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
     """The rows of a normalized dataset (`report.load`) with this outcome and, if given, one of these tags.
 
     `data` is in deal order (`report.load` sorts by ms, then number): ordinary
-    numbers first, then ms ones.
+    numbers first, then ms ones. An outcome or tag that is none (`Solved`, `very-hard` is read as
+    `very hard`) is an error, not an empty list.
     """
+    if outcome is not None and outcome not in OUTCOMES:
+        raise ValueError(f"outcome must be one of {', '.join(map(repr, OUTCOMES))} or None, not {outcome!r}")
+    if isinstance(tags, str):  # its letters are no tags
+        raise TypeError(f"tags is a tuple of tags, such as ({tags!r},), not one string")
+    tags = tuple(parse_tag(tag) for tag in tags)
     repeated = data.duplicated(["ms", "deal"])
     if repeated.any():
         row = data[repeated].iloc[0]
@@ -57,6 +65,8 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
 
 def render(rows: pd.DataFrame, fmt: str, game: Game = DEFAULT_GAME) -> str:
     """The rows of `game` as text (numbers only), JSON (a list of objects) or CSV (with a header)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
     names = [game_name(number, ms) for number, ms in zip(rows["deal"].tolist(), rows["ms"].tolist())]
     if fmt == "text":
         return "".join(name + "\n" for name in names)

@@ -676,7 +676,13 @@ def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None
                  ) -> Report:
     """Compute a Report from a normalized dataset (see `load`) of `game` (None: the one `game_of` finds;
-    either way checked against the rows) and its run's manifest, if any."""
+    either way checked against the rows) and its run's manifest, if any.
+
+    A frame read another way is refused (DatasetError): pandas reads a deal from 2^63 up as null beside its
+    `deal_exact` text, and rows in file order, which gave wrong counts and spans without a word."""
+    if "deal_exact" in data or "ms" not in data or not isinstance(data["outcome"].dtype, pd.CategoricalDtype):
+        raise DatasetError(f"{source}: build_report takes the frame report.load gives (exact deals, typed "
+                           "columns, in deal order), not one read another way")
     game = game_of(data, source, manifest, given=game)
     listed = data
     duplicates = int(data.duplicated(["ms", "deal"]).sum())
@@ -834,8 +840,13 @@ class _Section:
         return self.align[column] == "r" if self.align else column > 0
 
 
+FORMATS = ("text", "markdown", "json")
+
+
 def render(result: Report | Comparison, fmt: str = "text") -> str:
     """`result` as text for the terminal, markdown for a README, or JSON for programs."""
+    if fmt not in FORMATS:
+        raise ValueError(f"fmt must be one of {', '.join(map(repr, FORMATS))}, not {fmt!r}")
     if fmt == "json":
         return json.dumps(asdict(result), indent=2, allow_nan=False)
     sections = _report_sections(result) if isinstance(result, Report) else _comparison_sections(result)

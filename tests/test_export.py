@@ -221,3 +221,32 @@ def test_files_a_notebook_would_read_beside_the_runs_are_named_by_report_and_exp
     (out / (part.name + ".bak")).rename(out / "backup" / (part.name + ".bak"))
     assert len(pd.read_parquet(out)) == 60
     assert json.loads(cli("report", out, "--format", "json").stdout)["against_manifest"]["strays"] == ["backup/"]
+
+
+def test_the_api_refuses_an_outcome_tag_or_format_that_is_none(tmp_path):
+    """outcome='Solved' and tags=('Hard',) gave empty lists, tags='hard' a pandas TypeError, and an unknown
+    format CSV or text; the commands' choices are the modules' own."""
+    from blackhole_stats import cli, export, report
+    from blackhole_stats.dataset import DatasetError
+
+    data = pd.DataFrame({"deal": [1, 2], "ms": [False, False], "outcome": ["solved", "unsolved"],
+                         "tag": ["hard", None]})
+    for outcome in ("Solved", "solvable"):
+        with pytest.raises(ValueError, match=f"outcome must be one of 'solved', 'unsolved', 'intractable' or None, "
+                                             f"not '{outcome}'"):
+            export.select(data, "d", outcome=outcome)
+    assert export.select(data, "d", tags=("Hard",))["deal"].tolist() == [1]  # as the command reads tags
+    with pytest.raises(ValueError, match="unknown tag 'harder'"):
+        export.select(data, "d", tags=("harder",))
+    with pytest.raises(TypeError, match=r"tags is a tuple of tags, such as \('hard',\), not one string"):
+        export.select(data, "d", tags="hard")
+    with pytest.raises(ValueError, match="fmt must be one of 'text', 'json', 'csv', not 'xml'"):
+        export.render(data, "xml")
+    with pytest.raises(DatasetError, match="build_report takes the frame report.load gives"):
+        report.build_report(data, "d")  # (it counted the deals from 2^63 up, which pandas reads as null, as one)
+    data.assign(iterations=[1, 2], cards_played=[51, 3]).drop(columns="tag").to_csv(tmp_path / "d.csv", index=False)
+    with pytest.raises(ValueError, match="fmt must be one of 'text', 'markdown', 'json', not 'html'"):
+        report.render(report.build_report(report.load(tmp_path / "d.csv"), "d"), "html")
+    choices = {command: next(param.type.choices for param in cli.main.commands[command].params
+                             if param.name == "fmt") for command in ("report", "export")}
+    assert tuple(choices["report"]) == report.FORMATS and tuple(choices["export"]) == export.FORMATS
