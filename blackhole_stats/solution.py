@@ -198,7 +198,14 @@ def solution_of(row: Any) -> Solution | None:
         return None
     if not isinstance(text, str):
         raise ValueError(f"the row's solution is {text!r}, not a line of play in text form")
-    return Solution.from_text(board_of(row), text)
+    board = board_of(row)
+    try:
+        return Solution.from_text(board, text)
+    except ValueError as error:
+        if _field(row, "game", _NO_FIELD) is not _NO_FIELD:
+            raise
+        raise type(error)(f"{error} (the row has no game, so it was dealt as Black Hole's: a row of another "
+                          "game needs its game field, which pandas drops when it reads one game=... folder)") from None
 
 
 def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:

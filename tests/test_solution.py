@@ -348,3 +348,15 @@ def test_board_of_a_row_without_names_or_of_a_whole_table_says_so(tmp_path):
             board_of(table)
     assert board_of(frame.iloc[0]) == board_of(pl.read_parquet(tmp_path / "rows.parquet").rows(named=True)[0]) \
         == board_of({"deal_exact": "5", "ms": False}) == deal(5)
+
+
+def test_a_row_of_another_game_without_its_game_field_says_so():
+    """pandas drops the partition key when it reads one `game=golf` folder: the row was dealt as Black Hole's
+    and its solution failed on a card not on top, with nothing to say why."""
+    solver = Solver()
+    row = next(row for row in (solver.solve_deal(n, game="golf") for n in range(1, 50)) if row["solution"])
+    assert solution_of(row).board.game.key == "golf"
+    del row["game"]
+    with pytest.raises(SolutionError, match=r"\(the row has no game, so it was dealt as Black Hole's: a row of "
+                                            "another game needs its game field"):
+        solution_of(row)
