@@ -143,6 +143,8 @@ class Board:
     def from_text(cls, text: str, game: Game | str | int = BLACK_HOLE) -> Board:
         """Parse black-hole-solve board text of `game` (a Game, key, id or name); raises BoardParseError
         naming line and token."""
+        if not isinstance(text, str):  # (bytes said "a bytes-like object is required, not 'str'")
+            raise TypeError(f"board text is a str, not {type(text).__name__}: decode bytes first, or use Board.read")
         lines = text.split("\n")
         if lines[-1] == "":
             lines.pop()  # the final newline

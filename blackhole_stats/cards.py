@@ -1,6 +1,7 @@
 """Cards and their two-character codes (`AS`, `TD`, `KH`)."""
 from __future__ import annotations
 
+import numbers
 import operator
 from dataclasses import dataclass
 from functools import cached_property
@@ -51,8 +52,8 @@ class Card:
 
     @classmethod
     def from_id(cls, card_id: int) -> Card:
-        """From PySolFC's card id, suit * 13 + rank."""
-        if not 0 <= card_id < len(DECK):
+        """From PySolFC's card id, suit * 13 + rank (a whole number: True was the 2 of clubs)."""
+        if isinstance(card_id, bool) or not isinstance(card_id, numbers.Integral) or not 0 <= card_id < len(DECK):
             raise CardParseError(f"unknown card id {card_id!r} (expected 0..{len(DECK) - 1})")
         return DECK[card_id]
 

@@ -65,6 +65,8 @@ class Solution:
     @classmethod
     def from_text(cls, board: Board, text: str) -> Solution:
         """Parse `"2H 3S talon:8H ..."` (what a dataset's `solution` column holds) and replay it."""
+        if not isinstance(text, str):
+            raise TypeError(f"a solution's text is a str, not {type(text).__name__}")
         tokens = text.split()
         try:
             line = bytes([_TOKEN_CODES[token] for token in tokens])

@@ -116,6 +116,11 @@ class Solver:
     """Owns the search tables (sized once, reused for every deal it solves)."""
 
     def __init__(self, table_bits: int = DEFAULT_TABLE_BITS) -> None:
+        if isinstance(table_bits, bool) or not isinstance(table_bits, numbers.Integral):
+            raise TypeError(f"table_bits must be a whole number from 8 to 30, not {table_bits!r}")
+        if not 8 <= table_bits <= 30:
+            raise ValueError(f"table_bits must be between 8 and 30, not {table_bits}")
+        table_bits = int(table_bits)
         try:
             self._core = _core.Solver(table_bits)
         except MemoryError:

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import Board, BoardParseError, Card, CardParseError, GameNumber, IllegalMove, deal, get_game
+from blackhole_stats import (Board, BoardParseError, Card, CardParseError, GameNumber, IllegalMove, Solution, deal,
+                             get_game)
 from blackhole_stats.dealing import dealt_card_ids
 
 from conftest import reference_board, reference_boards, require_reference
@@ -442,3 +443,16 @@ def test_a_board_built_from_lists_is_the_board_and_only_cards_go_in():
     for rank, suit in ((-1, 0), (13, 0), (0, 4), (True, 0), (1.0, 0), ("1", 0)):
         with pytest.raises(CardParseError, match="no card has rank"):
             Card(rank, suit)
+
+
+def test_text_of_the_wrong_type_is_named_as_such():
+    """bytes said "a bytes-like object is required, not 'str'" (the types the other way round), None an
+    AttributeError; card id True was the 2 of clubs."""
+    for text in (b"Foundations: AS\n", None):
+        with pytest.raises(TypeError, match=f"board text is a str, not {type(text).__name__}"):
+            Board.from_text(text)
+        with pytest.raises(TypeError, match=f"a solution's text is a str, not {type(text).__name__}"):
+            Solution.from_text(deal(1), text)
+    for card_id in (True, 1.0, 52):
+        with pytest.raises(CardParseError, match="unknown card id"):
+            Card.from_id(card_id)

@@ -335,3 +335,14 @@ def new_board_solves(script: str) -> bool:
     again = script.replace("    new.solve(board)", "    print(new.solve(new.deal(7)).outcome)")
     return subprocess.run([sys.executable, "-c", again], capture_output=True, text=True,
                           timeout=120).stdout.strip() in ("solved", "unsolved")
+
+
+@pytest.mark.parametrize("value, error, words", [
+    (None, TypeError, "table_bits must be a whole number from 8 to 30, not None"),
+    (True, TypeError, "table_bits must be a whole number from 8 to 30, not True"),
+    (2**70, ValueError, f"table_bits must be between 8 and 30, not {2**70}"),  # an OverflowError about C longs
+    (7, ValueError, "table_bits must be between 8 and 30, not 7")])
+def test_a_table_size_that_is_none_names_table_bits(value, error, words):
+    with pytest.raises(error) as raised:
+        Solver(value)
+    assert str(raised.value) == words
