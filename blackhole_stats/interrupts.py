@@ -131,20 +131,34 @@ def ready() -> None:
         check()
 
 
+def cause(error: BaseException) -> Interrupted | None:
+    """The `Interrupted` that `error` is, was raised from, or was raised while handling, if any.
+
+    Python 3.11 wraps one raised in a class's `__set_name__` (a signal while a module defines its
+    classes, as a command imports what it needs) in a RuntimeError; a second signal can cut a library's
+    handling of the first in two, and it then fails in its own way (futures.wait: "release unlocked lock").
+    """
+    seen = set()
+    while error is not None and id(error) not in seen:  # the chain a traceback shows (`from None` ends it)
+        if isinstance(error, Interrupted):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ if error.__cause__ is not None else \
+            None if error.__suppress_context__ else error.__context__
+    return None
+
+
 @contextmanager
 def unwrapped() -> Iterator[None]:
-    """Within: an `Interrupted` that Python wrapped in another exception is raised as itself. Python 3.11
-    wraps one raised in a class's `__set_name__` (a signal while a module defines its classes, as a
-    command imports what it needs) in a RuntimeError, which would end the command in a traceback."""
+    """Within: an exception caused by an `Interrupted` (`cause`) is raised as that interrupt, which a
+    command ends with its one line, not a traceback."""
     try:
         yield
     except Exception as error:
-        cause = error.__cause__
-        while cause is not None and not isinstance(cause, Interrupted):
-            cause = cause.__cause__
-        if cause is None:
+        interrupt = cause(error)
+        if interrupt is None:
             raise
-        raise cause from None
+        raise interrupt from None
 
 
 def record_only() -> None:

@@ -555,18 +555,19 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
     """Where the Parquet files of a dataset without a manifest (files of several runs gathered in one
     folder) record runs of different settings (`load` keeps them in the frame's attrs), a warning naming
     them: a classic run's iteration counts beside a fast run's, or deals left intractable under a budget
-    beside deals of none, would be counted as one study without a word. Files that record none (earlier
-    versions, CSV) say nothing, nor does a frame that did not come from `load`."""
+    beside deals of none, would be counted as one study without a word; files whose settings are damaged
+    are named too. Files that record none (earlier versions, CSV) say nothing, nor does a frame that did
+    not come from `load`."""
     found: dict[str | None, list[str]] = {}  # files by their settings (JSON; None: damaged)
     for name, settings in sorted(data.attrs.get(RUN_SETTINGS, {}).items()):
         found.setdefault(settings, []).append(name)
-    if len(found) < 2:
+    if len(found) < 2 and None not in found:
         return None
     runs = [(None if settings is None else json.loads(settings), names) for settings, names in found.items()]
     known = [run for run, _ in runs if run is not None]
     differ = sorted({key for run in known for key in run  # as JSON: 1 and 1.0 are two settings, as grouped
                      if any(_json_of(other.get(key)) != _json_of(run.get(key)) for other in known)})
-    shown = differ[:SETTINGS_SHOWN]
+    shown = (differ or sorted(known[0]) if known else [])[:SETTINGS_SHOWN]  # (one run's beside damaged ones)
     more = f", and {len(differ) - len(shown)} more" if len(differ) > len(shown) else ""
 
     def settings_of(run: dict | None) -> str:
@@ -579,6 +580,8 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
         f"({names[0]}{', ...' if len(names) > 1 else ''})" for run, names in runs[:SETTINGS_SHOWN])
     if len(runs) > SETTINGS_SHOWN:
         kinds += f"; and {len(runs) - SETTINGS_SHOWN} more settings"
+    if not known:
+        return f"warning: the files' run settings are damaged ({kinds}): which runs solved them cannot be told"
     return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
 
 
@@ -679,10 +682,14 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
     either way checked against the rows) and its run's manifest, if any.
 
     A frame read another way is refused (DatasetError): pandas reads a deal from 2^63 up as null beside its
-    `deal_exact` text, and rows in file order, which gave wrong counts and spans without a word."""
-    if "deal_exact" in data or "ms" not in data or not isinstance(data["outcome"].dtype, pd.CategoricalDtype):
+    `deal_exact` text, which gave wrong counts without a word, and only `load` keeps the run settings
+    each file records (in the frame's attrs: pandas drops them where it merges, or concatenates frames of
+    other files), without which a part of another run would be counted without a warning."""
+    if RUN_SETTINGS not in data.attrs or "ms" not in data or "deal_exact" in data or \
+            not isinstance(data["outcome"].dtype, pd.CategoricalDtype):
         raise DatasetError(f"{source}: build_report takes the frame report.load gives (exact deals, typed "
-                           "columns, in deal order), not one read another way")
+                           "columns, what its files record), or a selection of its rows; not one read another "
+                           "way, nor one pandas merged or concatenated")
     game = game_of(data, source, manifest, given=game)
     listed = data
     duplicates = int(data.duplicated(["ms", "deal"]).sum())
@@ -702,7 +709,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         cards_played = {int(cards): int(n) for cards, n in unsolved.value_counts().sort_index().items()}
         cards_played_unknown = int(unsolved.isna().sum())
         no_first_move = cards_played.get(game.talon_size, 0)
-    names = [game_name(row.deal, row.ms) for row in data.iloc[[0, -1]].itertuples()] if len(data) else [None, None]
+    names = _first_and_last(data)
     against_manifest, mixed = _checks(listed, manifest, source)
     return Report(
         source=source,
@@ -725,6 +732,16 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         against_manifest=against_manifest,
         mixed_settings=mixed,
     )
+
+
+def _first_and_last(data: pd.DataFrame) -> list[str | None]:
+    """The first and last deal in deal order (ordinary numbers, then ms ones), whatever the rows' order."""
+    if not len(data):
+        return [None, None]
+    ms = data["ms"].to_numpy(dtype=bool)
+    first = data.loc[~ms, "deal"].min() if (~ms).any() else data.loc[ms, "deal"].min()
+    last = data.loc[ms, "deal"].max() if ms.any() else data.loc[~ms, "deal"].max()
+    return [game_name(first, not (~ms).any()), game_name(last, bool(ms.any()))]
 
 
 def _difficulty_table(data: pd.DataFrame) -> dict[str, dict]:

@@ -41,6 +41,7 @@ from tqdm import tqdm
 
 from . import _testhooks, dataset, difficulty, interrupts
 from ._version import __version__
+from .arguments import whole_number
 from .dealing import GameNumber, deal
 from .deals import DealSet
 from .games import DEFAULT_GAME, Game, game_by_key, get_game
@@ -261,11 +262,6 @@ def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummar
                 summary = run_function(*args, **kwargs)
             except interrupts.Interrupted as interrupt:
                 raise RunStopped("interrupted", signum=interrupt.signum) from None
-            except Exception as error:  # one a signal caused, cutting a library's step in two (see _solve)
-                signum = interrupts.received()
-                if signum is None or isinstance(error, RunStopped):
-                    raise
-                raise RunStopped("interrupted", signum=signum) from None
             signum = interrupts.received()
             if signum is not None:
                 raise RunStopped("interrupted", summary.already_done + summary.solved_now,
@@ -303,8 +299,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     """
     check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
     max_iters = None if max_iters is None else int(max_iters)  # (a numpy integer is no JSON for the manifest)
-    workers, chunk_size = (_whole_number(name, value) for name, value in (("workers", workers),
-                                                                          ("chunk_size", chunk_size)))
+    workers, chunk_size = (None if value is None else whole_number(name, value, 1)
+                           for name, value in (("workers", workers), ("chunk_size", chunk_size)))
     wait_for_workers = _seconds("wait_for_workers", wait_for_workers)
     if isinstance(deals, str):
         deals = DealSet.parse(deals)
@@ -368,25 +364,12 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                       elapsed, tally.solver_seconds, backend.workers_used)
 
 
-def _whole_number(name: str, value) -> int | None:
-    """A count argument of `run` (None stays None) as an int of at least 1 (numpy's too)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be a whole number, not {value!r}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, not {value}")
-    return int(value)
-
-
 def _seconds(name: str, value) -> float | None:
     """A time argument of `run` (None stays None) as a float of at least 0."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number of seconds, not {value!r}")
-    if not 0 <= value < float("inf"):
-        raise ValueError(f"{name} must be at least 0 seconds and finite, not {value}")
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < float("inf"):
+        raise ValueError(f"{name} must be a number of seconds, at least 0 and finite, not {value!r}")
     return float(value)
 
 
@@ -409,14 +392,16 @@ def _solve(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], tally: _T
         _testhooks.pause("chunks-done")
     except BaseException as error:
         # A second signal can cut the library code handling the first in two, and that code then fails
-        # in its own way ("release unlocked lock" from futures.wait): after a signal, it is the signal.
-        signum = error.signum if isinstance(error, interrupts.Interrupted) else interrupts.received()
-        if signum is None:
+        # in its own way ("release unlocked lock" from futures.wait): raised while handling one, it is the
+        # signal's (and said in the log).
+        interrupt = interrupts.cause(error)
+        if interrupt is None:
             backend.abort(list(pending))
             raise
-        log.warning("interrupted by %s: stopping the workers", signal.Signals(signum).name)
+        failed = "" if error is interrupt else f" (what it cut short failed: {type(error).__name__}: {error})"
+        log.warning("interrupted by %s: stopping the workers%s", signal.Signals(interrupt.signum).name, failed)
         backend.abort(list(pending))
-        return signum
+        return interrupt.signum
     return None
 
 
@@ -599,9 +584,9 @@ def _ask_scheduler(distributed, address: str) -> None:
             asked.set_exception(error)
 
     threading.Thread(target=ask, name="ask-scheduler", daemon=True).start()
-    try:
-        answer = asked.result()
-    except TimeoutError as error:  # (the connection is made, and nothing comes back)
+    try:  # (asyncio's TimeoutError is another class before Python 3.11)
+        answer = asked.result(timeout=2 * SCHEDULER_SECONDS)
+    except (TimeoutError, asyncio.TimeoutError, futures.TimeoutError) as error:  # connected, and nothing came back
         raise TimeoutError(str(error) or f"no answer within {SCHEDULER_SECONDS:g} s") from None
     except OSError:
         raise
@@ -655,7 +640,7 @@ class _Cluster:
                     raise RunError(f"no worker joined the Dask cluster at {address} "
                                    f"within {wait_for_workers:g} s") from None
         except BaseException:
-            self._client.close()
+            self.close()
             raise
         self.workers = sum(self._client.nthreads().values())
         self._ran: set[str] = set()

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from . import _core, _testhooks
+from .arguments import whole_number
 from .board import Board, dealt_layout, solver_input, solver_rules
 from .games import Game, get_game
 from .solution import Solution, line_text
@@ -116,11 +117,7 @@ class Solver:
     """Owns the search tables (sized once, reused for every deal it solves)."""
 
     def __init__(self, table_bits: int = DEFAULT_TABLE_BITS) -> None:
-        if isinstance(table_bits, bool) or not isinstance(table_bits, numbers.Integral):
-            raise TypeError(f"table_bits must be a whole number from 8 to 30, not {table_bits!r}")
-        if not 8 <= table_bits <= 30:
-            raise ValueError(f"table_bits must be between 8 and 30, not {table_bits}")
-        table_bits = int(table_bits)
+        table_bits = whole_number("table_bits", table_bits, 8, 30)  # (the C type's own range, said here)
         try:
             self._core = _core.Solver(table_bits)
         except MemoryError:
@@ -232,11 +229,8 @@ def iterations_revision(search: str, game: Game) -> int:
 def check_max_iters(max_iters: int | None) -> None:
     """Refuse a budget that is no whole number in 1..MAX_ITERS (None: no limit), instead of letting it
     wrap around; True is no budget of 1 (as `deal(True)` is no deal 1)."""
-    if max_iters is None:
-        return
-    if isinstance(max_iters, bool) or not isinstance(max_iters, numbers.Integral) or \
-            not 1 <= max_iters <= MAX_ITERS:
-        raise ValueError(f"max_iters must be a whole number from 1 to {MAX_ITERS} (2^63-1), not {max_iters!r}")
+    if max_iters is not None:
+        whole_number("max_iters", max_iters, 1, MAX_ITERS)
 
 
 _per_thread = threading.local()

@@ -8,7 +8,7 @@ warnings as errors:
 * clang: a full build, loaded and compared;
 * gcc with -DBLACKHOLE_PORTABLE_BITS: the plain C that MSVC and other
   non-gcc compilers use for bit functions, and non-x86 CPUs (and x86 ones
-  without SSSE3) for the heights search's pass, loaded and compared;
+  without SSSE3, SSE4.1 or POPCNT) for the heights search's pass, loaded and compared;
 * the mingw-w64 cross-compiler (x86_64-w64-mingw32-gcc): compile only, since
   no Windows Python can run here. It reads this machine's Python headers,
   which include <sys/select.h> (absent on Windows) through pyconfig.h, so an

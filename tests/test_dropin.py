@@ -563,6 +563,30 @@ def test_an_interrupt_python_wraps_is_still_an_interrupt():
             1 / 0
 
 
+def test_a_failure_while_an_interrupt_is_handled_is_the_interrupt_unless_it_replaced_it():
+    """A second signal cuts a library's handling of the first (futures.wait then releases a lock it does
+    not hold): that failure is the interrupt's. One raised `from None`, as our own errors are, stands."""
+    def failing_while_handling(replace: bool):
+        try:
+            raise interrupts.Interrupted(signal.SIGTERM)
+        except interrupts.Interrupted:
+            if replace:
+                raise ValueError("a failure of its own") from None
+            raise RuntimeError("release unlocked lock")
+
+    with pytest.raises(interrupts.Interrupted) as raised:
+        with interrupts.unwrapped():
+            failing_while_handling(replace=False)
+    assert raised.value.signum == signal.SIGTERM
+    with pytest.raises(ValueError, match="a failure of its own"):
+        with interrupts.unwrapped():
+            failing_while_handling(replace=True)
+    loop = RuntimeError("a chain that loops")
+    loop.__context__ = ValueError("back")
+    loop.__context__.__context__ = loop
+    assert interrupts.cause(loop) is None
+
+
 def test_ctrl_c_during_the_search_is_one_line(tmp_path):
     board = tmp_path / "board.txt"
     board.write_text(reference_boards("golf")[1])

@@ -716,6 +716,26 @@ def test_files_of_runs_of_other_settings_gathered_without_a_manifest_are_said(ru
     assert 'a\\nkey=null, max_iters=1, search="fast": 1 file (part-4-6-3.parquet)' in warned, warned
 
 
+def test_damaged_run_settings_without_a_manifest_are_said(run_copy, tmp_path):
+    """Beside one run's files, a file whose recorded settings are damaged showed as '(: 1 file ...'; files
+    that were all damaged said nothing."""
+    gathered = tmp_path / "gathered"
+    gathered.mkdir()
+    parts = sorted(run_copy.glob("part-*.parquet"))
+    for part in parts:
+        shutil.copy(part, gathered)
+    first, second = (gathered / part.name for part in parts[:2])
+    pq.write_table(pq.read_table(first).replace_schema_metadata({"blackhole_stats.run_settings": b"[1"}), first)
+    shown = " ".join(assert_ok(cli("report", gathered)).split())
+    assert (f'search="fast": {len(parts) - 1} file{"s" if len(parts) > 2 else ""} ({second.name}' in shown
+            and f"settings damaged: 1 file ({first.name})" in shown and "(: " not in shown), shown
+    for part in gathered.glob("part-*.parquet"):
+        pq.write_table(pq.read_table(part).replace_schema_metadata({"blackhole_stats.run_settings": b"["}), part)
+    shown = " ".join(assert_ok(cli("report", gathered)).split())
+    assert (f"warning: the files' run settings are damaged (settings damaged: {len(parts)} files ({first.name}, "
+            "...)): which runs solved them cannot be told") in shown, shown
+
+
 def test_a_link_to_nothing_in_dir_is_named_and_a_fifo_is_passed_by(run_copy):
     """polars fails on a dangling link in DIR, which pyarrow's listing leaves out: verify said ok and run
     added rows beside it. A FIFO or socket was listed as a folder, and the error named DIR ('cannot list

@@ -258,6 +258,8 @@ def test_a_failure_that_a_second_signal_causes_in_the_clean_up_is_the_interrupt(
     done, total, arguments = stop_line(err)
     assert total == 40 and done == len(deals_in(out)) == 10
     assert [session["deals_solved"] for session in read_manifest(str(out))["sessions"]] == [10]
+    assert ("interrupted by SIGTERM: stopping the workers (what it cut short failed: RuntimeError: test hook: "
+            "pool-wait-cut failed)") in Path(log_path(str(out))).read_text()
     resume(arguments, 40, out)
 
 

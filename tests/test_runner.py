@@ -337,13 +337,13 @@ def test_a_worker_that_counts_iterations_otherwise_refuses_its_chunk(tmp_path):
 
 # ------------------------------------------------------------------ the Python API's arguments
 @pytest.mark.parametrize("arguments, error, words", [
-    ({"chunk_size": 0}, ValueError, "chunk_size must be at least 1, not 0"),  # a worker spun forever on it
-    ({"chunk_size": -5}, ValueError, "chunk_size must be at least 1, not -5"),  # empty files named 101-95
-    ({"chunk_size": 2.5}, TypeError, "chunk_size must be a whole number, not 2.5"),
-    ({"workers": 0}, ValueError, "workers must be at least 1, not 0"),  # silently every core
-    ({"workers": True}, TypeError, "workers must be a whole number, not True"),
+    ({"chunk_size": 0}, ValueError, "chunk_size must be a whole number of at least 1, not 0"),  # a worker spun forever on it
+    ({"chunk_size": -5}, ValueError, "chunk_size must be a whole number of at least 1, not -5"),  # empty files named 101-95
+    ({"chunk_size": 2.5}, ValueError, "chunk_size must be a whole number of at least 1, not 2.5"),
+    ({"workers": 0}, ValueError, "workers must be a whole number of at least 1, not 0"),  # silently every core
+    ({"workers": True}, ValueError, "workers must be a whole number of at least 1, not True"),
     ({"wait_for_workers": float("nan"), "scheduler": "tcp://127.0.0.1:1"}, ValueError,
-     "wait_for_workers must be at least 0 seconds and finite, not nan"),
+     "wait_for_workers must be a number of seconds, at least 0 and finite, not nan"),
     ({"deals": [1, 2]}, TypeError, "deals must be a DealSet, text such as '1-1000', or None, not list"),
     ({"search": "Fast"}, ValueError, "search must be one of 'fast', 'classic', not 'Fast'"),  # 'holds a run with'
     ({"search": None}, ValueError, "search must be one of 'fast', 'classic', not None"),
