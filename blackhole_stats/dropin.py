@@ -363,4 +363,5 @@ def main(argv: list[str] | None = None) -> None:
             sys.stderr.flush()
         except OSError:
             pass  # nowhere left to say so
+    interrupts.end_as_signalled()  # as the peer, which keeps the default actions, ends: a range script stops
     os._exit(status)

@@ -27,8 +27,10 @@ from contextlib import contextmanager
 _HANG_UP = getattr(signal, "SIGHUP", None)  # (none on Windows)
 SIGNALS = (signal.SIGINT, signal.SIGTERM, *((_HANG_UP,) if _HANG_UP is not None else ()))
 """Ctrl-C, SIGTERM, and SIGHUP (the terminal closed, an ssh connection dropped), which ended a run as
-kill -9 would, with no line and the chunks in flight lost; one ignored (`nohup`) stays ignored. Like
-Ctrl-C, a hang-up reaches the whole process group: workers leave both to the parent, which stops them."""
+kill -9 would, with no line and the chunks in flight lost. One ignored when the process starts stays
+ignored: a hang-up under `nohup`, Ctrl-C in a script's background job (the shell ignores it there, so that
+the job outlives a Ctrl-C to the script), any of them after `trap '' ...`. Like Ctrl-C, a hang-up reaches
+the whole process group: workers leave both to the parent, which stops them."""
 _TO_PARENT = (signal.SIGINT, *((_HANG_UP,) if _HANG_UP is not None else ()))
 """What workers ignore: the parent, which gets it too, stops them."""
 
@@ -86,12 +88,12 @@ def raised() -> Iterator[None]:
 
 
 def _take_signals() -> dict:
-    """Handle SIGNALS in this process from now on (not a hang-up `nohup` ignores); returns the handlers
+    """Handle SIGNALS in this process from now on (not those ignored: see SIGNALS); returns the handlers
     they had."""
     global _owner, _received
     _owner, _received = os.getpid(), None
     return {signum: signal.signal(signum, _handle) for signum in SIGNALS
-            if signum != _HANG_UP or signal.getsignal(signum) != signal.SIG_IGN}
+            if signal.getsignal(signum) != signal.SIG_IGN}
 
 
 def record_until_ready() -> None:
@@ -243,6 +245,19 @@ def leave_ctrl_c_to_parent() -> None:
 def received() -> int | None:
     """The first signal that came within `raised()`, even one whose exception something swallowed."""
     return _received if _owner == os.getpid() else None
+
+
+def end_as_signalled() -> None:
+    """If a signal came (`received`), end this process of it, at its default action, now that everything
+    is said: a shell's `for` loop stops only for a child the signal killed, and takes an exit status of
+    130 for a program that chose to stop, going on to the next round. (The shell shows 128 + it either way.)"""
+    signum = received()
+    if signum is None:
+        return
+    signal.signal(signum, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+    os.kill(os.getpid(), signum)  # to this process: delivered before kill returns
 
 
 def check() -> None:

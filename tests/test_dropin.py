@@ -26,8 +26,8 @@ from blackhole_stats import Board, Solver, interrupts
 from blackhole_stats.dropin import POSITIONS_PER_STATE
 from blackhole_stats.games import get_game
 
-from conftest import (assert_one_line_failure, fill_up, pause_env, require_reference, signal_at_pause, tmpfs,
-                      wait_for_pause)
+from conftest import (assert_one_line_failure, fill_up, pause_env, release_pause, require_reference, signal_at_pause,
+                      tmpfs, wait_for_pause)
 
 SOLVE = Path(sys.executable).parent / "blackhole-solve"
 RANKS = "A23456789TJQK"
@@ -536,15 +536,35 @@ def test_with_stderr_closed_an_error_goes_nowhere_not_to_stdout():
     assert (result.returncode, result.stdout) == (253, b"")
 
 
-def test_a_signal_once_the_answer_is_out_changes_nothing(tmp_path):
-    """SIGTERM after the output is written and flushed (the process about to exit) leaves the answer
-    and its status: it raised in the last flush, a traceback and status 1."""
+def test_a_signal_once_the_answer_is_out_leaves_it_whole_and_ends_the_process_as_the_peer_s(tmp_path):
+    """SIGTERM after the output is written and flushed (the process about to exit): it raised in the last
+    flush, a traceback and status 1; then the answer's own status (0, 255) made a script's loop go on. Now
+    the whole answer, and the process killed by the signal, as the peer (default actions) would be."""
     board = tmp_path / "board.txt"
     board.write_text(reference_boards("golf")[2])
     expected = solve("--game", "golf", "--queens-on-kings", str(board))
     done = signal_at_pause(tmp_path, [SOLVE, "--game", "golf", "--queens-on-kings", board], "dropin-exit",
                            lambda pid: os.kill(pid, signal.SIGTERM), release=True, text=False)
-    assert (done.returncode, done.stdout, done.stderr) == (expected.returncode, expected.stdout, b"")
+    assert (done.returncode, done.stdout, done.stderr) == (-signal.SIGTERM, expected.stdout, b"")
+
+
+def test_ctrl_c_stops_a_script_s_loop_over_deals_and_an_ignored_one_is_ignored(tmp_path):
+    """A range script: `for` goes on to the next deal after a child that exited 130, stops after one the
+    signal killed. And a background job of a script ignores Ctrl-C, as the shell arranged."""
+    board = tmp_path / "board.txt"
+    board.write_text(reference_boards("golf")[2])
+    loop = f"for deal in 1 2 3; do '{SOLVE}' --game golf --queens-on-kings '{board}' > /dev/null; echo \"round $deal\"; done"
+    done = signal_at_pause(tmp_path, ["bash", "-c", loop], "dropin-exit", lambda pid: os.killpg(pid, signal.SIGINT),
+                           release=True, text=True)
+    assert done.stdout == "" and done.returncode in (-signal.SIGINT, 128 + signal.SIGINT), done  # no next round
+    ignoring = subprocess.Popen([str(SOLVE), "--game", "golf", "--queens-on-kings", str(board)], stdout=subprocess.PIPE,
+                                env={**os.environ, **pause_env(tmp_path, **{"solve-search": 60})},
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    wait_for_pause(tmp_path, "solve-search", ignoring)
+    ignoring.send_signal(signal.SIGINT)
+    release_pause(tmp_path, "solve-search")
+    out, _ = ignoring.communicate(timeout=60)
+    assert ignoring.returncode == 0 and out.startswith(b"Solved!"), out
 
 
 def test_an_interrupt_python_wraps_is_still_an_interrupt():
@@ -595,4 +615,4 @@ def test_ctrl_c_during_the_search_is_one_line(tmp_path):
     wait_for_pause(tmp_path, "solve-search", process)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
-    assert (process.returncode, out, err) == (130, b"", b"interrupted\n")
+    assert (process.returncode, out, err) == (-signal.SIGINT, b"", b"interrupted\n")  # a shell's 130, killed by it
