@@ -67,7 +67,9 @@ peer requires. Flags are read left to right up to the board file.
 --max-iters N             give up ("Intractable!") after 100 x N positions
                           expanded (N counts the peer's states: every deal of
                           1..1000 the peer decides within N = 1,000 to 100,000
-                          states is decided within 100 N of ours)
+                          states is decided within 100 N of ours); 0, a
+                          negative N or one past 2^63-1: no limit, as for the
+                          peer
 --quiet                   print the verdict and the totals, not the moves
 --display-boards          print the board before the first move and after each
                           (as the peer shows it: the foundation, the talon left,
@@ -156,7 +158,7 @@ def parse_args(argv: list[str]) -> Options | str:
                 if value == "golf":
                     options.wrap_ranks = False
             elif arg == "--max-iters":
-                options.max_iters = _flag_number(arg, value, 1)
+                options.max_iters = _peer_budget(value)
             elif arg == "--output":
                 options.output = value
             else:  # ignored, but a board file name taken for N would leave us reading stdin
@@ -185,6 +187,22 @@ def parse_args(argv: list[str]) -> Options | str:
     if options.preset is None:
         raise Failure("Error! Must specify game type using --game.", EXIT_USAGE)
     return options
+
+
+def _peer_budget(value: str) -> int | None:
+    """--max-iters N as the peer takes a number: 0, a negative N (its unsigned count never meets either)
+    or one past what a long holds mean no limit (None). Text that is no number is refused, where the
+    peer's atol() reads `10abc` as 10, and a board file name given for N as no limit and then stdin."""
+    from .solver import MAX_ITERS
+
+    sign = value[:1] if value[:1] in ("+", "-") else ""
+    digits = value[len(sign):].lstrip("0") or "0"
+    if not (value[len(sign):].isascii() and value[len(sign):].isdigit()):
+        raise Failure(f"Error! --max-iters takes a whole number (0 or less: no limit), not {value[:40]!r}.",
+                      EXIT_USAGE)
+    if sign == "-" or digits == "0" or len(digits) > len(str(MAX_ITERS)) or int(digits) > MAX_ITERS:
+        return None
+    return int(digits)
 
 
 def _flag_number(flag: str, value: str, least: int) -> int:

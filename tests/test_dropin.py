@@ -432,11 +432,10 @@ def test_flag_order_follows_the_peer():
     (["--game"], b"", 2, "--game requires an argument"),
     (["--game", "freecell"], b"", 2, "Unknown game 'freecell'"),
     (["--game", "golf", "--max-iters", "lots"], b"", 2, "whole number"),
-    (["--game", "golf", "--max-iters", "0"], b"", 2, "whole number"),
+    (["--game", "golf", "--max-iters", "10abc"], b"", 2, "whole number"),  # the peer's atol() reads 10
+    (["--game", "golf", "--max-iters", "-board.txt"], b"", 2, "whole number"),
     (["--game", "golf", "--max-iters", "\u00b2"], b"", 2, "whole number"),  # isdigit, but no int(): a traceback
     (["--game", "golf", "--iters-display-step", "\u2460"], b"", 2, "whole number"),
-    (["--game", "golf", "--max-iters", "9" * 5000], b"", 2, "whole number"),  # int() refuses 4,301 digits
-    (["--game", "golf", "--max-iters", "0" * 5000], b"", 2, "whole number"),  # int() counts zeros too
     (["--game", "black_hole"], b"Foundations: AS\n", 253, "the board ends after 0 of the 17 piles"),
     (["--game", "golf"], b"Talon: 8H\nFoundations: TH\nAS 2S\n", 253, "the board ends after 1 of the 7 piles"),
     (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2, "--iters-display-step takes a whole number"),
@@ -459,6 +458,18 @@ def test_flag_order_follows_the_peer():
 def test_bad_usage_and_input_are_one_line(args, stdin, code, message):
     err = assert_one_line_failure(solve(*args, stdin=stdin), code)
     assert message in err
+
+
+def test_budgets_the_peer_reads_as_no_limit_are_no_limit():
+    """The peer's count of states never meets 0, a negative N (its limit is unsigned) or its own default
+    (ULONG_MAX): scripts pass them for no limit, and they were refused (exit 2)."""
+    board = reference_boards("golf")[1].encode()
+    assert solve("--game", "golf", "--queens-on-kings", "--max-iters", "1", stdin=board).returncode == 254
+    unbounded = solve("--game", "golf", "--queens-on-kings", stdin=board)
+    assert unbounded.returncode in (0, 255)
+    for budget in ("0", "-1", "+0", "18446744073709551615", "9" * 5000, "0" * 5000):  # (int() refuses 4,301 digits)
+        result = solve("--game", "golf", "--queens-on-kings", "--max-iters", budget, stdin=board)
+        assert (result.returncode, result.stdout) == (unbounded.returncode, unbounded.stdout), budget[:30]
 
 
 def test_crlf_boards_read_as_the_peer_reads_them_on_windows():
