@@ -596,8 +596,8 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
     deals that are missing. Adding ranges to a run is fine (every deal the
     run asks for, old ranges too, is then solved); changing --game, --search,
     --max-iters or --difficulty is refused. Exit status 130/143/129 after
-    Ctrl-C/SIGTERM/a hang-up (at any moment), 1 if a chunk failed or the disk
-    is full or read-only;
+    Ctrl-C/SIGTERM/a hang-up (at any moment; one ignored when the run starts
+    stays ignored), 1 if a chunk failed or the disk is full or read-only;
     each prints the command that resumes.
 
     \b
@@ -733,14 +733,14 @@ def _end_on_signals(status: int) -> None:
     """The command's status is decided and its last word said: a signal from here on ends the process at
     once with that status (a complete run exited 143 with no line when SIGTERM came as the interpreter
     shut down), and still ends it (ignored, it could not stop a shut-down that hangs)."""
-    for name in interrupts.SIGNALS:
+    for name in interrupts.taken():  # (one ignored at start stays ignored)
         signal.signal(name, lambda signum, frame: os._exit(status))
 
 
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
     """The last word of an interrupted command: what was done, how to resume a run (in `out`), 128 + the
     signal."""
-    for name in interrupts.SIGNALS:  # nothing may cut the last word short
+    for name in interrupts.taken():  # nothing may cut the last word short
         signal.signal(name, signal.SIG_IGN)
     try:
         click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)

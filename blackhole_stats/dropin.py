@@ -158,11 +158,11 @@ def parse_args(argv: list[str]) -> Options | str:
                 if value == "golf":
                     options.wrap_ranks = False
             elif arg == "--max-iters":
-                options.max_iters = _peer_budget(value)
+                options.max_iters = _peer_number(arg, value)
             elif arg == "--output":
                 options.output = value
             else:  # ignored, but a board file name taken for N would leave us reading stdin
-                _flag_number(arg, value, 0)
+                _peer_number(arg, value)
         elif arg in ("--queens-on-kings", "--no-queens-on-kings"):
             options.queens_on_kings = arg == "--queens-on-kings"
             options.given.append(arg)
@@ -189,32 +189,22 @@ def parse_args(argv: list[str]) -> Options | str:
     return options
 
 
-def _peer_budget(value: str) -> int | None:
-    """--max-iters N as the peer takes a number: 0, a negative N (its unsigned count never meets either)
-    or one past what a long holds mean no limit (None). Text that is no number is refused, where the
-    peer's atol() reads `10abc` as 10, and a board file name given for N as no limit and then stdin."""
+def _peer_number(flag: str, value: str) -> int | None:
+    """A flag's N as the peer reads a number (atol): spaces around it and a sign allowed; empty, 0, a
+    negative N (its unsigned count never meets one) or one past what a long holds is None, no limit.
+    Text that is no number is refused, where atol() reads `10abc` as 10, and a board file's name given
+    for N as no limit (the board then read from stdin). ASCII digits only: str.isdigit takes '²', which
+    int() refuses, and int() refuses more than 4,300 digits."""
     from .solver import MAX_ITERS
 
-    sign = value[:1] if value[:1] in ("+", "-") else ""
-    digits = value[len(sign):].lstrip("0") or "0"
-    if not (value[len(sign):].isascii() and value[len(sign):].isdigit()):
-        raise Failure(f"Error! --max-iters takes a whole number (0 or less: no limit), not {value[:40]!r}.",
-                      EXIT_USAGE)
+    text = value.strip(" \t\r\n\v\f")
+    sign = text[:1] if text[:1] in ("+", "-") else ""
+    number = text[len(sign):]
+    if text and not (number.isascii() and number.isdigit()):
+        raise Failure(f"Error! {flag} takes a whole number (0 or less: no limit), not {value[:40]!r}.", EXIT_USAGE)
+    digits = number.lstrip("0") or "0"
     if sign == "-" or digits == "0" or len(digits) > len(str(MAX_ITERS)) or int(digits) > MAX_ITERS:
         return None
-    return int(digits)
-
-
-def _flag_number(flag: str, value: str, least: int) -> int:
-    """`value` in ASCII digits, from `least` up (str.isdigit alone takes '²', which int() refuses, and
-    int() refuses more than 4,300 digits)."""
-    from .solver import MAX_ITERS
-
-    digits = value.lstrip("0") or "0"
-    if (not (value.isascii() and value.isdigit()) or len(digits) > len(str(MAX_ITERS))
-            or not least <= int(digits) <= MAX_ITERS):
-        raise Failure(f"Error! {flag} takes a whole number from {least} to {MAX_ITERS}, not {value[:40]!r}.",
-                      EXIT_USAGE)
     return int(digits)
 
 
@@ -352,9 +342,10 @@ def _say(line: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The command: one line on stderr for what goes wrong (or an interrupt, 128 + the signal), never a traceback.
+    """The command: one line on stderr for what goes wrong (or an interrupt), never a traceback.
 
-    It ends with `os._exit` once its output is flushed and its file closed:
+    It ends with `os._exit` (after a signal, of the signal: `interrupts.end_as_signalled`) once its
+    output is flushed and its file closed:
     tearing the interpreter down would cost a process about 7 ms of CPU, more
     than an easy solve, and there is nothing left to clean up.
     """

@@ -42,6 +42,8 @@ _deferring = 0
 """How many `deferred()` blocks the main thread is in: signals are recorded, raised at the end."""
 _starting = False
 """Between `record_until_ready()` and `ready()`: the program cannot report a signal yet (it counts in `_deferring`)."""
+_ignored: frozenset = frozenset()
+"""Of SIGNALS, those this process found ignored when it took the others (see SIGNALS): they stay so."""
 
 
 class Interrupted(BaseException):
@@ -90,10 +92,15 @@ def raised() -> Iterator[None]:
 def _take_signals() -> dict:
     """Handle SIGNALS in this process from now on (not those ignored: see SIGNALS); returns the handlers
     they had."""
-    global _owner, _received
+    global _owner, _received, _ignored
     _owner, _received = os.getpid(), None
-    return {signum: signal.signal(signum, _handle) for signum in SIGNALS
-            if signal.getsignal(signum) != signal.SIG_IGN}
+    _ignored = frozenset(signum for signum in SIGNALS if signal.getsignal(signum) == signal.SIG_IGN)
+    return {signum: signal.signal(signum, _handle) for signum in taken()}
+
+
+def taken() -> tuple:
+    """SIGNALS but those ignored when this process took them: what its handlers may set."""
+    return tuple(signum for signum in SIGNALS if signum not in _ignored)
 
 
 def record_until_ready() -> None:
@@ -234,10 +241,12 @@ def starting_workers() -> Iterator[None]:
 
 def leave_ctrl_c_to_parent() -> None:
     """In a worker started within `starting_workers`: ignore Ctrl-C and a hang-up (one pending since
-    the start is discarded), which the parent handles, and die at once of SIGTERM."""
+    the start is discarded), which the parent handles, and die at once of SIGTERM, unless the parent
+    ignores it (see SIGNALS: the child, forked or spawned, starts with it ignored too)."""
     for signum in _TO_PARENT:
         signal.signal(signum, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if signal.getsignal(signal.SIGTERM) != signal.SIG_IGN:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_TO_PARENT))
 
@@ -252,12 +261,12 @@ def end_as_signalled() -> None:
     is said: a shell's `for` loop stops only for a child the signal killed, and takes an exit status of
     130 for a program that chose to stop, going on to the next round. (The shell shows 128 + it either way.)"""
     signum = received()
-    if signum is None:
+    if signum is None or os.name == "nt":  # (Windows has no status for a process a signal killed)
         return
     signal.signal(signum, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
-    os.kill(os.getpid(), signum)  # to this process: delivered before kill returns
+    signal.raise_signal(signum)  # in this thread: the process ends here
 
 
 def check() -> None:

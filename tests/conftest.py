@@ -15,8 +15,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     # A background job of a non-interactive shell starts with Ctrl-C ignored, and children inherit
-    # that: the CLI under test would never see the SIGINT a test sends, as no terminal user's would.
+    # that: the CLI under test, which keeps an ignored signal ignored, would never see the SIGINT a
+    # test sends, as no terminal user's would. (SIGHUP, ignored under nohup, is left to the children:
+    # hang_up_as_a_shell_leaves_it.)
     signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:  # (`trap '' TERM` before the suite)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def shared_base() -> Path:

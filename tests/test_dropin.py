@@ -467,9 +467,13 @@ def test_budgets_the_peer_reads_as_no_limit_are_no_limit():
     assert solve("--game", "golf", "--queens-on-kings", "--max-iters", "1", stdin=board).returncode == 254
     unbounded = solve("--game", "golf", "--queens-on-kings", stdin=board)
     assert unbounded.returncode in (0, 255)
-    for budget in ("0", "-1", "+0", "18446744073709551615", "9" * 5000, "0" * 5000):  # (int() refuses 4,301 digits)
+    for budget in ("0", "-1", "+0", "", "18446744073709551615", "9" * 5000, "0" * 5000):  # (int(): 4,300 digits)
         result = solve("--game", "golf", "--queens-on-kings", "--max-iters", budget, stdin=board)
         assert (result.returncode, result.stdout) == (unbounded.returncode, unbounded.stdout), budget[:30]
+    ten = solve("--game", "golf", "--queens-on-kings", "--max-iters", "10", stdin=board)
+    for spelt in (" 10", "10\r", "+10"):  # BSD wc's padding, a CRLF file's line: atol() reads 10
+        result = solve("--game", "golf", "--queens-on-kings", "--max-iters", spelt, stdin=board)
+        assert (result.returncode, result.stdout) == (ten.returncode, ten.stdout), spelt
 
 
 def test_crlf_boards_read_as_the_peer_reads_them_on_windows():
@@ -571,10 +575,13 @@ def test_ctrl_c_stops_a_script_s_loop_over_deals_and_an_ignored_one_is_ignored(t
     ignoring = subprocess.Popen([str(SOLVE), "--game", "golf", "--queens-on-kings", str(board)], stdout=subprocess.PIPE,
                                 env={**os.environ, **pause_env(tmp_path, **{"solve-search": 60})},
                                 preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    wait_for_pause(tmp_path, "solve-search", ignoring)
-    ignoring.send_signal(signal.SIGINT)
-    release_pause(tmp_path, "solve-search")
-    out, _ = ignoring.communicate(timeout=60)
+    try:
+        wait_for_pause(tmp_path, "solve-search", ignoring)
+        ignoring.send_signal(signal.SIGINT)
+        release_pause(tmp_path, "solve-search")
+        out, _ = ignoring.communicate(timeout=60)
+    finally:
+        ignoring.kill()
     assert ignoring.returncode == 0 and out.startswith(b"Solved!"), out
 
 

@@ -66,10 +66,16 @@ STOPPED = re.compile(r"interrupted(?:: ([\d,]+) of ([\d,]+) deals done)?; resume
 
 
 @contextmanager
-def started(*args, env: dict | None = None, method: str | None = None, stdin: Path | bytes | None = None
-            ) -> Iterator[subprocess.Popen]:
+def started(*args, env: dict | None = None, method: str | None = None, stdin: Path | bytes | None = None,
+            ignoring: tuple = ()) -> Iterator[subprocess.Popen]:
     """`blackhole-stats ARGS < stdin` (a file, or bytes through a pipe) in its own process group, as a
-    shell starts it; killed if a test fails."""
+    shell starts it, with the signals `ignoring` ignored (as `trap ''` leaves them); killed if a test fails."""
+
+    def as_a_shell_leaves_it():
+        hang_up_as_a_shell_leaves_it()
+        for signum in ignoring:
+            signal.signal(signum, signal.SIG_IGN)
+
     if isinstance(stdin, bytes):
         read_end, write_end = os.pipe()
         os.write(write_end, stdin)
@@ -77,7 +83,7 @@ def started(*args, env: dict | None = None, method: str | None = None, stdin: Pa
     with open(read_end, "rb") if isinstance(stdin, bytes) else open(stdin or os.devnull, "rb") as given:
         process = subprocess.Popen(command(method, *args), stdin=given, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, start_new_session=True,
-                                   env={**os.environ, **(env or {})}, preexec_fn=hang_up_as_a_shell_leaves_it)
+                                   env={**os.environ, **(env or {})}, preexec_fn=as_a_shell_leaves_it)
     try:
         yield process
     finally:
@@ -240,6 +246,33 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
         assert total == 40 and done == len(deals_in(out))
         assert done == {"worker-start": 0, "chunks-done": 40}.get(hook, done)
     resume(arguments, 40, out)
+
+
+def ignored_by(pid: int) -> int:
+    """The signals a process ignores, as a bit mask (bit n - 1: signal n)."""
+    status = Path(f"/proc/{pid}/status").read_text()
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigIgn:")), 16)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=lambda signum: signum.name)
+def test_a_signal_ignored_when_the_run_starts_stays_ignored_in_it_and_its_workers(tmp_path, signum):
+    """`trap '' TERM` (or a script's background job, which starts with Ctrl-C ignored): the run took the
+    signal over, and, for SIGTERM, its workers died of it, 'a worker process died' and exit 1; a
+    complete run's last steps took it over again too. Now the run does not hear it, and finishes."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-30", "--out", out, "--workers", "2", "--chunk-size", "5",
+                 env=pause_env(tmp_path, **{"deal-12": 120, "command-ending": 120}), ignoring=(signum,)) as process:
+        workers = wait_for_pause(tmp_path, "deal-12", process)
+        assert all(ignored_by(pid) >> (signum - 1) & 1 for pid in [process.pid, *workers])
+        os.killpg(process.pid, signum)
+        release_pause(tmp_path, "deal-12")
+        wait_for_pause(tmp_path, "command-ending", process)
+        assert ignored_by(process.pid) >> (signum - 1) & 1  # (its last steps' handlers took it over)
+        os.killpg(process.pid, signum)
+        release_pause(tmp_path, "command-ending")
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 0 and "interrupted" not in err, err
+    assert len(pd.read_parquet(out)) == 30
 
 
 def test_a_failure_that_a_second_signal_causes_in_the_clean_up_is_the_interrupt(tmp_path):
