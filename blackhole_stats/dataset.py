@@ -589,16 +589,13 @@ def recorded_settings(schema: pa.Schema) -> dict | None:
     return found
 
 
-DAMAGED_SETTINGS = "has damaged run settings in its metadata"
-
-
 def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
     """Where a chunk file was solved with other settings than its run's (a file copied from another
     run): its rows would mix in without a word. Files of earlier versions record none: nothing to say."""
     try:
         found = recorded_settings(schema)
     except ValueError:
-        return DAMAGED_SETTINGS
+        return "has damaged run settings in its metadata"
     return None if found is None else settings_differ(found, manifest)
 
 

@@ -297,8 +297,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     or a failed chunk, and OSError with an errno in dataset.DISK_FULL or READ_ONLY when the disk is
     full or read-only (finished chunks are kept in every case; the same call resumes).
     """
-    check_max_iters(max_iters)  # before anything is written: a budget past 2^63-1 would wrap
-    max_iters = None if max_iters is None else int(max_iters)  # (a numpy integer is no JSON for the manifest)
+    max_iters = check_max_iters(max_iters)  # an int (numpy's is no JSON for the manifest); 2^63 would wrap
     workers, chunk_size = (None if value is None else whole_number(name, value, 1)
                            for name, value in (("workers", workers), ("chunk_size", chunk_size)))
     wait_for_workers = _seconds("wait_for_workers", wait_for_workers)

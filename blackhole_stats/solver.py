@@ -226,11 +226,10 @@ def iterations_revision(search: str, game: Game) -> int:
     return ITERATIONS_REVISIONS.get((search, game.key), 1)
 
 
-def check_max_iters(max_iters: int | None) -> None:
-    """Refuse a budget that is no whole number in 1..MAX_ITERS (None: no limit), instead of letting it
-    wrap around; True is no budget of 1 (as `deal(True)` is no deal 1)."""
-    if max_iters is not None:
-        whole_number("max_iters", max_iters, 1, MAX_ITERS)
+def check_max_iters(max_iters: int | None) -> int | None:
+    """A budget as an int in 1..MAX_ITERS (None: no limit), refused otherwise instead of wrapped
+    around; True is no budget of 1 (as `deal(True)` is no deal 1)."""
+    return None if max_iters is None else whole_number("max_iters", max_iters, 1, MAX_ITERS)
 
 
 _per_thread = threading.local()
