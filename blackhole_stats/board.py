@@ -448,7 +448,7 @@ class Board:
 def dealt_layout(ids: bytes, game: Game) -> tuple[bytes, bytes, int, bytes]:
     """`Board.layout` of a fresh deal from the 52 card ids as `dealing` hands them over, unchecked:
     what a run solves, without the Card objects a Board is made of."""
-    size, in_piles = game.pile_size, game.layout_cards
+    in_piles = game.layout_cards
     if game.foundation_start == "empty":
         return ids[:in_piles], game.fresh_heights, EMPTY_FOUNDATION_ID, ids[in_piles:]
     return ids[:in_piles], game.fresh_heights, ids[in_piles], ids[in_piles + 1:]

@@ -13,7 +13,6 @@ refused rather than summed. `--compare` works across games of the same deals.
 """
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import posixpath
