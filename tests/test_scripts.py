@@ -5,6 +5,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,6 +44,27 @@ def test_bench_scripts_refuse_fewer_than_five_repeats():
     for name in ("bench_solver.py", "bench_run.py", "bench_difficulty.py"):
         result = script(name, "--repeats", "4")
         assert result.returncode == 2 and "at least 5" in result.stderr
+
+
+@pytest.mark.skipif(not shutil.which(os.environ.get("CC", "cc").split()[0]), reason="no C compiler (cc or $CC)")
+def test_bench_builds_times_two_builds_and_names_one_that_answers_differently(tmp_path):
+    """The script README's comparisons of two builds come from: the same source twice agrees; one whose
+    first try is longer (other iterations, other lines) is caught, exit 1."""
+    source = REPO / "blackhole_stats" / "_core.c"
+    same = script("bench_builds.py", "--base", str(source), "--other", str(source), "--game", "golf",
+                  "--deals", "1-20", "--repeats", "5", "--summary", str(tmp_path / "same.json"))
+    assert same.returncode == 0, same.stderr
+    assert "deals answered differently: 0" in same.stdout
+    summary = json.loads((tmp_path / "same.json").read_text())
+    assert summary["differing"] == 0 and summary["seconds"]["base"]["median"] > 0
+    longer = tmp_path / "longer.c"
+    text = source.read_text()
+    assert "#define FIRST_LOOK 1000\n" in text
+    longer.write_text(text.replace("#define FIRST_LOOK 1000\n", "#define FIRST_LOOK 5000\n"))
+    other = script("bench_builds.py", "--base", str(source), "--other", str(longer), "--game", "golf",
+                   "--deals", "1-20", "--repeats", "5")
+    answered = re.search(r"deals answered differently: (\d+)", other.stdout)
+    assert other.returncode == 1 and answered and int(answered[1]) > 0, (other.stdout, other.stderr)
 
 
 def test_bench_difficulty_times_the_score_of_each_winnable_deal_against_a_baseline(tmp_path):
