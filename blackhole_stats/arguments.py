@@ -1,17 +1,33 @@
-"""The one check of the Python API's counts (budgets, workers, chunk and table sizes).
+"""The one check of counts and lengths of time, for the Python API's arguments and the manifest's fields.
 
 A count is a whole number in its range, numpy's integers included; a bool or a
 float is refused, never read as one (True is no budget of 1, 2.5 no chunk size).
+A length of time is a finite number of seconds, 0 or more.
 """
 from __future__ import annotations
 
+import math
 import numbers
+
+
+def is_whole_number(value, low: int, high: float = math.inf) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high
+
+
+def is_seconds(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 def whole_number(name: str, value, low: int, high: int | None = None) -> int:
     """`value` as an int from `low` to `high` (None: no top); ValueError naming `name` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or \
-            (high is not None and value > high):
+    if not is_whole_number(value, low, math.inf if high is None else high):
         span = f"from {low} to {high}" if high is not None else f"of at least {low}"
         raise ValueError(f"{name} must be a whole number {span}, not {value!r}")
     return int(value)
+
+
+def seconds(name: str, value) -> float:
+    """`value` as a float of seconds; ValueError naming `name` otherwise."""
+    if not is_seconds(value):
+        raise ValueError(f"{name} must be a number of seconds, at least 0 and finite, not {value!r}")
+    return float(value)

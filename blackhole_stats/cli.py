@@ -16,6 +16,7 @@ import click
 
 from . import __version__, interrupts
 from ._testhooks import pause
+from .arguments import is_seconds
 from .board import Board, BoardParseError
 from .dealing import DealNumberError, GameNumber, deal
 from .games import DEFAULT_GAME, GAMES, Game, UnknownGameError, get_game
@@ -613,7 +614,7 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
         raise click.BadParameter("an empty address is no scheduler's (tcp://HOST:PORT)", param_hint="'--scheduler'")
     if wait_for_workers is not None and scheduler is None:
         raise click.UsageError("--wait-for-workers is for --scheduler's cluster: local workers need no wait")
-    if wait_for_workers is not None and not wait_for_workers < float("inf"):  # nan and inf pass FloatRange
+    if wait_for_workers is not None and not is_seconds(wait_for_workers):  # nan and inf pass FloatRange
         raise click.BadParameter(f"{wait_for_workers} is no number of seconds", param_hint="'--wait-for-workers'")
     if len(deals_files) > 1:  # click would keep the last silently
         raise click.UsageError("--deals is given once: put the lists in one file, or give --range too")

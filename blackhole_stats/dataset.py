@@ -44,6 +44,7 @@ import pyarrow.parquet as pq
 from pyarrow import fs as pafs
 
 from . import __version__, _testhooks
+from .arguments import is_seconds, is_whole_number
 from .dealing import GameNumber, float_exact_below, rounded_float
 from .deals import DealSet, DealSpecError
 from .difficulty import SCALES, TAGS
@@ -1081,13 +1082,11 @@ def _is(kind: type, none: bool = False):
 
 
 def _is_count(least: int, none: bool = False, most: float = math.inf):
-    return lambda value: (none and value is None) or (
-        isinstance(value, int) and not isinstance(value, bool) and least <= value <= most)
+    return lambda value: (none and value is None) or is_whole_number(value, least, most)
 
 
 def _is_seconds(value) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)
-                             and math.isfinite(value) and value >= 0)
+    return value is None or is_seconds(value)
 
 
 def write_manifest(out: str, manifest: dict, folders: Folders = ()) -> None:

@@ -20,7 +20,6 @@ import functools
 import logging
 import multiprocessing
 import multiprocessing.connection
-import numbers
 import os
 import platform
 import signal
@@ -41,7 +40,7 @@ from tqdm import tqdm
 
 from . import _testhooks, dataset, difficulty, interrupts
 from ._version import __version__
-from .arguments import whole_number
+from .arguments import seconds, whole_number
 from .dealing import GameNumber, deal
 from .deals import DealSet
 from .games import DEFAULT_GAME, Game, game_by_key, get_game
@@ -300,7 +299,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     max_iters = check_max_iters(max_iters)  # an int (numpy's is no JSON for the manifest); 2^63 would wrap
     workers, chunk_size = (None if value is None else whole_number(name, value, 1)
                            for name, value in (("workers", workers), ("chunk_size", chunk_size)))
-    wait_for_workers = _seconds("wait_for_workers", wait_for_workers)
+    wait_for_workers = None if wait_for_workers is None else seconds("wait_for_workers", wait_for_workers)
     if isinstance(deals, str):
         deals = DealSet.parse(deals)
     elif deals is not None and not isinstance(deals, DealSet):
@@ -361,15 +360,6 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
                       elapsed, tally.solver_seconds, backend.workers_used)
-
-
-def _seconds(name: str, value) -> float | None:
-    """A time argument of `run` (None stays None) as a float of at least 0."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < float("inf"):
-        raise ValueError(f"{name} must be a number of seconds, at least 0 and finite, not {value!r}")
-    return float(value)
 
 
 def default_chunk_size(deals: int, workers: int) -> int:
