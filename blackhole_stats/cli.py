@@ -88,8 +88,9 @@ class Commands(click.Group):
         Standard output closed at start, full, or failing mid-way: one line,
         exit 1 (`solve 2 >&-` must not exit 0 having printed nothing). A
         reader that stopped early (`| head`): quiet, exit 141. SIGINT or
-        SIGTERM: "interrupted", exit 130 or 143 (not click's "Aborted!", 1),
-        even one that came while the program started and no command ran.
+        SIGTERM: "interrupted", then the process ends of the signal (a shell
+        shows 130 or 143; not click's "Aborted!", 1), even one that came while
+        the program started and no command ran.
         """
         if not standalone_mode:  # a program driving click itself handles what it gets
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
@@ -119,6 +120,7 @@ class Commands(click.Group):
             status = error.exit_code
         except click.Abort:  # click turns a KeyboardInterrupt raised by other code (not our handler) into it
             click.echo("interrupted", err=True)
+            interrupts.end_of_at_exit(signal.SIGINT)
             status = EXIT_INTERRUPTED
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted", interrupt.signum, resume=False)
@@ -140,7 +142,7 @@ class Commands(click.Group):
             else:
                 click.echo(f"Error: cannot write to standard output: {error}", err=True)
                 status = 1
-        _end_on_signals(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
+        interrupts.end_on_signals(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
         pause("command-ending")
         sys.exit(status)
 
@@ -596,9 +598,10 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
     running the same command again (or just --out DIR) solves only the
     deals that are missing. Adding ranges to a run is fine (every deal the
     run asks for, old ranges too, is then solved); changing --game, --search,
-    --max-iters or --difficulty is refused. Exit status 130/143/129 after
-    Ctrl-C/SIGTERM/a hang-up (at any moment; one ignored when the run starts
-    stays ignored), 1 if a chunk failed or the disk is full or read-only;
+    --max-iters or --difficulty is refused. Ctrl-C, SIGTERM or a hang-up (at
+    any moment; one ignored when the run starts stays ignored) ends it of
+    that signal, as a shell's loop over runs expects (the shell shows
+    130/143/129); exit 1 if a chunk failed or the disk is full or read-only;
     each prints the command that resumes.
 
     \b
@@ -730,24 +733,17 @@ def _resume(out: str | None) -> str:
     return shlex.join(["blackhole-stats", *kept])
 
 
-def _end_on_signals(status: int) -> None:
-    """The command's status is decided and its last word said: a signal from here on ends the process at
-    once with that status (a complete run exited 143 with no line when SIGTERM came as the interpreter
-    shut down), and still ends it (ignored, it could not stop a shut-down that hangs)."""
-    for name in interrupts.taken():  # (one ignored at start stays ignored)
-        signal.signal(name, lambda signum, frame: os._exit(status))
-
-
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
-    """The last word of an interrupted command: what was done, how to resume a run (in `out`), 128 + the
-    signal."""
+    """The last word of an interrupted command: what was done, how to resume a run (in `out`); then the
+    process ends of the signal (`interrupts.end_of_at_exit`; 128 + it where signals give no status)."""
     for name in interrupts.taken():  # nothing may cut the last word short
         signal.signal(name, signal.SIG_IGN)
     try:
         click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     except OSError:  # the terminal went away with the hang-up: the status still says it
         pass
-    _end_on_signals(128 + signum)
+    interrupts.end_of_at_exit(signum)
+    interrupts.end_on_signals(128 + signum)
     sys.exit(128 + signum)
 
 

@@ -18,11 +18,12 @@ runs raises one recorded meanwhile as soon as it can report it (`ready`).
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 _HANG_UP = getattr(signal, "SIGHUP", None)  # (none on Windows)
 SIGNALS = (signal.SIGINT, signal.SIGTERM, *((_HANG_UP,) if _HANG_UP is not None else ()))
@@ -44,6 +45,8 @@ _starting = False
 """Between `record_until_ready()` and `ready()`: the program cannot report a signal yet (it counts in `_deferring`)."""
 _ignored: frozenset = frozenset()
 """Of SIGNALS, those this process found ignored when it took the others (see SIGNALS): they stay so."""
+_ending_of: int | None = None
+"""The signal a program that stopped for it ends of, after its exit handlers (`end_of_at_exit`)."""
 
 
 class Interrupted(BaseException):
@@ -67,7 +70,7 @@ def _handle(signum: int, frame) -> None:
         raise Interrupted(signum)
 
 
-@contextmanager
+@contextlib.contextmanager
 def raised() -> Iterator[None]:
     """Within: every SIGINT and SIGTERM raises `Interrupted` in the main thread.
 
@@ -116,16 +119,57 @@ def record_until_ready() -> None:
     _take_signals()
     _starting = True
     _deferring += 1
-    atexit.register(_ignore_signals)  # first registered, so it runs last: after the pools' and logging's
+    atexit.register(_last_step)  # first registered, so it runs last: after the pools' and logging's
 
 
-def _ignore_signals() -> None:
+def _last_step() -> None:
     """The interpreter's last steps, once every other exit handler has run: the exit status stands.
     Python then resets the handlers it set to the default action, so a signal in its final clean-up
-    killed a complete run without a word (143); ignored signals stay ignored."""
+    killed a complete run without a word (143); ignored signals stay ignored. A program that stopped
+    for a signal ends of it here (`end_of_at_exit`), its output written."""
     for signum in SIGNALS:
         if signal.getsignal(signum) != signal.SIG_IGN:
             signal.signal(signum, signal.SIG_IGN)
+    if _ending_of is not None:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):  # closed, or its reader gone: nothing more can be said
+                stream.flush()
+        die_of(_ending_of)
+
+
+def end_of_at_exit(signum: int) -> None:
+    """A program that stopped for `signum` and said so: once its exit handlers have run (its workers
+    stopped, its log closed), it ends of that signal (`die_of`), not with a status of 128 + it. A shell
+    shows 128 + it either way, but its `for` loop stops only for a child the signal killed: one that
+    exits 130 chose to stop, and the loop goes on to its next round (the next run). Needs
+    `record_until_ready`, which sets the last exit handler."""
+    global _ending_of
+    _ending_of = signum
+
+
+def end_on_signals(status: int) -> None:
+    """The program's status is decided and its last word said: a signal from here on ends the process
+    at once, of the signal it stopped for if it did (`end_of_at_exit`), else with `status` (a complete
+    run exited 143 with no line when SIGTERM came as the interpreter shut down). Ignored signals stay
+    ignored; the others still end it, as a shut-down that hangs must stay stoppable."""
+    def end(signum: int, frame) -> None:
+        if _ending_of is not None:
+            die_of(_ending_of)
+        os._exit(status)
+
+    for signum in taken():
+        signal.signal(signum, end)
+
+
+def die_of(signum: int) -> None:
+    """End this process of `signum` at its default action, now (not on Windows, which has no status
+    for a process a signal killed: there, nothing happens and the caller's own exit follows)."""
+    if os.name == "nt":
+        return
+    signal.signal(signum, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
+    signal.raise_signal(signum)  # in this thread: the process ends here
 
 
 def ready() -> None:
@@ -157,7 +201,7 @@ def cause(error: BaseException) -> Interrupted | None:
     return None
 
 
-@contextmanager
+@contextlib.contextmanager
 def unwrapped() -> Iterator[None]:
     """Within: an exception caused by an `Interrupted` (`cause`) is raised as that interrupt, which a
     command ends with its one line, not a traceback."""
@@ -177,7 +221,7 @@ def record_only() -> None:
     _deferring += 1
 
 
-@contextmanager
+@contextlib.contextmanager
 def deferred() -> Iterator[None]:
     """Within: a signal is only recorded, and raised when the block ends (if no exception does)."""
     global _deferring
@@ -189,7 +233,7 @@ def deferred() -> Iterator[None]:
     check()
 
 
-@contextmanager
+@contextlib.contextmanager
 def held() -> Iterator[None]:
     """Within: Ctrl-C and SIGTERM wait until the block ends, then the first is handled as it would
     have been (a command's `Interrupted`, Python's KeyboardInterrupt, a script's own handler, or the
@@ -216,7 +260,7 @@ def held() -> Iterator[None]:
                 os.kill(os.getpid(), signum)
 
 
-@contextmanager
+@contextlib.contextmanager
 def starting_workers() -> Iterator[None]:
     """Within: start worker processes, forked, spawned or from a fork server alike.
 
@@ -257,16 +301,11 @@ def received() -> int | None:
 
 
 def end_as_signalled() -> None:
-    """If a signal came (`received`), end this process of it, at its default action, now that everything
-    is said: a shell's `for` loop stops only for a child the signal killed, and takes an exit status of
-    130 for a program that chose to stop, going on to the next round. (The shell shows 128 + it either way.)"""
+    """If a signal came (`received`), end this process of it now that everything is said (`die_of`; see
+    `end_of_at_exit` for why)."""
     signum = received()
-    if signum is None or os.name == "nt":  # (Windows has no status for a process a signal killed)
-        return
-    signal.signal(signum, signal.SIG_DFL)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})
-    signal.raise_signal(signum)  # in this thread: the process ends here
+    if signum is not None:
+        die_of(signum)
 
 
 def check() -> None:

@@ -19,8 +19,9 @@ Classes, per input:
                  exit 141 when stdout's reader has gone (README: `| head`)
   clean error    exit 1 or 2, exactly one stderr line (at most 4 KiB), no traceback (usage
                  errors too: README says one line)
-  TRACEBACK      'Traceback' or 'Exception ignored' on stderr, a signal, or an exit
-                 status other than 0-4, 130, 141, 143
+  TRACEBACK      'Traceback' or 'Exception ignored' on stderr, a signal (but the one an
+                 interrupted run was sent, once it said how to resume), or an exit status
+                 other than 0-4, 141
   HANG           over --timeout, or worker processes left running after exit
   WRONG DATASET  after a run: rows not exactly the deals asked for (read with
                  pyarrow directly), duplicates, a manifest that disagrees, or
@@ -2182,7 +2183,7 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
         return "TRACEBACK", _exception_line(err)
     if result.leftovers:
         return "HANG", f"left {result.leftovers} processes running after it exited"
-    if result.signalled_at is not None and result.code not in (0, 1, 2, 3, 4, 130, 143, -case.interrupt[0]):
+    if result.signalled_at is not None and result.code not in (0, 1, 2, 3, 4, -case.interrupt[0]):
         return "TRACEBACK", f"exit status {result.code} after {signal.Signals(case.interrupt[0]).name}"
     if result.signalled_at is not None:
         return classify_interrupted(case, result, cwd, runner)
@@ -2193,10 +2194,8 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
         return "WRONG OUTPUT", f"exit {result.code} (a reader gone) though stdout was {case.stdout_mode}"
     if result.code < 0:
         return "TRACEBACK", f"killed by {signal.Signals(-result.code).name}"
-    if result.code not in (0, 1, 2, 3, 4, 130, 143):
+    if result.code not in (0, 1, 2, 3, 4):
         return "TRACEBACK", f"exit status {result.code}"
-    if result.code in (130, 143):
-        return "WRONG OUTPUT", f"exit {result.code} though nothing interrupted it"
     if result.code in (1, 2):
         lines = [line for line in err.split("\n")[:-1] if not (case.progress and BAR.search(line))]
         if case.expect == "accept":
@@ -2223,8 +2222,8 @@ def classify(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
 
 
 def classify_interrupted(case: Case, result: Result, cwd: Path, runner) -> tuple[str, str]:
-    """A run that got SIGINT/SIGTERM: exit 128 + signal with the resume command, then a resume
-    (the same command) that completes the dataset, every deal exactly once."""
+    """A run that got SIGINT/SIGTERM: the resume command, then death by that signal (a shell shows 128
+    + it), then a resume (the same command) that completes the dataset, every deal exactly once."""
     signum, _ = case.interrupt
     name = signal.Signals(signum).name
     late = result.seconds - result.signalled_at
@@ -2234,13 +2233,11 @@ def classify_interrupted(case: Case, result: Result, cwd: Path, runner) -> tuple
         problem = f"{at} ignored: exit 0, {late:.1f} s after the signal"
     elif result.code == -signum and b"dataset: " in result.stdout:
         pass  # it had printed its summary, every deal in: nothing to resume (a shell shows 128 + signal)
-    elif result.code == -signum:
-        problem = f"{at} killed it (no handler yet): no resume command"
-    elif result.code not in (0, 128 + signum):
+    elif result.code not in (0, -signum):
         last = (result.err.strip().splitlines() or ["(nothing)"])[-1]
-        problem = f"{at} gave exit {result.code}, not {128 + signum}: {last[:160]}"
+        problem = f"{at} gave exit {result.code}, not death by {name}: {last[:160]}"
     elif result.code and "resume" not in result.err:
-        problem = f"{at} gave exit {result.code} without the command that resumes"
+        problem = f"{at} killed it without the command that resumes (no handler yet?)"
     resumed = runner(case.argv)
     if resumed.code != 0 or "Traceback" in resumed.err:
         last = (resumed.err.strip().splitlines() or ["(nothing)"])[-1]

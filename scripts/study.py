@@ -653,6 +653,8 @@ if __name__ == "__main__":
             pass
         sys.exit(128 + (stop.signum if isinstance(stop, Terminated) else signal.SIGINT))
     except subprocess.CalledProcessError as failed:
-        print(f"study stopped: {' '.join(map(str, failed.cmd[1:3]))} ... exited with status {failed.returncode} "
+        how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run dies of it)
+               else f"exited with status {failed.returncode}")
+        print(f"study stopped: {' '.join(map(str, failed.cmd[1:3]))} ... {how} "
               "(its message above); run the same command to go on once that is fixed", file=sys.stderr)
         sys.exit(1)

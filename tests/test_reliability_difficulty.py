@@ -9,7 +9,7 @@ What it proves:
 * `verify` catches a stored score that is not the deal's (it computes the
   first solvable deal's score of each chunk again) and a tag that is not its
   score's on the run's scale, naming the deal;
-* Ctrl-C while a deal is being scored (paused there on purpose) exits 130
+* Ctrl-C while a deal is being scored (paused there on purpose) ends the run of it
   with the resume command, and the resume completes a run that verifies;
 * `report`, `verify` and `export` still read a dataset made without the
   difficulty columns (the committed study, results format 1);
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import signal
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -112,11 +113,11 @@ def test_verify_finds_a_score_that_is_not_the_deals_and_a_tag_that_is_not_its_sc
     assert result.returncode == 1 and b"deal 4: difficulty" in result.stdout and b"not 'very" in result.stdout, result
 
 
-def test_ctrl_c_while_scoring_exits_130_and_the_same_command_resumes(tmp_path):
+def test_ctrl_c_while_scoring_ends_the_run_of_it_and_the_same_command_resumes(tmp_path):
     out = tmp_path / "run"
     arguments = ["run", "--range", "1-20", "--difficulty", "--out", str(out), "--workers", "1", "--chunk-size", "5"]
     code, err = ctrl_c_at_pause(tmp_path, arguments, "trap-walks")
-    assert code == 130 and "Traceback" not in err, err
+    assert code == -signal.SIGINT and "Traceback" not in err, err
     resume = shlex.split(err.splitlines()[-1].split("resume with: ")[1])
     assert resume[1:] == arguments
     assert cli(*resume[1:]).returncode == 0

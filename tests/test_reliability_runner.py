@@ -6,7 +6,7 @@ once and a `verify` that passes:
   it at once (also the portable fallback alone), so the resume is not locked out;
 * SIGINT to the process group or SIGTERM to the parent at any moment (before
   anything is imported, while workers start, mid-chunk, after the last chunk)
-  exits 130/143 with the resume command, never swallowed, no traceback;
+  ends of the signal (a shell shows 130/143) with the resume command, never swallowed, no traceback;
 * both of these, and the workers' lines in DIR/_run.log, hold whether local
   workers are forked, spawned or started by a fork server (macOS and Windows
   spawn, Python 3.14 uses a fork server on Linux), and on a Dask cluster of
@@ -42,7 +42,7 @@ import pytest
 
 from blackhole_stats.dataset import log_path, read_manifest
 from conftest import (SCRIPT, assert_one_line_failure, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause,
-                      require_reference, tmpfs, wait_for_pause)
+                      require_reference, signal_at_pause, tmpfs, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -236,7 +236,7 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
         paused = wait_for_pause(tmp_path, hook, process)
         (os.killpg if whole_group else os.kill)(process.pid, signum)
         _, err = process.communicate(timeout=60)  # well before the pause ends: nothing waits for it
-        assert process.returncode == 128 + signum, err
+        assert process.returncode == -signum, err
         assert not any(state(pid) for pid in paused), "a worker outlived the run"
         until(lambda: not alive_in_group(process.pid), "a process of the run outlived it", timeout=10)
     done, total, arguments = stop_line(err)
@@ -246,6 +246,20 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
         assert total == 40 and done == len(deals_in(out))
         assert done == {"worker-start": 0, "chunks-done": 40}.get(hook, done)
     resume(arguments, 40, out)
+
+
+def test_ctrl_c_stops_a_shell_loop_over_runs(tmp_path):
+    """`for game in ...; do blackhole-stats run ...; done`: Ctrl-C during the first run stopped that run,
+    and the loop went on to start the next one, as bash does after a child that exits 130 (it chose to
+    stop); it stops only for a child the signal killed. Now the run says how to resume, then dies of it."""
+    runs = [tmp_path / name for name in ("golf", "relaxed_golf")]
+    loop = (f"for game in golf relaxed_golf; do '{SCRIPT}' run --range 1-30 --game $game --out '{tmp_path}'/$game "
+            "--workers 1 --chunk-size 10; echo \"after $game\"; done")
+    done = signal_at_pause(tmp_path, ["bash", "-c", loop], "deal-15", lambda pid: os.killpg(pid, signal.SIGINT))
+    assert done.returncode in (-signal.SIGINT, 128 + signal.SIGINT), done  # (bash itself dies of it, or exits 130)
+    assert "after" not in done.stdout and not runs[1].exists(), done
+    assert "resume with:" in done.stderr.splitlines()[-1] and "Traceback" not in done.stderr, done.stderr
+    assert 0 < len(pd.read_parquet(runs[0])) < 30
 
 
 def ignored_by(pid: int) -> int:
@@ -287,7 +301,7 @@ def test_a_failure_that_a_second_signal_causes_in_the_clean_up_is_the_interrupt(
         wait_for_pause(tmp_path, "deal-15", process)
         os.kill(process.pid, signal.SIGTERM)
         _, err = process.communicate(timeout=60)
-    assert process.returncode == 128 + signal.SIGTERM, err
+    assert process.returncode == -signal.SIGTERM, err
     done, total, arguments = stop_line(err)
     assert total == 40 and done == len(deals_in(out)) == 10
     assert [session["deals_solved"] for session in read_manifest(str(out))["sessions"]] == [10]
@@ -391,7 +405,7 @@ def test_a_chunk_finished_while_its_dir_is_replaced_lands_nowhere(tmp_path, repl
 
 @pytest.mark.parametrize("pause", ["deal-15", "session-ending"])
 def test_ctrl_c_after_the_folders_moved_is_still_an_interrupt(tmp_path, pause):
-    """The session's record, with its folders gone, ended the run with exit 1 and not Ctrl-C's 130 (also
+    """The session's record, with its folders gone, ended the run with exit 1 and not of Ctrl-C (also
     when the signal came while the record was being made, which holds signals back); the line says
     what happened to the folders."""
     out = tmp_path / "run"
@@ -403,7 +417,7 @@ def test_ctrl_c_after_the_folders_moved_is_still_an_interrupt(tmp_path, pause):
         process.send_signal(signal.SIGINT)
         release_pause(tmp_path, pause)
         _, err = process.communicate(timeout=60)
-    assert process.returncode == 130 and "interrupted" in err.splitlines()[-1], err
+    assert process.returncode == -signal.SIGINT and "interrupted" in err.splitlines()[-1], err
     assert "was moved or deleted" in err.splitlines()[-1]
 
 
@@ -794,7 +808,7 @@ def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_
             wait_for_pause(tmp_path, "dask-waiting", process)
             os.killpg(process.pid, signal.SIGINT)
             _, err = process.communicate(timeout=60)
-        assert process.returncode == 130, err
+        assert process.returncode == -signal.SIGINT, err
         _, _, arguments = stop_line(err)
 
         (tmp_path / "pauses" / "dask-waiting").unlink()
@@ -824,7 +838,7 @@ def test_dask_interrupt_cancels_queued_chunks_and_nothing_lands_afterwards(tmp_p
             wait_for_pause(tmp_path, "deal-1", process)
             os.killpg(process.pid, signal.SIGINT)
             _, err = process.communicate(timeout=60)
-        assert process.returncode == 130, err
+        assert process.returncode == -signal.SIGINT, err
         assert stop_line(err)[:2] == (0, 40)
         until(lambda: not client.call_stack() and not any(client.processing().values()),
               "the cluster kept running chunks", timeout=60)

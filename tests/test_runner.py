@@ -119,7 +119,7 @@ def test_interrupt_then_resume(cheap_deals, classic_baseline, tmp_path, signum, 
     else:
         process.send_signal(signum)
     _, err = process.communicate(timeout=60)
-    assert process.returncode == 128 + signum, err
+    assert process.returncode == -signum, err
     last = err.splitlines()[-1]
     match = re.fullmatch(r"interrupted: ([\d,]+) of ([\d,]+) deals done; resume with: (.+)", last)
     assert match, err
