@@ -3008,6 +3008,15 @@ static int position_from_input(Position *s, const Py_buffer *ranks, const Py_buf
     return 1;
 }
 
+/* Give back the buffers a position's input was parsed from (the talon is optional: unset, buf is NULL). */
+static void release_input(Py_buffer *ranks, Py_buffer *heights, Py_buffer *talon)
+{
+    PyBuffer_Release(ranks);
+    PyBuffer_Release(heights);
+    if (talon->buf)
+        PyBuffer_Release(talon);
+}
+
 static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ranks", "heights", "foundation", "search", "max_iters", "most_played",
@@ -3081,10 +3090,7 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds
                            (const char *)out.solution,
                            (Py_ssize_t)(out.outcome == OUTCOME_SOLVED ? out.solution_len : 0));
 done:
-    PyBuffer_Release(&ranks);
-    PyBuffer_Release(&heights);
-    if (talon.buf)
-        PyBuffer_Release(&talon);
+    release_input(&ranks, &heights, &talon);
     return result;
 }
 
@@ -3301,10 +3307,7 @@ static PyObject *py_plan(PyObject *self, PyObject *args, PyObject *kwds)
     else
         result = Py_BuildValue("NK", PyBool_FromLong(won), (unsigned long long)pl.nodes);
 done:
-    PyBuffer_Release(&ranks);
-    PyBuffer_Release(&heights);
-    if (talon.buf)
-        PyBuffer_Release(&talon);
+    release_input(&ranks, &heights, &talon);
     return result;
 }
 
@@ -3532,10 +3535,7 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject 
                                      &probes, &seed, &max_iters, &talon, &rules))
         return NULL;
     int ok = position_from_input(&start, &ranks, &heights, foundation, &talon, rules, &depth);
-    PyBuffer_Release(&ranks);
-    PyBuffer_Release(&heights);
-    if (talon.buf)
-        PyBuffer_Release(&talon);
+    release_input(&ranks, &heights, &talon);
     if (!ok)
         return NULL;
     if (!(walks >= 1 && walks <= 64 && probes >= 1 && probes <= 1024 && max_iters >= 1 && max_iters <= INT64_MAX)) {
@@ -3823,11 +3823,8 @@ static PyObject *py_play_line(PyObject *self, PyObject *args, PyObject *kwds)
     result = Py_BuildValue("iny#y#", problem, step, (const char *)played_piles, step,
                            (const char *)played_cards, step);
 done:
-    PyBuffer_Release(&layout);
-    PyBuffer_Release(&heights);
     PyBuffer_Release(&line);
-    if (talon.buf)
-        PyBuffer_Release(&talon);
+    release_input(&layout, &heights, &talon);
     return result;
 }
 
