@@ -343,7 +343,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                     _testhooks.pause("session-ending")
                     done = session.read_done()
                     if todo:
-                        session.end_solving(elapsed, sum(tally.outcomes), done, workers=backend.workers_used)
+                        session.end_solving(elapsed, done, workers=backend.workers_used)
             except interrupts.Interrupted as interrupt:  # raised as the block ends: the first signal, as above
                 signum = interrupt.signum
             except dataset.RunMoved as moved:  # nowhere to record the session; a signal, even one the block
@@ -429,6 +429,7 @@ class _Tally:
 
         A full disk raises its OSError: the run stops at once and says so in one line.
         """
+        _testhooks.pause("chunk-tally")
         try:
             result = future.result()
         except Exception as error:

@@ -248,6 +248,19 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
     resume(arguments, 40, out)
 
 
+def test_a_chunk_that_lands_as_a_signal_stops_the_run_counts_in_its_session(tmp_path):
+    """The session's deals_solved counted the results the run had collected: a chunk whose file landed
+    just before SIGTERM, its result not yet counted (held here at the run's tally), was in the run's
+    line and the dataset but not in the session (0 of 10; a study's timing lost it). It counts the files."""
+    out = tmp_path / "run"
+    done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-40", "--out", out, "--workers", "1",
+                                      "--chunk-size", "10"], "chunk-tally", lambda pid: os.kill(pid, signal.SIGTERM))
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    landed, total, _ = stop_line(done.stderr)
+    assert total == 40 and landed == len(deals_in(out)) >= 10
+    assert [session["deals_solved"] for session in read_manifest(str(out))["sessions"]] == [landed]
+
+
 def test_ctrl_c_stops_a_shell_loop_over_runs(tmp_path):
     """`for game in ...; do blackhole-stats run ...; done`: Ctrl-C during the first run stopped that run,
     and the loop went on to start the next one, as bash does after a child that exits 130 (it chose to
