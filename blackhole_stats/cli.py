@@ -25,7 +25,6 @@ from .solver import MAX_ITERS, OUTCOMES, SEARCHES, Solver
 
 EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
 """`solve` exit codes; 1 is an input error, 2 a usage error (click's)."""
-EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what a shell shows for any tool whose reader stopped early (`| head`)."""
 ITERATION_BUDGET = click.IntRange(1, MAX_ITERS)
@@ -94,9 +93,21 @@ class Commands(click.Group):
         """
         if not standalone_mode:  # a program driving click itself handles what it gets
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        interrupts.record_until_ready()  # done already when started by the console script
+        try:  # (called in another program's process, e.g. by click's CliRunner: signals are ours for the call)
+            with contextlib.nullcontext() if interrupts.is_program() else interrupts.raised():
+                status = self._status(args, prog_name, complete_var, **extra)
+        except interrupts.Interrupted as interrupt:  # also one that came as an error line was being written
+            _exit_interrupted("interrupted", interrupt.signum, resume=False)
+        interrupts.end_on_signals(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
+        pause("command-ending")
+        sys.exit(status)
+
+    def _status(self, args, prog_name, complete_var, **extra):
+        """click's main in standalone mode, but what it leaves as a traceback is one line and a status."""
         if sys.stdout is None:
-            _fail_early("standard output is closed")
+            interrupts.ready()  # a signal that came first is what ends the program
+            click.echo("Error: standard output is closed", err=True)
+            return 1
         sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
                                       encoding=sys.stdout.encoding, errors=sys.stdout.errors,
                                       line_buffering=sys.stdout.line_buffering)
@@ -119,11 +130,7 @@ class Commands(click.Group):
             click.echo(f"Error: {_one_line(error.format_message())}", err=True)
             status = error.exit_code
         except click.Abort:  # click turns a KeyboardInterrupt raised by other code (not our handler) into it
-            click.echo("interrupted", err=True)
-            interrupts.end_of_at_exit(signal.SIGINT)
-            status = EXIT_INTERRUPTED
-        except interrupts.Interrupted as interrupt:
-            _exit_interrupted("interrupted", interrupt.signum, resume=False)
+            raise interrupts.Interrupted(signal.SIGINT) from None
         except (MemoryError, ImportError) as error:  # under `ulimit -v`, loading a command's modules or tables
             if isinstance(error, ImportError) and "failed to map segment" not in str(error):
                 raise  # a library that is not there: not ours to word
@@ -142,18 +149,11 @@ class Commands(click.Group):
             else:
                 click.echo(f"Error: cannot write to standard output: {error}", err=True)
                 status = 1
-        interrupts.end_on_signals(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
-        pause("command-ending")
-        sys.exit(status)
+        return status
 
 
 def _unwritable(error: UnicodeEncodeError) -> str:
     return f"the output's encoding, {sys.stdout.encoding}, cannot write {ascii(error.object[error.start])}"
-
-
-def _fail_early(message: str) -> None:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(1)
 
 
 def _discard_stdout() -> None:
@@ -736,13 +736,13 @@ def _resume(out: str | None) -> str:
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
     """The last word of an interrupted command: what was done, how to resume a run (in `out`); then the
     process ends of the signal (`interrupts.end_of_at_exit`; 128 + it where signals give no status)."""
-    for name in interrupts.taken():  # nothing may cut the last word short
-        signal.signal(name, signal.SIG_IGN)
+    interrupts.end_of_at_exit(signum)
+    interrupts.end_on_signals(128 + signum, spare=1)  # GNU timeout's second SIGTERM (to the group) spares it
+    pause("last-word")
     try:
         click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     except OSError:  # the terminal went away with the hang-up: the status still says it
         pass
-    interrupts.end_of_at_exit(signum)
     interrupts.end_on_signals(128 + signum)
     sys.exit(128 + signum)
 

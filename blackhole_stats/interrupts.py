@@ -47,6 +47,8 @@ _ignored: frozenset = frozenset()
 """Of SIGNALS, those this process found ignored when it took the others (see SIGNALS): they stay so."""
 _ending_of: int | None = None
 """The signal a program that stopped for it ends of, after its exit handlers (`end_of_at_exit`)."""
+_program: int | None = None
+"""The process whose first step was `record_until_ready`: one of our commands, whose ending is ours."""
 
 
 class Interrupted(BaseException):
@@ -113,10 +115,11 @@ def record_until_ready() -> None:
     is raised in the middle of an import, where nothing could report it yet.
     Does nothing outside the main thread, or if signals are handled here already.
     """
-    global _starting, _deferring
+    global _starting, _deferring, _program
     if threading.current_thread() is not threading.main_thread() or _owner == os.getpid():
         return
     _take_signals()
+    _program = os.getpid()
     _starting = True
     _deferring += 1
     atexit.register(_last_step)  # first registered, so it runs last: after the pools' and logging's
@@ -137,22 +140,40 @@ def _last_step() -> None:
         die_of(_ending_of)
 
 
+def is_program() -> bool:
+    """Whether this process is one of our commands (`record_until_ready` was its first step), not a
+    program that called one in its own process (a notebook, click's CliRunner): only then may the
+    command decide how the process ends (`end_of_at_exit`, `end_on_signals`)."""
+    return _program == os.getpid()
+
+
 def end_of_at_exit(signum: int) -> None:
     """A program that stopped for `signum` and said so: once its exit handlers have run (its workers
     stopped, its log closed), it ends of that signal (`die_of`), not with a status of 128 + it. A shell
     shows 128 + it either way, but its `for` loop stops only for a child the signal killed: one that
     exits 130 chose to stop, and the loop goes on to its next round (the next run). Needs
-    `record_until_ready`, which sets the last exit handler."""
+    `record_until_ready`, which sets the last exit handler; elsewhere (`is_program`) does nothing."""
     global _ending_of
-    _ending_of = signum
+    if is_program():
+        _ending_of = signum
 
 
-def end_on_signals(status: int) -> None:
-    """The program's status is decided and its last word said: a signal from here on ends the process
-    at once, of the signal it stopped for if it did (`end_of_at_exit`), else with `status` (a complete
-    run exited 143 with no line when SIGTERM came as the interpreter shut down). Ignored signals stay
-    ignored; the others still end it, as a shut-down that hangs must stay stoppable."""
+def end_on_signals(status: int, spare: int = 0) -> None:
+    """The program's status is decided: a signal from here on ends the process at once, of the signal
+    it stopped for if it did (`end_of_at_exit`), else with `status` (a complete run exited 143 with no
+    line when SIGTERM came as the interpreter shut down). The first `spare` signals are let pass, so that
+    the second of two sent together (GNU timeout signals the process, then its group) does not cut the
+    last word of an interrupted program short, while a third still ends one whose last word hangs (to
+    a stalled terminal: ignored, signals left only SIGKILL). Ignored signals stay ignored. Only in a
+    program of ours (`is_program`): a process that called a command keeps its own handlers."""
+    if not is_program():
+        return
+    left = [spare]
+
     def end(signum: int, frame) -> None:
+        if left[0]:
+            left[0] -= 1
+            return
         if _ending_of is not None:
             die_of(_ending_of)
         os._exit(status)

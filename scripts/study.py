@@ -52,10 +52,14 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     import pyarrow.parquet as pq
 
     from blackhole_stats.atomic import replace_text, replacing
-    from blackhole_stats.interrupts import SIGNALS
+    from blackhole_stats.interrupts import SIGNALS, die_of
 except KeyboardInterrupt:
     print("study interrupted before it started", file=sys.stderr)
-    sys.exit(130)
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # dies of it, as a shell's loop over studies expects
+    signal.raise_signal(signal.SIGINT)
+    sys.exit(130)  # (Windows)
 
 COMPACT_COLUMNS = ["deal", "ms", "outcome", "iterations", "cards_played"]
 FAMILY_COLUMNS = ["game", *COMPACT_COLUMNS]
@@ -649,9 +653,11 @@ if __name__ == "__main__":
         try:  # a hang-up may have taken the terminal with it
             print("study interrupted: what its runs solved and their timings are kept; run the same command "
                   "to go on", file=sys.stderr)
+            sys.stdout.flush()
         except OSError:
             pass
-        sys.exit(128 + (stop.signum if isinstance(stop, Terminated) else signal.SIGINT))
+        die_of(stop.signum if isinstance(stop, Terminated) else signal.SIGINT)  # a shell's loop over studies stops
+        sys.exit(128 + (stop.signum if isinstance(stop, Terminated) else signal.SIGINT))  # (Windows)
     except subprocess.CalledProcessError as failed:
         how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run dies of it)
                else f"exited with status {failed.returncode}")

@@ -51,8 +51,8 @@ START_METHODS = [None, "spawn", "forkserver"]
 PROCESS_NAMES = {"fork": "ForkProcess", "spawn": "SpawnProcess", "forkserver": "ForkServerProcess"}
 """What multiprocessing names a worker started each way: the run log shows it."""
 WITH_START_METHOD = ("import multiprocessing, sys; multiprocessing.set_start_method(sys.argv.pop(1)); "
-                     "from blackhole_stats.cli import main; main(prog_name='blackhole-stats')")
-"""The CLI, with workers started another way than the platform's default."""
+                     "from blackhole_stats.console import main; main()")
+"""The console script, with workers started another way than the platform's default."""
 
 
 def command(method: str | None, *args) -> list[str]:

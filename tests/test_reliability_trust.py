@@ -24,13 +24,15 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, signal_at_pause
+from conftest import (SCRIPT, assert_one_line_failure, cli, ctrl_c_at_pause, pause_env, release_pause,
+                      signal_at_pause, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -112,6 +114,118 @@ def test_a_signal_while_the_command_starts_ends_as_one_during_it(tmp_path, start
         assert line == "interrupted\n"
         assert sorted(p for p in tmp_path.rglob("*") if "pauses" not in p.parts) == \
             [p for p in before if "pauses" not in p.parts]
+
+
+def full_pipe() -> tuple[int, int]:
+    """A pipe whose buffer is full: a process writing to its write end blocks until the read end is read."""
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    try:
+        while True:
+            os.write(write_end, b"x" * 4096)
+    except BlockingIOError:
+        pass
+    os.set_blocking(write_end, True)
+    return read_end, write_end
+
+
+def until_writing_to_a_pipe(pid: int, timeout: float = 30) -> None:
+    """Wait until the process sleeps in a pipe write (the kernel names where: /proc/PID/wchan)."""
+    deadline = time.monotonic() + timeout
+    while "pipe_write" not in Path(f"/proc/{pid}/wchan").read_text():
+        assert time.monotonic() < deadline, "the process never blocked writing to the pipe"
+        time.sleep(0.01)
+
+
+def drained(read_end: int) -> str:
+    """All a pipe will hold until its writers are gone, without the bytes that filled it."""
+    data = b""
+    while chunk := os.read(read_end, 65536):
+        data += chunk
+    os.close(read_end)
+    return data.replace(b"x", b"").decode()
+
+
+@pytest.mark.parametrize("args, signum", [(["verify", "/no/such/run"], signal.SIGTERM),
+                                          (["solve", "--no-such-option"], signal.SIGINT),
+                                          ([], signal.SIGINT)], ids=["error", "usage error", "help"])
+def test_a_signal_while_the_last_line_waits_for_stderr_is_the_interrupt(args, signum):
+    """stderr slow to take the error line or the help (here a full pipe): a signal then escaped the
+    handlers beside the one writing it, a traceback and exit 1 (a shell's loop went on)."""
+    read_end, write_end = full_pipe()
+    process = subprocess.Popen([str(SCRIPT), *args], stdout=subprocess.DEVNULL, stderr=write_end,
+                               start_new_session=True)
+    os.close(write_end)
+    try:
+        until_writing_to_a_pipe(process.pid)
+        os.kill(process.pid, signum)
+        err = drained(read_end)
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == -signum and "Traceback" not in err, err
+    assert err.endswith("interrupted\n"), err
+
+
+def test_the_second_of_two_signals_spares_the_last_word_and_a_third_ends_it(tmp_path):
+    """GNU timeout signals the process, then its group: the second must not cut the line that says how to
+    resume. Signals were ignored while it was written, so one that hung on a stalled terminal could be
+    ended by SIGKILL alone; now a third signal ends it, of the first. (Held at "last-word", the moment
+    before the line is written, with its handlers in place.)"""
+    command = [str(SCRIPT), "run", "--range", "1-20", "--out", str(tmp_path / "run"), "--workers", "1"]
+    for more in ([signal.SIGTERM], [signal.SIGTERM, signal.SIGINT]):
+        (tmp_path / "pauses").mkdir(exist_ok=True)
+        for marker in (tmp_path / "pauses").iterdir():
+            marker.unlink()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   env={**os.environ, **pause_env(tmp_path, **{"command-start": 120, "last-word": 120})})
+        try:
+            wait_for_pause(tmp_path, "command-start", process)
+            os.kill(process.pid, signal.SIGTERM)
+            wait_for_pause(tmp_path, "last-word", process)
+            for signum in more:
+                os.kill(process.pid, signum)
+            if len(more) == 1:
+                release_pause(tmp_path, "last-word")
+            _, err = process.communicate(timeout=30)  # long before the pause would end
+        finally:
+            process.kill()
+        assert process.returncode == -signal.SIGTERM, err
+        assert err.startswith("interrupted; resume with:") if len(more) == 1 else err == "", err
+
+
+HOST = """
+import signal, sys
+from blackhole_stats.cli import main
+try:
+    main.main(["solve", "2"], prog_name="blackhole-stats")
+except SystemExit as stop:
+    print("command:", stop.code)
+print("host handler:", signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True)
+try:
+    signal.raise_signal(signal.SIGINT)
+except KeyboardInterrupt:
+    print("host: its own KeyboardInterrupt", flush=True)
+"""
+
+
+def test_a_command_called_in_another_program_leaves_it_its_signals_and_its_ending(tmp_path):
+    """A program that calls the command line in its own process (a notebook, click's CliRunner): a
+    Ctrl-C during the command ends the command (130), then the program's own handlers are back, a
+    later Ctrl-C is its own again (it was os._exit(0): its last lines lost) and it ends as it chooses
+    (it was killed by SIGINT at exit)."""
+    done = signal_at_pause(tmp_path, [sys.executable, "-c", HOST], "command-start",
+                           lambda pid: os.kill(pid, signal.SIGINT), release=True)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done
+    assert done.stdout == "command: 130\nhost handler: True\nhost: its own KeyboardInterrupt\n", done
+    assert done.stderr == "interrupted\n"
+
+
+def test_a_signal_before_a_closed_stdout_is_reported_is_the_interrupt(tmp_path):
+    """`deal 5 >&-` signalled while it starts: the closed output was reported (exit 1) and the signal lost."""
+    done = signal_at_pause(tmp_path, ["bash", "-c", f"exec >&-; exec '{SCRIPT}' deal 5"], "cli-starting",
+                           lambda pid: os.kill(pid, signal.SIGTERM), release=True)
+    assert (done.returncode, done.stderr) == (-signal.SIGTERM, "interrupted\n"), done
 
 
 # ------------------------------------------------------------------ a resume finishes the whole run

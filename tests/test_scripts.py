@@ -178,7 +178,7 @@ def test_a_study_stopped_while_it_reports_leaves_the_last_report_and_plots_whole
 
     done = signal_at_pause(tmp_path, [*args, "--deals", "1-30"], "plot-drawn",
                            lambda pid: os.kill(pid, signal.SIGTERM), inspect=drawing_into_partials)
-    assert done.returncode == 143, done.stderr
+    assert done.returncode == -signal.SIGTERM, done.stderr
     assert "Traceback" not in done.stderr and done.stderr.splitlines()[-1].startswith("study interrupted:")
     after = {path.relative_to(folder): path.read_bytes() for path in folder.rglob("*")
              if path.is_file() and path.name != "study.json"}
@@ -198,7 +198,7 @@ def test_a_study_stopped_by_sigterm_or_a_hang_up_keeps_its_runs_timing_and_goes_
     args = [sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf", "--deals", "1-40",
             "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
     study = signal_at_pause(tmp_path, args, "chunks-done", lambda pid: os.kill(pid, signum))
-    assert study.returncode == 128 + signum, study.stderr
+    assert study.returncode == -signum, study.stderr
     assert "Traceback" not in study.stderr and study.stderr.splitlines()[-1].startswith("study interrupted:")
     facts = json.loads((tmp_path / "results" / "relaxed_golf" / "study.json").read_text())
     assert [session["deals_solved"] for session in facts["sessions"]] == [40]
