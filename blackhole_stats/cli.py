@@ -735,7 +735,9 @@ def _resume(out: str | None) -> str:
 
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
     """The last word of an interrupted command: what was done, how to resume a run (in `out`); then the
-    process ends of the signal (`interrupts.end_of_at_exit`; 128 + it where signals give no status)."""
+    process ends of the signal (`interrupts.end_of_at_exit`; 128 + it where signals give no status): the
+    first that came, if a second cut the handling of the first short."""
+    signum = interrupts.received() or signum
     interrupts.end_of_at_exit(signum)
     interrupts.end_on_signals(128 + signum, spare=1)  # GNU timeout's second SIGTERM (to the group) spares it
     pause("last-word")

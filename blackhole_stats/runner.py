@@ -352,7 +352,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                     raise
                 raise RunStopped(f"interrupted; {moved}", signum=signum) from None
             done_count = requested.count - (requested - done).count
-            if signum is not None:
+            if signum is not None:  # (the log said so only for one that came while chunks were solved)
+                log.info("run interrupted by %s: %s of %s deals done", signal.Signals(signum).name, done_count,
+                         requested.count)
                 raise RunStopped("interrupted", done_count, requested.count, signum)
             if tally.failed_chunks:
                 raise RunStopped(f"{tally.failed_chunks} failed chunk(s) ({tally.failures_text()})",
@@ -389,6 +391,7 @@ def _solve(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], tally: _T
             raise
         failed = "" if error is interrupt else f" (what it cut short failed: {type(error).__name__}: {error})"
         log.warning("interrupted by %s: stopping the workers%s", signal.Signals(interrupt.signum).name, failed)
+        _testhooks.pause("workers-stopping")
         backend.abort(list(pending))
         return interrupt.signum
     return None
@@ -538,6 +541,10 @@ class _Processes:
             process.kill()  # not SIGTERM: a worker just forked still runs the parent's Python handler
 
     def close(self) -> None:
+        """Shut the pool down; after a signal, stop its workers first: a second signal can cut the run's
+        `abort` short, and the shutdown then waited for every chunk in flight to finish (a long deal's)."""
+        if interrupts.received() is not None:
+            self.abort([])
         try:
             if self._thread_failure is None:
                 self._pool.shutdown(cancel_futures=True)

@@ -248,6 +248,35 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
     resume(arguments, 40, out)
 
 
+def test_a_second_signal_that_cuts_the_clean_up_short_neither_waits_for_the_workers_nor_changes_the_status(
+        tmp_path):
+    """Ctrl-C, then SIGTERM before the workers are stopped (held at "workers-stopping"): the pool's
+    shutdown waited for the chunk in flight to finish (here its worker is held for two minutes), and the
+    run then ended of the second signal, though the log and its first line said Ctrl-C. It stops the
+    workers and ends of the first; the same command resumes it."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120, "workers-stopping": 120})) as process:
+        paused = wait_for_pause(tmp_path, "deal-15", process)
+        os.killpg(process.pid, signal.SIGINT)
+        wait_for_pause(tmp_path, "workers-stopping", process)
+        os.kill(process.pid, signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGINT and "interrupted by SIGINT" in err, err
+    assert not any(state(pid) for pid in paused), "a worker outlived the run"
+    _, _, arguments = stop_line(err)
+    resume(arguments, 40, out)
+
+
+def test_an_interrupt_as_the_session_is_recorded_is_in_the_run_s_log(tmp_path):
+    """The log said a run was interrupted only for a signal that came while chunks were solved."""
+    out = tmp_path / "run"
+    done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-20", "--out", out, "--workers", "1"],
+                           "session-ending", lambda pid: os.kill(pid, signal.SIGTERM), release=True)
+    assert done.returncode == -signal.SIGTERM, done.stderr
+    assert "run interrupted by SIGTERM: 20 of 20 deals done" in (tmp_path / "run.run" / "run.log").read_text()
+
+
 def test_a_chunk_that_lands_as_a_signal_stops_the_run_counts_in_its_session(tmp_path):
     """The session's deals_solved counted the results the run had collected: a chunk whose file landed
     just before SIGTERM, its result not yet counted (held here at the run's tally), was in the run's
