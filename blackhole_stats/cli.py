@@ -55,7 +55,7 @@ class _Stdout(io.FileIO):
 
 class Command(click.Command):
     """One of our commands: SIGINT or SIGTERM, from the process's first instant, ends it with one
-    line and 128 + the signal (for `run`, the line says how to resume)."""
+    line (for `run`, how to resume), then the process dies of the signal (`_exit_interrupted`)."""
 
     resumable = False
 
@@ -87,30 +87,36 @@ class Commands(click.Group):
         Standard output closed at start, full, or failing mid-way: one line,
         exit 1 (`solve 2 >&-` must not exit 0 having printed nothing). A
         reader that stopped early (`| head`): quiet, exit 141. SIGINT or
-        SIGTERM: "interrupted", then the process ends of the signal (a shell
+        SIGTERM: "interrupted", then the process dies of the signal (a shell
         shows 130 or 143; not click's "Aborted!", 1), even one that came while
-        the program started and no command ran.
+        the program started and no command ran. Called in another program's
+        process (a notebook, click's CliRunner), the command takes signals for
+        the call only, leaves that program's stdout as it is, and exits with
+        SystemExit(130) or (143) after an interrupt.
         """
         if not standalone_mode:  # a program driving click itself handles what it gets
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
-        try:  # (called in another program's process, e.g. by click's CliRunner: signals are ours for the call)
-            with contextlib.nullcontext() if interrupts.is_program() else interrupts.raised():
-                status = self._status(args, prog_name, complete_var, **extra)
+        ours = interrupts.owns_process()
+        try:
+            with contextlib.nullcontext() if ours else interrupts.raised():
+                status = self._standalone_status(args, prog_name, complete_var, ours, **extra)
+            interrupts.seal_status(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
         except interrupts.Interrupted as interrupt:  # also one that came as an error line was being written
             _exit_interrupted("interrupted", interrupt.signum, resume=False)
-        interrupts.end_on_signals(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
         pause("command-ending")
         sys.exit(status)
 
-    def _status(self, args, prog_name, complete_var, **extra):
-        """click's main in standalone mode, but what it leaves as a traceback is one line and a status."""
+    def _standalone_status(self, args, prog_name, complete_var, ours: bool, **extra):
+        """click's main in standalone mode, but what it leaves as a traceback is one line and a status.
+        `ours`: this process is the command's (`interrupts.owns_process`), and so is its stdout."""
         if sys.stdout is None:
             interrupts.ready()  # a signal that came first is what ends the program
             click.echo("Error: standard output is closed", err=True)
             return 1
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
-                                      encoding=sys.stdout.encoding, errors=sys.stdout.errors,
-                                      line_buffering=sys.stdout.line_buffering)
+        if ours:
+            sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
+                                          encoding=sys.stdout.encoding, errors=sys.stdout.errors,
+                                          line_buffering=sys.stdout.line_buffering)
         try:
             try:
                 status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -129,8 +135,12 @@ class Commands(click.Group):
         except click.ClickException as error:
             click.echo(f"Error: {_one_line(error.format_message())}", err=True)
             status = error.exit_code
-        except click.Abort:  # click turns a KeyboardInterrupt raised by other code (not our handler) into it
-            raise interrupts.Interrupted(signal.SIGINT) from None
+        except click.Abort as abort:  # click's for a KeyboardInterrupt (Python's own handler's) or an EOFError
+            if isinstance(abort.__cause__, KeyboardInterrupt):
+                raise interrupts.Interrupted(signal.SIGINT) from None
+            why = _one_line(str(abort.__cause__ or ""))
+            click.echo(f"Error: unexpected end of input{f': {why}' if why else ''}", err=True)
+            status = 1
         except (MemoryError, ImportError) as error:  # under `ulimit -v`, loading a command's modules or tables
             if isinstance(error, ImportError) and "failed to map segment" not in str(error):
                 raise  # a library that is not there: not ours to word
@@ -599,9 +609,10 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
     deals that are missing. Adding ranges to a run is fine (every deal the
     run asks for, old ranges too, is then solved); changing --game, --search,
     --max-iters or --difficulty is refused. Ctrl-C, SIGTERM or a hang-up (at
-    any moment; one ignored when the run starts stays ignored) ends it of
-    that signal, as a shell's loop over runs expects (the shell shows
-    130/143/129); exit 1 if a chunk failed or the disk is full or read-only;
+    any moment; one ignored when the run starts stays ignored) stops it,
+    and the process dies of the signal (the shell shows 130/143/129, and a
+    loop over runs stops after Ctrl-C); exit 1 if a chunk failed or the disk
+    is full or read-only;
     each prints the command that resumes.
 
     \b
@@ -735,17 +746,21 @@ def _resume(out: str | None) -> str:
 
 def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str | None = None) -> None:
     """The last word of an interrupted command: what was done, how to resume a run (in `out`); then the
-    process ends of the signal (`interrupts.end_of_at_exit`; 128 + it where signals give no status): the
-    first that came, if a second cut the handling of the first short."""
-    signum = interrupts.received() or signum
-    interrupts.end_of_at_exit(signum)
-    interrupts.end_on_signals(128 + signum, spare=1)  # GNU timeout's second SIGTERM (to the group) spares it
+    process dies of the signal (`interrupts.die_of_signal_at_exit`; 128 + it where signals give no
+    status): the first that came, if a second cut the handling of the first short."""
+    try:
+        signum = interrupts.received() or signum
+        interrupts.seal_status(128 + signum, let_pass=1)  # GNU timeout's second SIGTERM (to the group) passes
+    except interrupts.Interrupted:  # a second signal just before the seal: the first decides all the same
+        signum = interrupts.received() or signum
+        interrupts.seal_status(128 + signum, let_pass=0)
+    interrupts.die_of_signal_at_exit(signum)
     pause("last-word")
     try:
         click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     except OSError:  # the terminal went away with the hang-up: the status still says it
         pass
-    interrupts.end_on_signals(128 + signum)
+    interrupts.seal_status(128 + signum)
     sys.exit(128 + signum)
 
 

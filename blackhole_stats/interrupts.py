@@ -38,17 +38,22 @@ _TO_PARENT = (signal.SIGINT, *((_HANG_UP,) if _HANG_UP is not None else ()))
 _owner: int | None = None
 """The process whose main thread gets `Interrupted`; None outside `raised()`."""
 _received: int | None = None
-"""The first signal since `raised()` began; the exit status is 128 + it."""
+"""The first signal since `raised()` began: the one an interrupted program dies of (128 + it: its status
+where signals give none)."""
 _deferring = 0
 """How many `deferred()` blocks the main thread is in: signals are recorded, raised at the end."""
 _starting = False
 """Between `record_until_ready()` and `ready()`: the program cannot report a signal yet (it counts in `_deferring`)."""
 _ignored: frozenset = frozenset()
 """Of SIGNALS, those this process found ignored when it took the others (see SIGNALS): they stay so."""
-_ending_of: int | None = None
-"""The signal a program that stopped for it ends of, after its exit handlers (`end_of_at_exit`)."""
+_dying_of: int | None = None
+"""The signal a program that stopped for it dies of, after its exit handlers (`die_of_signal_at_exit`)."""
 _program: int | None = None
 """The process whose first step was `record_until_ready`: one of our commands, whose ending is ours."""
+_sealed: list | None = None
+"""[status, signals still let pass] once the program's status is decided (`seal_status`): `_handle`
+then ends the process instead of raising. A flag, not other handlers: a signal can come between two
+steps of swapping handlers, but not halfway through setting one name."""
 
 
 class Interrupted(BaseException):
@@ -66,6 +71,13 @@ def _handle(signum: int, frame) -> None:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
         return
+    if _sealed is not None:
+        if _sealed[1]:
+            _sealed[1] -= 1
+            return
+        if _dying_of is not None:
+            die_of(_dying_of)
+        os._exit(_sealed[0])
     if _received is None:
         _received = signum
     if not _deferring:
@@ -127,59 +139,49 @@ def record_until_ready() -> None:
 
 def _last_step() -> None:
     """The interpreter's last steps, once every other exit handler has run: the exit status stands.
-    Python then resets the handlers it set to the default action, so a signal in its final clean-up
-    killed a complete run without a word (143); ignored signals stay ignored. A program that stopped
-    for a signal ends of it here (`end_of_at_exit`), its output written."""
-    for signum in SIGNALS:
-        if signal.getsignal(signum) != signal.SIG_IGN:
-            signal.signal(signum, signal.SIG_IGN)
-    if _ending_of is not None:
+    A program that stopped for a signal writes out what it said, then dies of it (`die_of_signal_at_exit`;
+    a signal meanwhile ends it at once, as `seal_status` says). Then signals are ignored: Python resets
+    the handlers it set to the default action, so a signal in its final clean-up killed a complete run
+    without a word (143); ignored signals stay ignored."""
+    if _dying_of is not None:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):  # closed, or its reader gone: nothing more can be said
                 stream.flush()
-        die_of(_ending_of)
+        die_of(_dying_of)
+    for signum in SIGNALS:
+        if signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_IGN)
 
 
-def is_program() -> bool:
+def owns_process() -> bool:
     """Whether this process is one of our commands (`record_until_ready` was its first step), not a
     program that called one in its own process (a notebook, click's CliRunner): only then may the
-    command decide how the process ends (`end_of_at_exit`, `end_on_signals`)."""
+    command decide how the process ends (`die_of_signal_at_exit`, `seal_status`)."""
     return _program == os.getpid()
 
 
-def end_of_at_exit(signum: int) -> None:
+def die_of_signal_at_exit(signum: int) -> None:
     """A program that stopped for `signum` and said so: once its exit handlers have run (its workers
-    stopped, its log closed), it ends of that signal (`die_of`), not with a status of 128 + it. A shell
-    shows 128 + it either way, but its `for` loop stops only for a child the signal killed: one that
-    exits 130 chose to stop, and the loop goes on to its next round (the next run). Needs
-    `record_until_ready`, which sets the last exit handler; elsewhere (`is_program`) does nothing."""
-    global _ending_of
-    if is_program():
-        _ending_of = signum
+    stopped, its log closed), it dies of that signal (`die_of`), not with a status of 128 + it. A shell
+    shows 128 + it either way, but its `for` loop stops after Ctrl-C (which reaches the shell too) only
+    for a child the signal killed: one that exits 130 chose to stop, and the loop goes on to its next
+    round (the next run). Only where this process is ours (`owns_process`) and the signal one it takes."""
+    global _dying_of
+    if owns_process() and signum in taken():
+        _dying_of = signum
 
 
-def end_on_signals(status: int, spare: int = 0) -> None:
+def seal_status(status: int, let_pass: int = 0) -> None:
     """The program's status is decided: a signal from here on ends the process at once, of the signal
-    it stopped for if it did (`end_of_at_exit`), else with `status` (a complete run exited 143 with no
-    line when SIGTERM came as the interpreter shut down). The first `spare` signals are let pass, so that
-    the second of two sent together (GNU timeout signals the process, then its group) does not cut the
-    last word of an interrupted program short, while a third still ends one whose last word hangs (to
-    a stalled terminal: ignored, signals left only SIGKILL). Ignored signals stay ignored. Only in a
-    program of ours (`is_program`): a process that called a command keeps its own handlers."""
-    if not is_program():
-        return
-    left = [spare]
-
-    def end(signum: int, frame) -> None:
-        if left[0]:
-            left[0] -= 1
-            return
-        if _ending_of is not None:
-            die_of(_ending_of)
-        os._exit(status)
-
-    for signum in taken():
-        signal.signal(signum, end)
+    it stopped for if it did (`die_of_signal_at_exit`), else with `status` (a complete run exited 143
+    with no line when SIGTERM came as the interpreter shut down). The first `let_pass` signals are let
+    pass, so that the second of two sent together (GNU timeout signals the process, then its group)
+    does not cut the last word of an interrupted program short, while a third still ends one whose last
+    word hangs (on a stalled terminal). Ignored signals stay ignored. Only where this process is ours
+    (`owns_process`): a program that called a command keeps its own handlers."""
+    global _sealed
+    if owns_process():
+        _sealed = [status, let_pass]
 
 
 def die_of(signum: int) -> None:
@@ -323,7 +325,7 @@ def received() -> int | None:
 
 def end_as_signalled() -> None:
     """If a signal came (`received`), end this process of it now that everything is said (`die_of`; see
-    `end_of_at_exit` for why)."""
+    `die_of_signal_at_exit` for why)."""
     signum = received()
     if signum is not None:
         die_of(signum)

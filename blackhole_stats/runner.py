@@ -335,7 +335,11 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                       disable=not progress or sys.stderr is None, file=_BarStream(sys.stderr),
                       dynamic_ncols=True) as bar:
                 tally = _Tally(bar)
-                signum = _solve(backend, tasks, tally)
+                try:
+                    signum = _solve(backend, tasks, tally)
+                except interrupts.Interrupted as interrupt:  # a second signal cut _solve's clean-up short: the
+                    signum = interrupts.received() or interrupt.signum  # session is still recorded (close() stops
+                    # the workers it may have left running)
 
             elapsed = time.monotonic() - started
             try:
@@ -347,7 +351,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             except interrupts.Interrupted as interrupt:  # raised as the block ends: the first signal, as above
                 signum = interrupt.signum
             except dataset.RunMoved as moved:  # nowhere to record the session; a signal, even one the block
-                signum = signum or interrupts.received()  # deferred, still decides, and says so
+                signum = interrupts.received() or signum  # deferred, still decides, and says so
                 if signum is None:
                     raise
                 raise RunStopped(f"interrupted; {moved}", signum=signum) from None
@@ -543,13 +547,13 @@ class _Processes:
     def close(self) -> None:
         """Shut the pool down; after a signal, stop its workers first: a second signal can cut the run's
         `abort` short, and the shutdown then waited for every chunk in flight to finish (a long deal's)."""
-        if interrupts.received() is not None:
-            self.abort([])
         try:
-            if self._thread_failure is None:
-                self._pool.shutdown(cancel_futures=True)
-            else:  # shutdown would tell the workers through the thread that died (or never started: it
-                self.abort([])  # raises), and they would wait for work, and the exit for them, forever
+            if self._thread_failure is not None:  # shutdown would tell the workers through the thread that died
+                self.abort([])  # (or never started: it raises), and they would wait for work, and the exit for them,
+                return  # forever
+            if interrupts.received() is not None:
+                self.abort([])
+            self._pool.shutdown(cancel_futures=True)
         finally:
             threading.excepthook = self._excepthook
 

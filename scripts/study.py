@@ -55,11 +55,12 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     from blackhole_stats.interrupts import SIGNALS, die_of
 except KeyboardInterrupt:
     print("study interrupted before it started", file=sys.stderr)
-    import signal
+    if sys.platform != "win32":  # (where a signal gives a process no status: 130 below)
+        import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # dies of it, as a shell's loop over studies expects
-    signal.raise_signal(signal.SIGINT)
-    sys.exit(130)  # (Windows)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # dies of it, as a shell's loop over studies expects
+        signal.raise_signal(signal.SIGINT)
+    sys.exit(130)
 
 COMPACT_COLUMNS = ["deal", "ms", "outcome", "iterations", "cards_played"]
 FAMILY_COLUMNS = ["game", *COMPACT_COLUMNS]

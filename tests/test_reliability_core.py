@@ -10,7 +10,7 @@ or against the same search run alone in one thread:
   corrupting its tables, and still works afterwards;
 * interrupts: a signal that arrives during a long search (fast, classic, or the
   most-cards-played search) stops it from inside the compiled loop, and the
-  CLI turns Ctrl-C into one line, then ends of it, long before the search would end;
+  CLI turns Ctrl-C into one line, then dies of it, long before the search would end;
 * budgets: a --max-iters beyond 2^63-1 is refused by `solve`, `run` and the
   Python API instead of wrapping around; the whole solve, the most-cards-played
   search included, stays within the budget; an unsolvable deal whose

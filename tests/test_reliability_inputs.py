@@ -12,7 +12,7 @@ What this proves, each through the installed script in a subprocess:
   one line naming the file, tokens shown escaped and shortened.
 * Standard streams: stdin closed, stdout closed or full end in one line and
   exit 1; a reader that stops early (`| head`) ends quietly with exit 141;
-  a Ctrl-C ends in "interrupted", then the process ends of it (a shell shows 130).
+  a Ctrl-C ends in "interrupted", then the process dies of it (a shell shows 130).
 * `deal -1` is a bad game number (exit 1), not an unknown option.
 * A 100 MB `--board` file or stdin stream is refused at its first bad line
   with the memory of a small board, not the size of the file.

@@ -6,7 +6,7 @@ once and a `verify` that passes:
   it at once (also the portable fallback alone), so the resume is not locked out;
 * SIGINT to the process group or SIGTERM to the parent at any moment (before
   anything is imported, while workers start, mid-chunk, after the last chunk)
-  ends of the signal (a shell shows 130/143) with the resume command, never swallowed, no traceback;
+  dies of the signal (a shell shows 130/143) after the resume command, never swallowed, no traceback;
 * both of these, and the workers' lines in DIR/_run.log, hold whether local
   workers are forked, spawned or started by a fork server (macOS and Windows
   spawn, Python 3.14 uses a fork server on Linux), and on a Dask cluster of
@@ -251,9 +251,10 @@ def test_an_interrupt_at_any_moment_exits_with_the_resume_command(tmp_path, meth
 def test_a_second_signal_that_cuts_the_clean_up_short_neither_waits_for_the_workers_nor_changes_the_status(
         tmp_path):
     """Ctrl-C, then SIGTERM before the workers are stopped (held at "workers-stopping"): the pool's
-    shutdown waited for the chunk in flight to finish (here its worker is held for two minutes), and the
-    run then ended of the second signal, though the log and its first line said Ctrl-C. It stops the
-    workers and ends of the first; the same command resumes it."""
+    shutdown waited for the chunk in flight to finish (here its worker is held for two minutes), the
+    run then died of the second signal, though the log and its first line said Ctrl-C, and the session
+    and the counts were lost. It stops the workers, records the session, and dies of the first; the
+    same command resumes it."""
     out = tmp_path / "run"
     with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
                  env=pause_env(tmp_path, **{"deal-15": 120, "workers-stopping": 120})) as process:
@@ -264,7 +265,10 @@ def test_a_second_signal_that_cuts_the_clean_up_short_neither_waits_for_the_work
         _, err = process.communicate(timeout=60)
     assert process.returncode == -signal.SIGINT and "interrupted by SIGINT" in err, err
     assert not any(state(pid) for pid in paused), "a worker outlived the run"
-    _, _, arguments = stop_line(err)
+    done, total, arguments = stop_line(err)  # the counts, and the session, as after one signal
+    assert (done, total) == (len(deals_in(out)), 40) and done >= 10
+    assert [session["deals_solved"] for session in read_manifest(str(out))["sessions"]] == [done]
+    assert "run interrupted by SIGINT: " in (tmp_path / "run.run" / "run.log").read_text()
     resume(arguments, 40, out)
 
 

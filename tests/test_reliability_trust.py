@@ -3,7 +3,7 @@
 What it proves:
 * a Ctrl-C (to the process group) or SIGTERM (to the process) while the
   command is still starting, before click, pandas or pyarrow are loaded,
-  ends exactly as one during the command does: one line, then the process ends of the signal
+  ends exactly as one during the command does: one line, then the process dies of the signal
   ("interrupted", for `run` with the command that resumes it), no traceback,
   nothing written; the same for `python -m blackhole_stats`. Importing the
   package or the console script's module loads none of the heavy modules,
@@ -219,6 +219,28 @@ def test_a_command_called_in_another_program_leaves_it_its_signals_and_its_endin
     assert done.returncode == 0 and "Traceback" not in done.stderr, done
     assert done.stdout == "command: 130\nhost handler: True\nhost: its own KeyboardInterrupt\n", done
     assert done.stderr == "interrupted\n"
+
+
+END_OF_INPUT = """
+from blackhole_stats import interrupts
+interrupts.record_until_ready()  # as the console script starts
+from blackhole_stats.cli import main
+
+@main.command("eof")
+def eof():
+    raise EOFError("the server hung up")
+
+main(prog_name="blackhole-stats")
+"""
+
+
+def test_an_end_of_input_is_an_error_not_a_ctrl_c():
+    """click turns an EOFError (a library's, e.g. a server that hung up) into the same Abort as a
+    KeyboardInterrupt: the command died of SIGINT, even one the caller ignored. It is one line, exit 1."""
+    done = subprocess.run([sys.executable, "-c", END_OF_INPUT, "eof"], capture_output=True, text=True, timeout=60,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert done.returncode == 1 and done.stderr.splitlines()[-1] == \
+        "Error: unexpected end of input: the server hung up", done
 
 
 def test_a_signal_before_a_closed_stdout_is_reported_is_the_interrupt(tmp_path):
