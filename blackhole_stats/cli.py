@@ -72,6 +72,8 @@ class Command(click.Command):
             pause("command-start")
             with interrupts.unwrapped():
                 return super().invoke(ctx)
+        except EOFError as error:  # (a library's: click would take it for Ctrl-C, after a blank line)
+            raise click.ClickException(f"unexpected end of input{f': {error}' if str(error) else ''}") from None
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted", interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))
 
@@ -106,6 +108,14 @@ class Commands(click.Group):
         pause("command-ending")
         sys.exit(status)
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        """The context, which keeps the words given (`_resume`: when another program calls `main` with
+        its own list, sys.argv holds that program's words)."""
+        given = list(args)
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta["argv"] = given
+        return ctx
+
     def _standalone_status(self, args, prog_name, complete_var, ours: bool, **extra):
         """click's main in standalone mode, but what it leaves as a traceback is one line and a status.
         `ours`: this process is the command's (`interrupts.owns_process`), and so is its stdout."""
@@ -135,12 +145,8 @@ class Commands(click.Group):
         except click.ClickException as error:
             click.echo(f"Error: {_one_line(error.format_message())}", err=True)
             status = error.exit_code
-        except click.Abort as abort:  # click's for a KeyboardInterrupt (Python's own handler's) or an EOFError
-            if isinstance(abort.__cause__, KeyboardInterrupt):
-                raise interrupts.Interrupted(signal.SIGINT) from None
-            why = _one_line(str(abort.__cause__ or ""))
-            click.echo(f"Error: unexpected end of input{f': {why}' if why else ''}", err=True)
-            status = 1
+        except click.Abort:  # click's for a KeyboardInterrupt (Python's own handler's: a program that called us)
+            raise interrupts.Interrupted(signal.SIGINT) from None
         except (MemoryError, ImportError) as error:  # under `ulimit -v`, loading a command's modules or tables
             if isinstance(error, ImportError) and "failed to map segment" not in str(error):
                 raise  # a library that is not there: not ours to word
@@ -736,7 +742,7 @@ def _resume(out: str | None) -> str:
         except (ImportError, DatasetError):  # the command as given, --deals and all, resumes it too
             manifest = None
     recorded = manifest is not None and not listed - expected_deals(manifest)
-    kept, words = [], iter(sys.argv[1:])
+    kept, words = [], iter(context.meta.get("argv", sys.argv[1:]) if context is not None else sys.argv[1:])
     for word in words:
         given = [word, next(words, None)] if word == "--deals" else [word]
         if not (recorded and (len(given) == 2 or word.startswith("--deals="))):
@@ -755,11 +761,13 @@ def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str |
         signum = interrupts.received() or signum
         interrupts.seal_status(128 + signum, let_pass=0)
     interrupts.die_of_signal_at_exit(signum)
-    pause("last-word")
     try:
+        pause("last-word")
         click.echo(f"{message}; resume with: {_resume(out)}" if resume else message, err=True)
     except OSError:  # the terminal went away with the hang-up: the status still says it
         pass
+    except interrupts.Interrupted:  # in another program's process, where nothing is sealed: a second signal
+        pass  # cuts the line short, and the first decides the status all the same
     interrupts.seal_status(128 + signum)
     sys.exit(128 + signum)
 

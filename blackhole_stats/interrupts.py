@@ -245,14 +245,22 @@ def record_only() -> None:
 
 
 @contextlib.contextmanager
-def deferred() -> Iterator[None]:
-    """Within: a signal is only recorded, and raised when the block ends (if no exception does)."""
+def recorded() -> Iterator[None]:
+    """Within: a signal is only recorded (`received`), never raised: for a short step of stopping after
+    a first signal, which a second must not cut in two."""
     global _deferring
     _deferring += 1
     try:
         yield
     finally:
         _deferring -= 1
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[None]:
+    """Within: a signal is only recorded, and raised when the block ends (if no exception does)."""
+    with recorded():
+        yield
     check()
 
 

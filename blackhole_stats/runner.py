@@ -337,9 +337,10 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                 tally = _Tally(bar)
                 try:
                     signum = _solve(backend, tasks, tally)
-                except interrupts.Interrupted as interrupt:  # a second signal cut _solve's clean-up short: the
-                    signum = interrupts.received() or interrupt.signum  # session is still recorded (close() stops
-                    # the workers it may have left running)
+                except interrupts.Interrupted as interrupt:  # a second signal cut _solve's clean-up short: stop
+                    signum = interrupts.received() or interrupt.signum  # the workers it may have left running (they
+                    with interrupts.recorded():  # went on writing chunks as the session was recorded), then record it
+                        backend.abort([])
 
             elapsed = time.monotonic() - started
             try:

@@ -257,11 +257,15 @@ def test_a_second_signal_that_cuts_the_clean_up_short_neither_waits_for_the_work
     same command resumes it."""
     out = tmp_path / "run"
     with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
-                 env=pause_env(tmp_path, **{"deal-15": 120, "workers-stopping": 120})) as process:
+                 env=pause_env(tmp_path, **{"deal-15": 120, "workers-stopping": 120, "session-ending": 120})
+                 ) as process:
         paused = wait_for_pause(tmp_path, "deal-15", process)
         os.killpg(process.pid, signal.SIGINT)
         wait_for_pause(tmp_path, "workers-stopping", process)
         os.kill(process.pid, signal.SIGTERM)
+        wait_for_pause(tmp_path, "session-ending", process)  # the session is recorded only once no worker
+        assert not any(state(pid) for pid in paused), "a worker went on as the session was recorded"  # writes
+        release_pause(tmp_path, "session-ending")
         _, err = process.communicate(timeout=60)
     assert process.returncode == -signal.SIGINT and "interrupted by SIGINT" in err, err
     assert not any(state(pid) for pid in paused), "a worker outlived the run"

@@ -21,6 +21,7 @@ What it proves:
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -236,11 +237,48 @@ main(prog_name="blackhole-stats")
 
 def test_an_end_of_input_is_an_error_not_a_ctrl_c():
     """click turns an EOFError (a library's, e.g. a server that hung up) into the same Abort as a
-    KeyboardInterrupt: the command died of SIGINT, even one the caller ignored. It is one line, exit 1."""
+    KeyboardInterrupt: the command died of SIGINT, even one the caller ignored (and click wrote a blank
+    line first). It is one line, exit 1."""
     done = subprocess.run([sys.executable, "-c", END_OF_INPUT, "eof"], capture_output=True, text=True, timeout=60,
                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    assert done.returncode == 1 and done.stderr.splitlines()[-1] == \
-        "Error: unexpected end of input: the server hung up", done
+    assert (done.returncode, done.stderr) == (1, "Error: unexpected end of input: the server hung up\n"), done
+
+
+HOST_RUN = """
+import sys
+from blackhole_stats.cli import main
+try:
+    main.main(sys.argv[2:], prog_name="blackhole-stats")
+except SystemExit as stop:
+    print("command:", stop.code)
+"""
+
+
+@pytest.mark.parametrize("second", [False, True], ids=["one signal", "a second at the last word"])
+def test_a_run_in_another_program_says_how_to_resume_it_and_exits_with_the_first_signal(tmp_path, second):
+    """Called in another program's process with its own words: the resume line was built from that
+    program's sys.argv ("blackhole-stats --host-flag"); and a second signal as the line was written
+    escaped from it, to end with the second's status and no counts."""
+    out = tmp_path / "run"
+    args = ["run", "--range", "1-40", "--out", str(out), "--workers", "1", "--chunk-size", "10"]
+    process = subprocess.Popen([sys.executable, "-c", HOST_RUN, "--host-flag", *args], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"deal-15": 120, "last-word": 120})})
+    try:
+        wait_for_pause(tmp_path, "deal-15", process)
+        os.kill(process.pid, signal.SIGINT)
+        wait_for_pause(tmp_path, "last-word", process)
+        if second:
+            os.kill(process.pid, signal.SIGTERM)
+        else:
+            release_pause(tmp_path, "last-word")
+        output, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert (process.returncode, output) == (0, "command: 130\n"), (output, err)
+    assert "Traceback" not in err, err
+    if not second:
+        assert err.splitlines()[-1] == f"interrupted: 10 of 40 deals done; resume with: blackhole-stats {shlex.join(args)}"
 
 
 def test_a_signal_before_a_closed_stdout_is_reported_is_the_interrupt(tmp_path):
