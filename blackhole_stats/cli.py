@@ -755,10 +755,10 @@ def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str |
     process dies of the signal (`interrupts.die_of_signal_at_exit`; 128 + it where signals give no
     status): the first that came, if a second cut the handling of the first short."""
     try:
-        signum = interrupts.received() or signum
+        signum = interrupts.first_signal(signum)
         interrupts.seal_status(128 + signum, let_pass=1)  # GNU timeout's second SIGTERM (to the group) passes
     except interrupts.Interrupted:  # a second signal just before the seal: the first decides all the same
-        signum = interrupts.received() or signum
+        signum = interrupts.first_signal(signum)
         interrupts.seal_status(128 + signum, let_pass=0)
     interrupts.die_of_signal_at_exit(signum)
     try:

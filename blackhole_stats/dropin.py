@@ -362,7 +362,7 @@ def main(argv: list[str] | None = None) -> None:
     except MemoryError:  # under a memory limit: the solver's tables, most often (the peer says so too)
         status, line = EXIT_ERROR, "Error! Out of memory (is the memory this process may use limited?)"
     except interrupts.Interrupted as interrupt:
-        status, line = 128 + (interrupts.received() or interrupt.signum), "interrupted"  # the first, if two came
+        status, line = 128 + interrupts.first_signal(interrupt.signum), "interrupted"
     interrupts.record_only()  # the status stands: a signal from here on would only end it in a traceback
     if line is not None:
         _say(line)

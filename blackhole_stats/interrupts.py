@@ -331,6 +331,12 @@ def received() -> int | None:
     return _received if _owner == os.getpid() else None
 
 
+def first_signal(signum: int | None) -> int | None:
+    """The first signal that came (`received`), else `signum`: what an interrupted program reports and
+    dies of, when a second signal cut the handling of the first short (its exception is then in flight)."""
+    return received() or signum
+
+
 def end_as_signalled() -> None:
     """If a signal came (`received`), end this process of it now that everything is said (`die_of`; see
     `die_of_signal_at_exit` for why)."""

@@ -338,7 +338,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                 try:
                     signum = _solve(backend, tasks, tally)
                 except interrupts.Interrupted as interrupt:  # a second signal cut _solve's clean-up short: stop
-                    signum = interrupts.received() or interrupt.signum  # the workers it may have left running (they
+                    signum = interrupts.first_signal(interrupt.signum)  # the workers it may have left running (they
                     with interrupts.recorded():  # went on writing chunks as the session was recorded), then record it
                         backend.abort([])
 
@@ -352,7 +352,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             except interrupts.Interrupted as interrupt:  # raised as the block ends: the first signal, as above
                 signum = interrupt.signum
             except dataset.RunMoved as moved:  # nowhere to record the session; a signal, even one the block
-                signum = interrupts.received() or signum  # deferred, still decides, and says so
+                signum = interrupts.first_signal(signum)  # deferred, still decides, and says so
                 if signum is None:
                     raise
                 raise RunStopped(f"interrupted; {moved}", signum=signum) from None
