@@ -28,9 +28,9 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
+from .dataset import (GAMES, DamagedPart, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
                       folder_entries, format_problem, game_numbers, list_run, manifest_iterations_revision,
-                      recorded_settings, run_game, settings_differ, shown_game)
+                      read_part, recorded_settings, run_game, settings_differ, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -152,8 +152,9 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         schema = pq.read_schema(file, filesystem=fs)
         names = schema.names
         _check_columns(file, names, required)
-        table = pq.read_table(file, columns=[name for name in FILE_COLUMNS if name in names],
-                              filesystem=fs, page_checksum_verification=True)  # damaged bytes are no rows
+        table = read_part(fs, file, columns=[name for name in FILE_COLUMNS if name in names])
+    except DamagedPart as error:
+        raise DatasetError(f"{file}: not a readable Parquet file ({error})") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
     for field in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)

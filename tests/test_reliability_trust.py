@@ -20,6 +20,7 @@ What it proves:
 """
 from __future__ import annotations
 
+import io
 import os
 import shlex
 import signal
@@ -27,8 +28,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -364,6 +367,56 @@ def test_a_chunk_file_whose_column_name_is_damaged_is_named_not_a_traceback(tmp_
     assert checked.stdout.decode().startswith("part-11-20-10.parquet: ")
     assert_one_line_failure(cli("run", "--out", out), 1)
     assert_one_line_failure(cli("report", out), 1)
+
+
+def flip_the_first_bit_that(part: Path, positions: range, leaves: Callable[[pa.Table], bool]) -> None:
+    """Flip the first bit, trying bytes in `positions` order, after which pyarrow still reads `part`, its
+    page checksums checked, and the table it reads `leaves` damaged as asked: damage no checksum sees."""
+    data = part.read_bytes()
+    for position in positions:
+        for bit in range(8):
+            flipped = bytearray(data)
+            flipped[position] ^= 1 << bit
+            try:
+                table = pq.read_table(io.BytesIO(bytes(flipped)), page_checksum_verification=True)
+            except (pa.ArrowException, OSError, UnicodeDecodeError):
+                continue
+            if leaves(table):
+                part.write_bytes(bytes(flipped))
+                return
+    raise AssertionError(f"no bit of {part.name} flips into that damage")
+
+
+def invalid(table: pa.Table) -> bool:
+    try:
+        table.validate(full=True)
+    except pa.ArrowInvalid:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("damage", ["fewer rows", "invalid values"])
+def test_damage_that_reads_without_error_is_refused_by_every_command(tmp_path, damage):
+    """A flipped bit of the footer (a row group's count: 10 rows read as 2, by every reader, silently)
+    or of a dictionary page's header (dictionary indexes out of range) is covered by no page checksum.
+    `report` and `export` counted 2 rows where the file holds 10, with no warning but the one of any
+    interrupted run, and `run` called the file misnamed ("rename it part-11-12-2.parquet"); the
+    out-of-range indexes were a traceback from `report` and `export`."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-30", "--out", out, "--workers", "1", "--chunk-size", "10").returncode == 0
+    part = out / "part-11-20-10.parquet"
+    size = part.stat().st_size
+    if damage == "fewer rows":
+        flip_the_first_bit_that(part, range(size - 9, 3, -1), lambda table: 0 < table.num_rows < 10)
+    else:
+        flip_the_first_bit_that(part, range(4, size - 8), invalid)
+
+    for args in (["report", out], ["export", out], ["report", part], ["run", "--out", out]):
+        line = assert_one_line_failure(cli(*args), 1)
+        assert f"{part}" in line and ("rows read where its footer counts 10" in line or damage != "fewer rows"), line
+    checked = cli("verify", out)
+    assert checked.returncode == 1
+    assert checked.stdout.decode().startswith("part-11-20-10.parquet: damaged ("), checked.stdout
 
 
 def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
