@@ -430,7 +430,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
       blackhole-stats report peer_golf_1_1000.csv --game golf
     """
     from . import report  # pandas loads only for this command
-    from .dataset import DatasetError, inside_dataset, read_manifest
+    from .dataset import DatasetError, enclosing_run, inside_dataset, read_manifest
     from .plots import PlotsUnavailable
 
     if compare_game is not None and other is None:
@@ -438,8 +438,10 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     if plots_dir == "":
         raise click.BadParameter("an empty name is no directory", param_hint="'--plots'")
     try:
-        for source in (dataset, other) if plots_dir is not None else ():
-            if source is not None and inside_dataset(plots_dir, source):
+        if plots_dir is not None:  # the datasets reported on, and any run's (`report B --plots A`)
+            source = next((source for source in (dataset, other) if source is not None
+                           and inside_dataset(plots_dir, source)), None) or enclosing_run(plots_dir, itself=True)
+            if source is not None:
                 raise click.UsageError(f"--plots {plots_dir} is inside the dataset {source}, whose readers "
                                        "would read the PNGs too: choose a directory outside it")
         data, manifest = report.load(dataset), read_manifest(dataset)

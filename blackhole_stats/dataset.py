@@ -522,13 +522,14 @@ def _refuse_loops(root: str | None) -> None:
                                        "follow without end: move it away")
 
 
-def _enclosing_run(out: str) -> str | None:
+def enclosing_run(out: str, itself: bool = False) -> str | None:
     """The run directory (a local one, with its manifest beside or, from 0.1.0, inside it) that holds
-    `out` below it, if any."""
+    `out` below it (or, with `itself`, is `out`), if any: its readers read whatever is written there."""
     root = local_path(out)
     if root is None:
         return None
-    for parent in _parents(os.path.realpath(root)):
+    real = os.path.realpath(root)
+    for parent in ([real] if itself else []) + list(_parents(real)):
         if any(os.path.isfile(manifest) for manifest in (parent + SIDE_SUFFIX + os.sep + MANIFEST_NAME,
                                                           os.path.join(parent, OLD_MANIFEST_NAME))):
             return parent
@@ -1248,7 +1249,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         if equals and column.lower() in DIFFICULTY_SCHEMA.names:  # Hive partitioning, as DuckDB reads it
             raise DatasetError(f"{out}: DuckDB reads a directory named {folder} as the column {column} of every "
                                f"row under it, whatever its files hold: choose a name without '{column}='")
-    enclosing = _enclosing_run(out)
+    enclosing = enclosing_run(out)
     if enclosing is not None:
         raise DatasetError(f"{out} lies inside the dataset of the run {enclosing}, whose readers would read "
                            "this run too: choose a directory outside it")

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -454,6 +456,11 @@ def test_plots_inside_the_dataset_are_refused(ordinary_run, tmp_path):
     for inside in (ordinary_run / "plots", ordinary_run):
         line = assert_one_line_failure(cli("report", ordinary_run, "--plots", inside), 2)
         assert f"--plots {inside} is inside the dataset {ordinary_run}" in line
+    other = tmp_path / "other.parquet"  # `report B --plots A` wrote PNGs into the run A: verify, a resume,
+    shutil.copy(min(ordinary_run.glob("part-*.parquet")), other)  # pandas and polars failed on it after
+    for inside in (ordinary_run / "plots", ordinary_run):
+        line = assert_one_line_failure(cli("report", other, "--plots", inside), 2)
+        assert f"--plots {inside} is inside the dataset {os.path.realpath(ordinary_run)}" in line, line
     assert sorted(path.name for path in ordinary_run.iterdir()) == before
     help_text = cli("report", "--help").stdout.decode()
     assert "--plots plots/first" in help_text and "runs/first/plots" not in help_text
