@@ -936,6 +936,12 @@ def _report_sections(report: Report) -> list[_Section]:
                         [(key, _setting(value)) for key, value in report.manifest.items()], align="ll")
     if not report.manifest:
         settings.lines.append("no manifest with run settings")
+    sessions = report.manifest.get("sessions") or []
+    untimed = sum(session.get("elapsed_seconds") is None for session in sessions)
+    if untimed:  # a run's time that leaves some out must say so, or deals/s come out too high
+        settings.lines.append(f"note: elapsed_seconds adds up the sessions that recorded their time; {untimed} of "
+                              f"{len(sessions)} did not (still running, killed, or unable to write the manifest "
+                              "as it ended)")
     sections.append(settings)
     return sections
 

@@ -149,6 +149,9 @@ def test_kill_9_of_the_whole_run_then_resume(cheap_deals, classic_baseline, tmp_
     assert not list(out.glob(".*"))
     assert verdicts(out).equals(classic_baseline)
     assert not verify(str(out)).problems
+    shown = " ".join(cli("report", out).stdout.split())  # the killed session's time is not in the total
+    assert ("note: elapsed_seconds adds up the sessions that recorded their time; 1 of 2 did not (still running, "
+            "killed, or unable to write the manifest as it ended)") in shown, shown
 
 
 def test_a_worker_that_dies_is_reported_and_the_run_resumes(tmp_path, peer):
