@@ -201,7 +201,8 @@ def _peer_number(flag: str, value: str) -> int | None:
     sign = text[:1] if text[:1] in ("+", "-") else ""
     number = text[len(sign):]
     if text and not (number.isascii() and number.isdigit()):
-        raise Failure(f"Error! {flag} takes a whole number (0 or less: no limit), not {value[:40]!r}.", EXIT_USAGE)
+        limit = " (0 or less: no limit)" if flag == "--max-iters" else ""
+        raise Failure(f"Error! {flag} takes a whole number{limit}, not {value[:40]!r}.", EXIT_USAGE)
     digits = number.lstrip("0") or "0"
     if sign == "-" or digits == "0" or len(digits) > len(str(MAX_ITERS)) or int(digits) > MAX_ITERS:
         return None

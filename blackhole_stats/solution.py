@@ -175,7 +175,7 @@ def board_of(row: Any) -> Board:
                          "to_pylist(), polars' rows(named=True), DuckDB's .df().iloc[i])")
     number, ms, exact = (None if value is _NO_FIELD else value for value in fields.values())
     for name, value in (("deal", number), ("ms", ms), ("deal_exact", exact)):
-        if hasattr(value, "__len__") and not isinstance(value, str) and getattr(value, "ndim", 1) != 0:
+        if hasattr(value, "__len__") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) != 0:
             raise ValueError(f"the row's {name} is a column of values: pass one row (df.iloc[i]), not a table")
     if fields["ms"] is not _NO_FIELD and _missing(ms) and not isinstance(ms, str):  # "": a CSV's empty cell
         raise ValueError("the row's ms is null: an ms flag is True or False, and which deal the row is would be a "

@@ -431,14 +431,15 @@ def test_flag_order_follows_the_peer():
     ([], b"", 2, "Must specify game type using --game"),
     (["--game"], b"", 2, "--game requires an argument"),
     (["--game", "freecell"], b"", 2, "Unknown game 'freecell'"),
-    (["--game", "golf", "--max-iters", "lots"], b"", 2, "whole number"),
+    (["--game", "golf", "--max-iters", "lots"], b"", 2, "--max-iters takes a whole number (0 or less: no limit), "),
     (["--game", "golf", "--max-iters", "10abc"], b"", 2, "whole number"),  # the peer's atol() reads 10
     (["--game", "golf", "--max-iters", "-board.txt"], b"", 2, "whole number"),
     (["--game", "golf", "--max-iters", "\u00b2"], b"", 2, "whole number"),  # isdigit, but no int(): a traceback
     (["--game", "golf", "--iters-display-step", "\u2460"], b"", 2, "whole number"),
     (["--game", "black_hole"], b"Foundations: AS\n", 253, "the board ends after 0 of the 17 piles"),
     (["--game", "golf"], b"Talon: 8H\nFoundations: TH\nAS 2S\n", 253, "the board ends after 1 of the 7 piles"),
-    (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2, "--iters-display-step takes a whole number"),
+    (["--game", "golf", "--iters-display-step", "board.txt"], b"", 2,
+     "--iters-display-step takes a whole number, not 'board.txt'"),  # no limit of a display step
     (["--game", "golf", "--frobnicate"], b"", 2, "Unknown option '--frobnicate'"),
     (["--game", "black_hole", "--no-wrap-ranks"], b"", 2, "plays none of the games"),
     (["--game", "all_in_a_row", "--no-wrap-ranks"], b"", 2, "plays none of the games"),

@@ -348,6 +348,8 @@ def test_board_of_a_row_without_names_or_of_a_whole_table_says_so(tmp_path):
             board_of(table)
     assert board_of(frame.iloc[0]) == board_of(pl.read_parquet(tmp_path / "rows.parquet").rows(named=True)[0]) \
         == board_of({"deal_exact": "5", "ms": False}) == deal(5)
+    with pytest.raises(ValueError, match=r"column ms holds \"b'True'\", not true or false"):  # one value, not
+        board_of({"deal": 5, "ms": b"True"})                                          # "a column of values"
 
 
 def test_a_row_of_another_game_without_its_game_field_says_so():
