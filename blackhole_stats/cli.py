@@ -306,6 +306,12 @@ def deal_command(game: GameNumber, game_kind: Game, fmt: str) -> None:
     Twister from 32000 up); msN is always the LCG. GAME is read as PySolFC's
     dialog reads it: spaces, '#', '-', '_', '.' and ',' are dropped
     (#12,345 is 12345).
+
+    \b
+    Examples:
+      blackhole-stats deal 42
+      blackhole-stats deal ms32000 --format pretty
+      blackhole-stats deal 7 --game "All in a Row"
     """
     board = deal(game, game_kind)
     click.echo(board.pretty() if fmt == "pretty" else board.to_text(), nl=False)

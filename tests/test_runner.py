@@ -269,6 +269,29 @@ def test_top_level_help_says_each_command_in_a_whole_sentence():
     assert all(line.endswith(".") and not line.endswith("...") for line in listing), listing
 
 
+def test_readme_command_summary_names_every_option_and_each_help_has_examples():
+    """README's summary of the command line left out run's --deals, --scheduler, --wait-for-workers and
+    --progress and report's --compare-game, and `deal --help` had no examples though README says each has."""
+    from blackhole_stats.cli import main
+
+    block = (Path(__file__).parents[1] / "README.md").read_text().split("## The command line", 1)[1]
+    block = block.split("```text", 1)[1].split("```", 1)[0]
+    summary: dict[str, str] = {}
+    for line in block.splitlines():  # a command's line, and the indented ones that go on with it
+        named = re.match(r"blackhole-stats (\w+) ", line)
+        if named:
+            command = named[1]
+            summary[command] = line
+        elif line.startswith(" "):
+            summary[command] += line
+    assert sorted(summary) == sorted(main.commands)
+    for name, command in main.commands.items():
+        options = {option for param in command.params for option in (*param.opts, *param.secondary_opts)
+                   if option.startswith("--")} - {"--help"}
+        assert set(re.findall(r"--[a-z-]+", summary[name])) == options, name
+        assert "Examples:" in command.help or "Example:" in command.help, name
+
+
 def test_run_summary_fits_80_columns():
     """A short output path (the summary names it), with outcomes of all three kinds."""
     with tempfile.TemporaryDirectory(prefix="bh", dir="/tmp") as folder:
