@@ -7,8 +7,11 @@ this script compares the installed solver with a dataset made earlier (by
 default `results/deals.parquet`, PySolFC Black Hole deals 1..1,000,000), deal
 for deal, in worker processes. Iteration counts are the search's own effort
 and may change with it: the script counts the deals whose count differs and
-prints both totals, but only outcome and cards_played decide. Exit status 1
-on any mismatch (each one is listed).
+prints both totals, but only outcome and cards_played decide. Deals are
+solved again as the rows were: with the search and `--max-iters` of the
+run's manifest, or else of the settings its files record (files of earlier
+versions record none: the fast search without a limit). Exit status 1 on
+any mismatch (each one is listed); 2 for a dataset that cannot be read.
 
     nice -n 19 python scripts/check_results.py                       # all of results/deals.parquet
     python scripts/check_results.py --limit 20000 --jobs 2
@@ -16,15 +19,19 @@ on any mismatch (each one is listed).
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from itertools import repeat
 from pathlib import Path
 
-import pyarrow.parquet as pq
+import pandas as pd
 
+from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.dealing import GameNumber
+from blackhole_stats.report import RUN_SETTINGS, load
 from blackhole_stats.solver import Solver
 
 BLOCK = 5000
@@ -33,13 +40,34 @@ BLOCK = 5000
 _solver: Solver | None = None
 
 
-def solve_block(block: list[tuple[int, bool, str | None]]) -> list[tuple[str, int, int | None]]:
+def solve_block(block: list[tuple[int, bool, str | None]], search: str, max_iters: int | None
+                ) -> list[tuple[str, int, int | None]]:
     """(outcome, iterations, cards_played) for each (deal, ms, game) of the block."""
     global _solver
     if _solver is None:
         _solver = Solver()
-    rows = (_solver.solve_deal(GameNumber(deal, ms), game=game) for deal, ms, game in block)
+    rows = (_solver.solve_deal(GameNumber(deal, ms), search, max_iters, game) for deal, ms, game in block)
     return [(row["outcome"], row["iterations"], row["cards_played"]) for row in rows]
+
+
+def solved_with(dataset: Path, data) -> tuple[str, int | None]:
+    """The search and max_iters the rows were solved with (see the module's docstring)."""
+    manifest = read_manifest(str(dataset)) if dataset.is_dir() else None
+    if manifest is not None:
+        return manifest["search"], manifest.get("max_iters")
+    recorded = set(data.attrs.get(RUN_SETTINGS, {}).values())
+    if None in recorded or len(recorded) > 1:
+        raise DatasetError(f"{dataset}: its files record damaged or different run settings "
+                           f"(blackhole-stats report {dataset} says which): check one run at a time")
+    settings = json.loads(recorded.pop()) if recorded else {}
+    return settings.get("search", "fast"), settings.get("max_iters")
+
+
+def positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{text} is not 1 or more")
+    return number
 
 
 def _worker_cpu() -> float:
@@ -49,27 +77,27 @@ def _worker_cpu() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dataset", nargs="?", type=Path, default=Path("results/deals.parquet"),
-                        help="a Parquet file or run directory (default results/deals.parquet)")
-    parser.add_argument("--limit", type=int, help="only the first N rows")
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("dataset", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "results"
+                        / "deals.parquet", help="a Parquet file or CSV, or a run directory (default: the "
+                        "checkout's results/deals.parquet)")
+    parser.add_argument("--limit", type=positive, help="only the first N deals (by number)")
+    parser.add_argument("--jobs", type=positive, default=1, help="worker processes (default 1)")
     args = parser.parse_args()
-    table = pq.read_table(args.dataset)
+    try:
+        data = load(str(args.dataset))  # the one reader: run directories, CSVs, deal_exact, checked bytes
+        search, max_iters = solved_with(args.dataset, data)
+    except DatasetError as error:
+        parser.error(str(error))
     if args.limit is not None:
-        table = table.slice(0, args.limit)
-    names = set(table.column_names)
-    games = table.column("game").to_pylist() if "game" in names else [None] * table.num_rows
-    deals = (table.column("deal_exact").to_pylist() if "deal_exact" in names
-             else [None] * table.num_rows)
-    deals = [int(exact) if exact is not None else deal
-             for exact, deal in zip(deals, table.column("deal").to_pylist())]
-    stored = list(zip(deals, table.column("ms").to_pylist(), games, table.column("outcome").to_pylist(),
-                      table.column("iterations").to_pylist(), table.column("cards_played").to_pylist()))
-    blocks = [[(deal, ms, game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
+        data = data.head(args.limit)
+    games = data["game"].astype(object) if "game" in data else [None] * len(data)
+    played = [None if value is pd.NA else int(value) for value in data["cards_played"]]
+    stored = list(zip(data["deal"], data["ms"], games, data["outcome"].astype(str), data["iterations"], played))
+    blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
               for i in range(0, len(stored), BLOCK)]
     started = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
-        found = [row for block in pool.map(solve_block, blocks) for row in block]
+        found = [row for block in pool.map(solve_block, blocks, repeat(search), repeat(max_iters)) for row in block]
     mismatches = differing_counts = 0
     ours_total = theirs_total = 0
     for (deal, ms, game, outcome, iterations, played), (our_outcome, our_iterations, our_played) in zip(stored, found):
@@ -82,6 +110,7 @@ def main() -> None:
             print(f"deal {name}: stored {outcome}, {played} cards; now {our_outcome}, {our_played} cards")
     print(f"{args.dataset}: {len(stored):,} deals, {mismatches} mismatches in outcome or cards_played; "
           f"iterations differ on {differing_counts:,} deals (total now {ours_total:,}, stored {theirs_total:,}); "
+          f"solved again with the {search} search, max_iters {max_iters or 'no limit'}; "
           f"{time.perf_counter() - started:.0f} s, {_worker_cpu():.0f} CPU-s in the workers")
     sys.exit(1 if mismatches else 0)
 

@@ -4,7 +4,7 @@
 1. `blackhole-stats run` over PySolFC deals 1..1,000,000 with the default
    (fast) search, into RUNS/million (resumable: rerun to finish it), timed;
 2. `blackhole-stats verify` on it (every solution replayed);
-3. `blackhole-stats run --search classic` over a prefix (default 1..10,000:
+3. `blackhole-stats run --search classic` over a prefix (default the first 10,000 deals of --deals:
    classic is far slower, results/README.md says what it cost) into
    RUNS/classic, timed, to read the 2010 study's iteration figures, and a
    comparison of the two runs;
@@ -52,6 +52,7 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     import pyarrow.parquet as pq
 
     from blackhole_stats.atomic import replace_text, replacing
+    from blackhole_stats.deals import DealSet, DealSpecError
     from blackhole_stats.interrupts import SIGNALS, die_of
 except KeyboardInterrupt:
     print("study interrupted before it started", file=sys.stderr)
@@ -73,6 +74,10 @@ Z95 = 1.959963984540054
 """Two-sided 95% normal quantile (as in blackhole_stats.report)."""
 PEER_CPU_SECONDS_1_1000 = 357.0
 """black-hole-solver 1.14, default mode, deals 1..1000 on this machine kind (../shared/reference/README.md)."""
+MILLION = 1_000_000
+"""The study the figures for scale speak of (README's "the million"), whatever --deals a run solved."""
+CLASSIC_DEALS = 10_000
+"""The classic run's deals without --classic: the first of --deals (all of a smaller study)."""
 STUDY_2010 = {"solved": 869_413, "unsolved": 130_587, "mean_a": 292_400, "mean_b": 553_884, "median": 79_000}
 """The 2010 study's published figures: its counts, and the two means and the median its summary quotes."""
 
@@ -286,8 +291,8 @@ def render_readme(facts: dict) -> str:
     solvable = fast["solvable"]
     full = facts["classic_prefixes"][-1]
     solved, unsolved = full["solved"], full["unsolved"]
-    peer_hours = PEER_CPU_SECONDS_1_1000 * fast["deals"] / 1000 / 3600
-    classic_hours = classic_time["cpu_seconds"] / classic["deals"] * fast["deals"] / 3600
+    peer_hours = PEER_CPU_SECONDS_1_1000 * MILLION / 1000 / 3600  # what the text says: the million's, whatever
+    classic_hours = classic_time["cpu_seconds"] / classic["deals"] * MILLION / 3600  # the run's --deals
     agree = facts["classic_vs_fast"]
     peer = facts.get("classic_vs_peer")
     reversed_ = standard_errors(solved, STUDY_2010["mean_b"]) < Z95 <= standard_errors(solved, STUDY_2010["mean_a"])
@@ -478,9 +483,14 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
     facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
              "run_started": manifest(run)["started"], "sessions": sessions}
     peer = family_peer_csv(game)
-    if peer is not None:
+    versus = family_peer_agreement(data, peer) if peer is not None else None
+    if versus and versus["deals"]:
         report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer), "--compare-game", game.key)
-        facts["vs_peer"] = family_peer_agreement(data, peer)
+        facts["vs_peer"] = versus
+    else:  # deals beyond the peer's 1..1000: `report --compare` refuses two datasets without a common deal
+        (target / "COMPARE_peer_1_1000.md").unlink(missing_ok=True)  # (a shorter study's, of other deals)
+        if peer is not None:
+            print(f"note: the run shares no deal with {peer}: no peer comparison", file=sys.stderr)
     bits = None
     if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
             facts["fast"]["last"] and not data["ms"].any():
@@ -576,7 +586,8 @@ def main() -> None:
                              "into RESULTS/<game>/ (default: the Black Hole study)")
     parser.add_argument("--family", action="store_true", help="only write RESULTS/FAMILY.md from what RESULTS holds")
     parser.add_argument("--deals", default="1-1000000", help="the fast run's range (default 1-1000000)")
-    parser.add_argument("--classic", default="1-10000", help="the classic run's range (default 1-10000)")
+    parser.add_argument("--classic", default=None,
+                        help=f"the classic run's range (default: the first {CLASSIC_DEALS:,} deals of --deals)")
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the full datasets go")
     parser.add_argument("--results", type=Path, default=Path("results"), help="where the results go")
     parser.add_argument("--peer", type=Path, default=None,
@@ -584,8 +595,15 @@ def main() -> None:
                              "or ../shared/reference); skipped if absent")
     args = parser.parse_args()
     if args.family:
+        if not args.results.is_dir():
+            parser.error(f"--results {args.results}: no such folder (--family writes FAMILY.md from what it holds)")
         write_family(args.results)
         return
+    try:
+        deals = DealSet.parse(args.deals)
+    except DealSpecError as error:
+        parser.error(f"--deals: {error}")
+    classic_deals = args.classic or str(next(deals.chunks(CLASSIC_DEALS)))  # a tiny study's classic run is tiny
     if args.game is not None:
         from blackhole_stats.games import DEFAULT_GAME, UnknownGameError, get_game
         try:
@@ -602,7 +620,7 @@ def main() -> None:
     timings = previous.get("timings", {})
 
     timings["fast"] = timed_run(fast, "--range", args.deals) or timings.get("fast")
-    timings["classic"] = timed_run(classic, "--range", args.classic, "--search", "classic") \
+    timings["classic"] = timed_run(classic, "--range", classic_deals, "--search", "classic") \
         or timings.get("classic")
     replace_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
     cli("verify", str(fast))

@@ -263,6 +263,13 @@ def test_study_json_figures_are_the_data(facts, fast, classic):
     assert facts["timings"]["classic"]["deals_solved"] == len(classic)
 
 
+def test_the_figures_for_scale_speak_of_the_million_whatever_the_study_solved(facts, study):
+    """A study of 2,000 deals wrote that the million "would take about 0 CPU-hours" (scaled by its own deals)."""
+    partial = {**facts, "fast": {**facts["fast"], "deals": 2000}}
+    hours = [re.findall(r"about ([\d,]+) CPU-hours", " ".join(study.render_readme(figures).split())) for figures in (facts, partial)]
+    assert hours[0] == hours[1] and len(hours[0]) == 3 and all(int(h.replace(",", "")) > 0 for h in hours[0]), hours
+
+
 def test_results_readme_is_what_study_renders_from_its_figures(facts, study, classic):
     readme = (RESULTS / "README.md").read_text(encoding="utf-8")
     assert readme == study.render_readme(facts)

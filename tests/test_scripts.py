@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import REPO, release_pause, require_reference, signal_at_pause
+from conftest import REPO, SCRIPT, release_pause, require_reference, signal_at_pause
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -159,6 +159,47 @@ def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp
     assert (folder / "REPORT.md").read_text().startswith("# Relaxed Golf report: ")
     family = (results / "FAMILY.md").read_text()
     assert "| Relaxed Golf (`relaxed_golf`) | 1..40 | " in family and "Not studied yet: Black Hole" in family
+
+
+def test_a_study_of_deals_the_peer_never_solved_goes_without_its_comparison(tmp_path):
+    """`study.py --game G --deals 2001-2010` failed on the peer comparison (the two share no deal), and
+    again on every rerun; `--family` with a --results folder that does not exist was a traceback."""
+    result = script("study.py", "--game", "relaxed_golf", "--deals", "2001-2010", "--runs", str(tmp_path / "runs"),
+                    "--results", str(tmp_path / "results"))
+    assert result.returncode == 0, result.stderr
+    assert "shares no deal with" in result.stderr and "no peer comparison" in result.stderr, result.stderr
+    folder = tmp_path / "results" / "relaxed_golf"
+    assert sorted(path.name for path in folder.iterdir()) == ["REPORT.md", "deals.parquet", "plots", "study.json"]
+    facts = json.loads((folder / "study.json").read_text())
+    assert "vs_peer" not in facts and facts["fast"]["deals"] == 10
+    refused = script("study.py", "--family", "--results", str(tmp_path / "none"))
+    assert refused.returncode == 2 and "no such folder" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
+    """`study.py --deals 1-10` went on to the default classic run of deals 1..10,000 (17 minutes here)."""
+    require_reference("peer_1_1000.csv")
+    result = script("study.py", "--deals", "1-30", "--runs", str(tmp_path / "runs"), "--results",
+                    str(tmp_path / "results"))
+    assert result.returncode == 0, result.stderr
+    facts = json.loads((tmp_path / "results" / "study.json").read_text())
+    assert (facts["fast"]["deals"], facts["classic"]["deals"]) == (30, 30)
+    assert facts["classic_vs_fast"]["verdicts_differ"] == 0
+
+
+def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
+    """A run made with --max-iters was checked without a limit: every intractable deal a "mismatch"."""
+    out = tmp_path / "run"
+    made = subprocess.run([str(SCRIPT), "run", "--range", "1-60", "--game", "golf", "--max-iters", "2000",
+                           "--out", str(out), "--workers", "1"], capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0 and ", 0 intractable" not in made.stdout, made.stdout
+    result = script("check_results.py", str(out))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.startswith(f"{out}: 60 deals, 0 mismatches in outcome or cards_played; iterations differ "
+                                    "on 0 deals") and "fast search, max_iters 2000" in result.stdout, result.stdout
+    for bad in (["--limit", "0"], ["--jobs", "0"], [str(tmp_path / "none")]):
+        refused = script("check_results.py", *bad)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
 
 
 def test_a_study_stopped_while_it_reports_leaves_the_last_report_and_plots_whole(tmp_path):
