@@ -28,9 +28,10 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DamagedPart, DatasetError, data_files, deals_held, expected_deals, filesystem, first_line,
-                      folder_entries, format_problem, game_numbers, list_run, manifest_iterations_revision,
-                      read_part, recorded_settings, run_game, settings_differ, shown_game)
+from .dataset import (GAMES, DamagedPart, DatasetError, data_files, deals_held, expected_deals, filesystem,
+                      first_line, folder_entries, format_problem, game_numbers, list_run,
+                      manifest_iterations_revision, read_part, recorded_settings, run_game, settings_differ,
+                      shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game

@@ -291,8 +291,9 @@ def render_readme(facts: dict) -> str:
     solvable = fast["solvable"]
     full = facts["classic_prefixes"][-1]
     solved, unsolved = full["solved"], full["unsolved"]
-    peer_hours = PEER_CPU_SECONDS_1_1000 * MILLION / 1000 / 3600  # what the text says: the million's, whatever
-    classic_hours = classic_time["cpu_seconds"] / classic["deals"] * MILLION / 3600  # the run's --deals
+    # the million's, as the text says, whatever --deals the run solved
+    peer_hours = PEER_CPU_SECONDS_1_1000 * MILLION / 1000 / 3600
+    classic_hours = classic_time["cpu_seconds"] / classic["deals"] * MILLION / 3600
     agree = facts["classic_vs_fast"]
     peer = facts.get("classic_vs_peer")
     reversed_ = standard_errors(solved, STUDY_2010["mean_b"]) < Z95 <= standard_errors(solved, STUDY_2010["mean_a"])
