@@ -528,8 +528,10 @@ def enclosing_run(out: str, itself: bool = False) -> str | None:
     root = local_path(out)
     if root is None:
         return None
-    real = os.path.realpath(root)
-    for parent in ([real] if itself else []) + list(_parents(real)):
+    folders = []  # as given and links resolved: a run's manifest is beside the name it was run under
+    for path in dict.fromkeys((os.path.abspath(root), os.path.realpath(root))):
+        folders += ([path] if itself else []) + list(_parents(path))
+    for parent in dict.fromkeys(folders):
         if any(os.path.isfile(manifest) for manifest in (parent + SIDE_SUFFIX + os.sep + MANIFEST_NAME,
                                                           os.path.join(parent, OLD_MANIFEST_NAME))):
             return parent
@@ -632,6 +634,16 @@ def schema_problem(schema: pa.Schema) -> str | None:
         if found != wanted.type:
             return f"column {wanted.name} is {found}, not {wanted.type}"
     return None
+
+
+def chunk_file_problem(path: str, schema: pa.Schema) -> str | None:
+    """How the columns of a file named like a chunk file and recording a run's settings (one `run` wrote)
+    differ from a chunk file's, or None. `report` reads any Parquet file, columns missing included (a
+    notebook's): a chunk file whose `ms` became `mr` (one flipped bit of a column name) read as
+    ordinary deals, other deals than the run's, with exit 0."""
+    if not _PART.fullmatch(posixpath.basename(path)) or RUN_SETTINGS_KEY not in (schema.metadata or {}):
+        return None
+    return schema_problem(schema)
 
 
 def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray | None = None

@@ -28,8 +28,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DamagedPart, DatasetError, data_files, deals_held, expected_deals, filesystem,
-                      first_line, folder_entries, format_problem, game_numbers, list_run,
+from .dataset import (GAMES, DamagedPart, DatasetError, chunk_file_problem, data_files, deals_held, expected_deals,
+                      filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, read_part, recorded_settings, run_game, settings_differ,
                       shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
@@ -158,6 +158,10 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         raise DatasetError(f"{file}: not a readable Parquet file ({error})") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
+    problem = chunk_file_problem(file, schema)
+    if problem:
+        raise DatasetError(f"{file} is a chunk file of a run (by its name and the settings it records), but "
+                           f"{problem}: damaged? (blackhole-stats verify names every problem of a run)")
     for field in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
         if field.name != "deal" and pa.types.is_nested(field.type):
             raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")

@@ -457,6 +457,18 @@ def family_peer_agreement(data, peer_csv: Path) -> dict:
             "unsolved_cards_played_differ": int((unsolved["cards_played"] != unsolved["cards_played_peer"]).sum())}
 
 
+def shared_peer(data, peer: Path | None, comparison: Path) -> Path | None:
+    """The peer's CSV if the run shares a deal with it; else None, and no `comparison` file (a study of
+    deals beyond the peer's 1..1000: `report --compare` refuses two datasets without a common deal, and a
+    shorter study's file would speak of other deals)."""
+    if peer is not None and len(data.merge(load(peer), on=["ms", "deal"])):
+        return peer
+    comparison.unlink(missing_ok=True)
+    if peer is not None:
+        print(f"note: the run shares no deal with {peer}: no peer comparison", file=sys.stderr)
+    return None
+
+
 def family_peer_csv(game) -> Path | None:
     """The peer's CSV of `game`, deals 1..1000, under the reference folder (see `peer_csv`)."""
     return reference_file(Path("family") / f"peer_{game.key}_1_1000.csv")
@@ -483,15 +495,10 @@ def study_game(game, deals: str, runs: Path, results: Path) -> None:
     data = load(run)
     facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
              "run_started": manifest(run)["started"], "sessions": sessions}
-    peer = family_peer_csv(game)
-    versus = family_peer_agreement(data, peer) if peer is not None else None
-    if versus and versus["deals"]:
+    peer = shared_peer(data, family_peer_csv(game), target / "COMPARE_peer_1_1000.md")
+    if peer is not None:
         report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer), "--compare-game", game.key)
-        facts["vs_peer"] = versus
-    else:  # deals beyond the peer's 1..1000: `report --compare` refuses two datasets without a common deal
-        (target / "COMPARE_peer_1_1000.md").unlink(missing_ok=True)  # (a shorter study's, of other deals)
-        if peer is not None:
-            print(f"note: the run shares no deal with {peer}: no peer comparison", file=sys.stderr)
+        facts["vs_peer"] = family_peer_agreement(data, peer)
     bits = None
     if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
             facts["fast"]["last"] and not data["ms"].any():
@@ -630,12 +637,17 @@ def main() -> None:
     report(classic, args.results / "REPORT_classic.md")
     report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
     write_compact(classic, args.results / "classic_deals.parquet")
-    peer = args.peer or peer_csv()
+    fast_data, classic_data = load(fast), load(classic)
+    peer = shared_peer(fast_data, args.peer or peer_csv(), args.results / "COMPARE_peer_1_1000.md")
     if peer is not None:
         report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
                "--compare-game", "black_hole")
-
-    fast_data, classic_data = load(fast), load(classic)
+    outcomes = classic_data["outcome"].astype(str).value_counts()
+    if min(outcomes.get("solved", 0), outcomes.get("unsolved", 0)) < 2:  # a small study's first deals
+        sys.exit(f"study stopped: the classic run ({classic_deals}) holds {outcomes.get('solved', 0)} solved and "
+                 f"{outcomes.get('unsolved', 0)} unsolved deals, and the 2010 figures are read against the mean "
+                 "and spread of each, which take two deals or more: give --classic a longer range (what the "
+                 "runs solved is kept)")
     facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
              "classic_prefixes": classic_prefixes(classic_data),
              "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings}

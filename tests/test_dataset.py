@@ -450,6 +450,20 @@ def test_duckdb_computes_with_deal_numbers_as_integers(ordinary_run):
     assert median == 1250.5
 
 
+def test_a_run_made_under_a_link_s_name_is_guarded_as_any_run(tmp_path):
+    """`run --out S` with S a link to store/real keeps its manifest beside S: the nesting check looked
+    beside store/real alone, so `report A --plots S/plots` and `run --out S/nested` wrote into S's dataset."""
+    (tmp_path / "store" / "real").mkdir(parents=True)
+    (tmp_path / "S").symlink_to(tmp_path / "store" / "real")
+    assert cli("run", "--range", "1-5", "--out", tmp_path / "S").returncode == 0
+    assert cli("run", "--range", "6-8", "--out", tmp_path / "A").returncode == 0
+    line = assert_one_line_failure(cli("report", tmp_path / "A", "--plots", tmp_path / "S" / "plots"), 2)
+    assert f"is inside the dataset {tmp_path / 'S'}," in line, line
+    line = assert_one_line_failure(cli("run", "--range", "1-5", "--out", tmp_path / "S" / "nested"), 1)
+    assert f"lies inside the dataset of the run {tmp_path / 'S'}," in line, line
+    assert all(path.name.startswith("part-") for path in (tmp_path / "store" / "real").iterdir())  # its own alone
+
+
 def test_plots_inside_the_dataset_are_refused(ordinary_run, tmp_path):
     """report --help once suggested `--plots runs/first/plots`: PNGs in DIR broke pandas and polars."""
     before = sorted(path.name for path in ordinary_run.iterdir())

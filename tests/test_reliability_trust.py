@@ -419,6 +419,21 @@ def test_damage_that_reads_without_error_is_refused_by_every_command(tmp_path, d
     assert checked.stdout.decode().startswith("part-11-20-10.parquet: damaged ("), checked.stdout
 
 
+def test_a_chunk_file_whose_ms_column_lost_its_name_is_refused_by_report_and_export(tmp_path):
+    """`ms` read as `mr` (one bit of the footer): report and export read the file's ms deals as ordinary
+    ones, other deals, with exit 0 (a file without the column holds ordinary deals, as a notebook's may)."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "ms1-ms30", "--out", out, "--workers", "1", "--chunk-size", "10").returncode == 0
+    part = out / "part-ms11-ms20-10.parquet"
+    data = part.read_bytes()
+    footer = len(data) - 8 - int.from_bytes(data[-8:-4], "little")  # Parquet: footer, its length, PAR1
+    part.write_bytes(data[:footer] + data[footer:].replace(b"\x02ms", b"\x02mr"))  # Thrift: length, name
+    assert "mr" in pq.read_table(part).column_names  # it reads, every reader opens it
+    for args in (["report", out], ["export", out], ["report", part]):
+        line = assert_one_line_failure(cli(*args), 1)
+        assert f"{part} is a chunk file of a run" in line and "mr" in line, line
+
+
 def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
     """`replacing` (plots, study results, bitmaps): an error or Ctrl-C before the end leaves the old file
     or folder and no temporary; a temporary left by a writer killed outright is not reused; a symlink

@@ -177,10 +177,15 @@ def test_a_study_of_deals_the_peer_never_solved_goes_without_its_comparison(tmp_
 
 
 def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
-    """`study.py --deals 1-10` went on to the default classic run of deals 1..10,000 (17 minutes here)."""
+    """`study.py --deals 1-10` went on to the default classic run of deals 1..10,000 (17 minutes here); a
+    classic run too small for a spread of each outcome is one line (deals 1..20 hold one unsolved deal)."""
     require_reference("peer_1_1000.csv")
-    result = script("study.py", "--deals", "1-30", "--runs", str(tmp_path / "runs"), "--results",
-                    str(tmp_path / "results"))
+    folders = ["--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    small = script("study.py", "--deals", "1-20", *folders)
+    assert small.returncode == 1 and "Traceback" not in small.stderr, small.stderr
+    assert small.stderr.splitlines()[-1].startswith("study stopped: the classic run (1-20) holds 19 solved and 1 "
+                                                    "unsolved deals"), small.stderr
+    result = script("study.py", "--deals", "1-30", *folders)  # goes on from there
     assert result.returncode == 0, result.stderr
     facts = json.loads((tmp_path / "results" / "study.json").read_text())
     assert (facts["fast"]["deals"], facts["classic"]["deals"]) == (30, 30)
