@@ -9,8 +9,9 @@ for deal, in worker processes. Iteration counts are the search's own effort
 and may change with it: the script counts the deals whose count differs and
 prints both totals, but only outcome and cards_played decide. Deals are
 solved again as the rows were: with the search and `--max-iters` of the
-run's manifest, or else of the settings its files record (files of earlier
-versions record none: the fast search without a limit). Exit status 1 on
+run's manifest, or else of the settings its files record, or else (a CSV,
+files of earlier versions) of `--search` and `--max-iters` (default: the
+fast search without a limit). Exit status 1 on
 any mismatch (each one is listed); 2 for a dataset that cannot be read.
 
     nice -n 19 python scripts/check_results.py                       # all of results/deals.parquet
@@ -29,10 +30,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from blackhole_stats.dataset import DatasetError, read_manifest
+from blackhole_stats.dataset import DatasetError, data_files, read_manifest
 from blackhole_stats.dealing import GameNumber
 from blackhole_stats.report import RUN_SETTINGS, load
-from blackhole_stats.solver import Solver
+from blackhole_stats.solver import SEARCHES, Solver
 
 BLOCK = 5000
 """Deals per task."""
@@ -50,17 +51,23 @@ def solve_block(block: list[tuple[int, bool, str | None]], search: str, max_iter
     return [(row["outcome"], row["iterations"], row["cards_played"]) for row in rows]
 
 
-def solved_with(dataset: Path, data) -> tuple[str, int | None]:
-    """The search and max_iters the rows were solved with (see the module's docstring)."""
+def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None]:
+    """The search and max_iters the rows were solved with (see the module's docstring); `given`: the
+    options' values, for a dataset that records none."""
     manifest = read_manifest(str(dataset)) if dataset.is_dir() else None
-    if manifest is not None:
-        return manifest["search"], manifest.get("max_iters")
-    recorded = set(data.attrs.get(RUN_SETTINGS, {}).values())
-    if None in recorded or len(recorded) > 1:
-        raise DatasetError(f"{dataset}: its files record damaged or different run settings "
-                           f"(blackhole-stats report {dataset} says which): check one run at a time")
-    settings = json.loads(recorded.pop()) if recorded else {}
-    return settings.get("search", "fast"), settings.get("max_iters")
+    recorded = data.attrs.get(RUN_SETTINGS, {})
+    if manifest is None and recorded:
+        _, _, files = data_files(str(dataset))
+        if None in recorded.values() or len(set(recorded.values())) > 1 or len(recorded) < len(files):
+            raise DatasetError(f"{dataset}: its files record damaged, different or no run settings "
+                               f"(blackhole-stats report {dataset} says which): check one run at a time")
+        manifest = json.loads(next(iter(recorded.values())))
+    if manifest is None:
+        return given["search"] or "fast", given["max_iters"]
+    if any(value is not None for value in given.values()):
+        raise DatasetError(f"{dataset} records the settings it was solved with: --search and --max-iters are "
+                           "for a dataset that does not (a CSV)")
+    return manifest.get("search", "fast"), manifest.get("max_iters")
 
 
 def positive(text: str) -> int:
@@ -82,10 +89,12 @@ def main() -> None:
                         "checkout's results/deals.parquet)")
     parser.add_argument("--limit", type=positive, help="only the first N deals (by number)")
     parser.add_argument("--jobs", type=positive, default=1, help="worker processes (default 1)")
+    parser.add_argument("--search", choices=SEARCHES, help="how a dataset that records no settings was solved")
+    parser.add_argument("--max-iters", type=positive, help="the budget a dataset that records no settings had")
     args = parser.parse_args()
     try:
         data = load(str(args.dataset))  # the one reader: run directories, CSVs, deal_exact, checked bytes
-        search, max_iters = solved_with(args.dataset, data)
+        search, max_iters = solved_with(args.dataset, data, {"search": args.search, "max_iters": args.max_iters})
     except DatasetError as error:
         parser.error(str(error))
     if args.limit is not None:

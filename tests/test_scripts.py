@@ -202,7 +202,14 @@ def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
     assert result.returncode == 0, result.stdout
     assert result.stdout.startswith(f"{out}: 60 deals, 0 mismatches in outcome or cards_played; iterations differ "
                                     "on 0 deals") and "fast search, max_iters 2000" in result.stdout, result.stdout
-    for bad in (["--limit", "0"], ["--jobs", "0"], [str(tmp_path / "none")]):
+    listed = tmp_path / "listed.csv"  # export's CSV records no settings: the options say them
+    listed.write_bytes(subprocess.run([str(SCRIPT), "export", str(out), "--format", "csv"], capture_output=True,
+                                      check=True, timeout=120).stdout)
+    unbounded = script("check_results.py", str(listed))
+    assert unbounded.returncode == 1 and "max_iters no limit" in unbounded.stdout, unbounded.stdout
+    bounded = script("check_results.py", str(listed), "--max-iters", "2000")
+    assert bounded.returncode == 0 and ": 60 deals, 0 mismatches" in bounded.stdout, bounded.stdout
+    for bad in (["--limit", "0"], ["--jobs", "0"], [str(tmp_path / "none")], [str(out), "--max-iters", "2000"]):
         refused = script("check_results.py", *bad)
         assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
 
