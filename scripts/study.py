@@ -604,7 +604,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.family:
         if not args.results.is_dir():
-            parser.error(f"--results {args.results}: no such folder (--family writes FAMILY.md from what it holds)")
+            parser.error(f"--results {args.results}: no folder (--family writes FAMILY.md from what one holds)")
         write_family(args.results)
         return
     try:

@@ -173,7 +173,7 @@ def test_a_study_of_deals_the_peer_never_solved_goes_without_its_comparison(tmp_
     facts = json.loads((folder / "study.json").read_text())
     assert "vs_peer" not in facts and facts["fast"]["deals"] == 10
     refused = script("study.py", "--family", "--results", str(tmp_path / "none"))
-    assert refused.returncode == 2 and "no such folder" in refused.stderr and "Traceback" not in refused.stderr
+    assert refused.returncode == 2 and ": no folder (" in refused.stderr and "Traceback" not in refused.stderr
 
 
 def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
