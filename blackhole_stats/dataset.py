@@ -636,14 +636,15 @@ def schema_problem(schema: pa.Schema) -> str | None:
     return None
 
 
-def chunk_file_problem(path: str, schema: pa.Schema) -> str | None:
-    """How the columns of a file named like a chunk file and recording a run's settings (one `run` wrote)
-    differ from a chunk file's, or None. `report` reads any Parquet file, columns missing included (a
-    notebook's): a chunk file whose `ms` became `mr` (one flipped bit of a column name) read as
-    ordinary deals, other deals than the run's, with exit 0."""
+def misnamed_chunk(path: str, schema: pa.Schema, numbers: np.ndarray, ms: np.ndarray) -> DealSet | None:
+    """The deals a file named like a chunk file and recording a run's settings (one `run` wrote) holds,
+    if they are not what its name says; else None. `report` reads any Parquet file, columns missing
+    included (a notebook's, keeping our metadata through pyarrow): a chunk file whose `ms` became `mr`
+    (one flipped bit of a column name) read as ordinary deals, other deals than the run's, with exit 0."""
     if not _PART.fullmatch(posixpath.basename(path)) or RUN_SETTINGS_KEY not in (schema.metadata or {}):
         return None
-    return schema_problem(schema)
+    held = deals_held(numbers, ms)
+    return None if held and part_name(held) == posixpath.basename(path) else held
 
 
 def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray | None = None

@@ -28,10 +28,10 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DamagedPart, DatasetError, chunk_file_problem, data_files, deals_held, expected_deals,
-                      filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
-                      manifest_iterations_revision, read_part, recorded_settings, run_game, settings_differ,
-                      shown_game)
+from .dataset import (GAMES, DamagedPart, DatasetError, data_files, deals_held, expected_deals, filesystem,
+                      first_line, folder_entries, format_problem, game_numbers, list_run,
+                      manifest_iterations_revision, misnamed_chunk, read_part, recorded_settings, run_game,
+                      settings_differ, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -158,10 +158,6 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         raise DatasetError(f"{file}: not a readable Parquet file ({error})") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
-    problem = chunk_file_problem(file, schema)
-    if problem:
-        raise DatasetError(f"{file} is a chunk file of a run (by its name and the settings it records), but "
-                           f"{problem}: damaged? (blackhole-stats verify names every problem of a run)")
     for field in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
         if field.name != "deal" and pa.types.is_nested(field.type):
             raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")
@@ -182,6 +178,12 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         exact = table["deal_exact"].to_pandas() if "deal_exact" in names else None
         return _spelt_deals(file, frame, deal.to_pandas(), exact)
     frame.insert(0, "deal", _game_numbers(file, deal, table["deal_exact"] if "deal_exact" in names else None))
+    held = misnamed_chunk(file, schema, frame["deal"].to_numpy(),
+                          frame["ms"].to_numpy(bool) if "ms" in frame else np.zeros(len(frame), bool))
+    if held is not None:
+        raise DatasetError(f"{file} holds deals {held or 'none'}, not what its name says, though it records a run's "
+                           "settings as a chunk file does: damaged, or renamed? (blackhole-stats verify names "
+                           "every problem of a run)")
     return frame
 
 
