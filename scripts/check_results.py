@@ -33,7 +33,8 @@ import pandas as pd
 from blackhole_stats.dataset import DatasetError, data_files, read_manifest
 from blackhole_stats.dealing import GameNumber
 from blackhole_stats.report import RUN_SETTINGS, load
-from blackhole_stats.solver import SEARCHES, Solver
+from blackhole_stats.games import get_game
+from blackhole_stats.solver import SEARCHES, Solver, check_search
 
 BLOCK = 5000
 """Deals per task."""
@@ -100,6 +101,11 @@ def main() -> None:
     if args.limit is not None:
         data = data.head(args.limit)
     games = data["game"].astype(object) if "game" in data else [None] * len(data)
+    for game in set(games):
+        try:
+            check_search(search, get_game(game))  # before any worker starts: one line, not their tracebacks
+        except ValueError as error:
+            parser.error(str(error))
     played = [None if value is pd.NA else int(value) for value in data["cards_played"]]
     stored = list(zip(data["deal"], data["ms"], games, data["outcome"].astype(str), data["iterations"], played))
     blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]

@@ -632,22 +632,24 @@ def main() -> None:
         or timings.get("classic")
     replace_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
     cli("verify", str(fast))
+    fast_data, classic_data = load(fast), load(classic)
+    for name, data, least, option, asked in (("fast", fast_data, 1, "--deals", args.deals),
+                                             ("classic", classic_data, 2, "--classic", classic_deals)):
+        outcomes = data["outcome"].astype(str).value_counts()
+        solved, unsolved = outcomes.get("solved", 0), outcomes.get("unsolved", 0)
+        if min(solved, unsolved) < least:  # a small study's first deals: no mean, spread or median of one
+            sys.exit(f"study stopped before writing its results: the {name} run ({asked}) holds {solved} solved "
+                     f"and {unsolved} unsolved deals, and its figures take {least} or more of each: give {option} "
+                     "a longer range (what the runs solved is kept)")
     report_with_plots(fast, args.results / "REPORT.md", args.results / "plots")
     write_compact(fast, args.results / "deals.parquet")
     report(classic, args.results / "REPORT_classic.md")
     report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
     write_compact(classic, args.results / "classic_deals.parquet")
-    fast_data, classic_data = load(fast), load(classic)
     peer = shared_peer(fast_data, args.peer or peer_csv(), args.results / "COMPARE_peer_1_1000.md")
     if peer is not None:
         report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
                "--compare-game", "black_hole")
-    outcomes = classic_data["outcome"].astype(str).value_counts()
-    if min(outcomes.get("solved", 0), outcomes.get("unsolved", 0)) < 2:  # a small study's first deals
-        sys.exit(f"study stopped: the classic run ({classic_deals}) holds {outcomes.get('solved', 0)} solved and "
-                 f"{outcomes.get('unsolved', 0)} unsolved deals, and the 2010 figures are read against the mean "
-                 "and spread of each, which take two deals or more: give --classic a longer range (what the "
-                 "runs solved is kept)")
     facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
              "classic_prefixes": classic_prefixes(classic_data),
              "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings}
