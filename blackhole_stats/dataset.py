@@ -636,15 +636,17 @@ def schema_problem(schema: pa.Schema) -> str | None:
     return None
 
 
-def misnamed_chunk(path: str, schema: pa.Schema, numbers: np.ndarray, ms: np.ndarray) -> DealSet | None:
-    """The deals a file named like a chunk file and recording a run's settings (one `run` wrote) holds,
-    if they are not what its name says; else None. `report` reads any Parquet file, columns missing
-    included (a notebook's, keeping our metadata through pyarrow): a chunk file whose `ms` became `mr`
-    (one flipped bit of a column name) read as ordinary deals, other deals than the run's, with exit 0."""
-    if not _PART.fullmatch(posixpath.basename(path)) or RUN_SETTINGS_KEY not in (schema.metadata or {}):
-        return None
-    held = deals_held(numbers, ms)
-    return None if held and part_name(held) == posixpath.basename(path) else held
+def run_chunk(path: str, schema: pa.Schema) -> bool:
+    """Whether a file is one `run` wrote: named like a chunk file, recording a run's settings. `report`
+    reads any Parquet file, columns missing included (a notebook's, keeping our metadata through
+    pyarrow), so it asks such a file only to be `named_as_held`: a chunk file whose `ms` became `mr` (one
+    flipped bit of a column name) read as ordinary deals, other deals than the run's, with exit 0."""
+    return bool(_PART.fullmatch(posixpath.basename(path))) and RUN_SETTINGS_KEY in (schema.metadata or {})
+
+
+def named_as_held(path: str, held: DealSet) -> bool:
+    """Whether a chunk file's name says the deals it holds (`deals_held`)."""
+    return bool(held) and part_name(held) == posixpath.basename(path)
 
 
 def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray | None = None
@@ -973,7 +975,7 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
             if held and asked is not None and held - asked:
                 problem = (f"holds deals {held - asked}, which the run's manifest does not ask for (a file of "
                            "another run?)")
-            elif held is not None and (not held or part_name(held) != posixpath.basename(path)):
+            elif held is not None and not named_as_held(path, held):
                 remedy = "move it out of the run directory"
                 target = posixpath.join(posixpath.dirname(path), part_name(held)) if held else None
                 if target and fs.get_file_info(target).type == pafs.FileType.NotFound:

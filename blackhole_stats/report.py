@@ -30,8 +30,8 @@ import pyarrow.parquet as pq
 from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, data_files, deals_held, expected_deals, filesystem,
                       first_line, folder_entries, format_problem, game_numbers, list_run,
-                      manifest_iterations_revision, misnamed_chunk, read_part, recorded_settings, run_game,
-                      settings_differ, shown_game)
+                      manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
+                      run_game, settings_differ, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -178,9 +178,9 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         exact = table["deal_exact"].to_pandas() if "deal_exact" in names else None
         return _spelt_deals(file, frame, deal.to_pandas(), exact)
     frame.insert(0, "deal", _game_numbers(file, deal, table["deal_exact"] if "deal_exact" in names else None))
-    held = misnamed_chunk(file, schema, frame["deal"].to_numpy(),
-                          frame["ms"].to_numpy(bool) if "ms" in frame else np.zeros(len(frame), bool))
-    if held is not None:
+    held = deals_held(frame["deal"].to_numpy(), frame["ms"].to_numpy(bool) if "ms" in frame
+                      else np.zeros(len(frame), bool)) if run_chunk(file, schema) else None
+    if held is not None and not named_as_held(file, held):
         raise DatasetError(f"{file} holds deals {held or 'none'}, not what its name says, though it records a run's "
                            "settings as a chunk file does: damaged, or renamed? (blackhole-stats verify names "
                            "every problem of a run)")

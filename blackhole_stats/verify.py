@@ -131,7 +131,7 @@ def verify(out: str) -> Verification:
             if problem:
                 problems.append(f"deal {game}: {problem}")
         held = DealSet.from_runs(file_keys)
-        if not held or dataset.part_name(held) != name:
+        if not dataset.named_as_held(path, held):
             problems.append(f"{name}: holds deals {held or 'none'}, not what its name says")
         keys += file_keys
     keys.sort()
