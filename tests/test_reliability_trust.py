@@ -443,6 +443,24 @@ def test_a_chunk_file_whose_ms_column_lost_its_name_is_refused_by_report_and_exp
         assert cli(*args).returncode == 0, cli(*args).stderr
 
 
+def test_a_chunk_file_whose_two_copies_of_the_run_settings_differ_is_damaged_for_every_command(tmp_path):
+    """The footer holds the run settings twice (a key-value entry and the Arrow schema); pyarrow gives a
+    table one copy and `read_schema` the other. A flipped byte in one (search "fast" read as "last")
+    made `verify` say "solved by a run of other settings" while `report` read the file as the run's."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-30", "--out", out, "--workers", "1", "--chunk-size", "10").returncode == 0
+    part = out / "part-11-20-10.parquet"
+    data = part.read_bytes()
+    assert data.count(b'"search": "fast"') == 1  # the key-value copy; the schema's is base64
+    part.write_bytes(data.replace(b'"search": "fast"', b'"search": "last"'))
+    for args in (["report", out], ["export", out], ["report", part], ["run", "--out", out]):
+        line = assert_one_line_failure(cli(*args), 1)
+        assert f"{part}" in line and "two copies of the run settings in its footer differ" in line, line
+    checked = cli("verify", out)
+    assert checked.returncode == 1
+    assert checked.stdout.decode().startswith("part-11-20-10.parquet: damaged (the two copies"), checked.stdout
+
+
 def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
     """`replacing` (plots, study results, bitmaps): an error or Ctrl-C before the end leaves the old file
     or folder and no temporary; a temporary left by a writer killed outright is not reused; a symlink
