@@ -175,8 +175,7 @@ def board_of(row: Any) -> Board:
                          "to_pylist(), polars' rows(named=True), DuckDB's .df().iloc[i])")
     number, ms, exact = (None if value is _NO_FIELD else value for value in fields.values())
     for name, value in (("deal", number), ("ms", ms), ("deal_exact", exact)):
-        if hasattr(value, "__len__") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) != 0:
-            raise ValueError(f"the row's {name} is a column of values: pass one row (df.iloc[i]), not a table")
+        _one_value(name, value)
     if fields["ms"] is not _NO_FIELD and _missing(ms) and not isinstance(ms, str):  # "": a CSV's empty cell
         raise ValueError("the row's ms is null: an ms flag is True or False, and which deal the row is would be a "
                          "guess (report refuses such a file too; pandas reads a CSV's empty cell as NaN: fillna)")
@@ -194,13 +193,21 @@ def board_of(row: Any) -> Board:
 
 
 def solution_of(row: Any) -> Solution | None:
-    """A row's stored solution, replayed from its deal; None if the row has none (not solved)."""
-    text = _field(row, "solution")
+    """A row's stored solution, replayed from its deal; None if the row has none (not solved).
+
+    The row is read first, as `board_of` reads it: a plain tuple (DuckDB's
+    `fetchall()`, polars' `row(i)`) or a one-row table has no solution
+    field to read, and "none" would call a solved deal unsolved."""
+    board = board_of(row)
+    text = _field(row, "solution", _NO_FIELD)
+    if text is _NO_FIELD:
+        raise ValueError("the row has no field 'solution' (not solved is a null there): pass one row with named "
+                         "fields and the column")
+    _one_value("solution", text)
     if _missing(text):
         return None
     if not isinstance(text, str):
         raise ValueError(f"the row's solution is {text!r}, not a line of play in text form")
-    board = board_of(row)
     try:
         return Solution.from_text(board, text)
     except ValueError as error:
@@ -281,11 +288,20 @@ _NO_FIELD = object()
 
 
 def _field(row: Any, name: str, absent: Any = None) -> Any:
-    """`row[name]` or `row.name` (pandas' itertuples gives namedtuples); `absent` if it has neither."""
+    """`row[name]` or `row.name` (pandas' itertuples gives namedtuples), a pyarrow scalar as its Python
+    value; `absent` if it has neither."""
+    from .dealing import python_value  # here: `blackhole-solve` starts without dealing
+
     try:
-        return row[name]
+        return python_value(row[name])
     except (KeyError, IndexError, TypeError, AttributeError):  # AttributeError: a DuckDB relation's
-        return getattr(row, name, absent)
+        return python_value(getattr(row, name, absent))
+
+
+def _one_value(name: str, value: Any) -> None:
+    """Refuse a field that holds a column (a one-row table's, or a whole frame's)."""
+    if hasattr(value, "__len__") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) != 0:
+        raise ValueError(f"the row's {name} is a column of values: pass one row (df.iloc[i]), not a table")
 
 
 def _missing(value: Any) -> bool:

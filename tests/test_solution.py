@@ -216,6 +216,21 @@ def test_rows_of_every_reader_give_their_board_and_solution(small_run):
     check_rows(pl.read_parquet(small_run / "*.parquet").rows(named=True))  # polars
     query = duckdb.sql(f"select * from read_parquet('{small_run}/*.parquet')")
     check_rows(dict(zip(query.columns, values)) for values in query.fetchall())
+    table = pq.read_table(small_run)
+    check_rows({name: table[name][i] for name in table.column_names} for i in range(len(table)))  # pyarrow scalars
+
+
+def test_a_row_without_named_fields_is_refused_never_called_unsolved(small_run):
+    """A plain tuple (DuckDB's fetchall, polars' row(i)) or a one-row table has no solution field to read:
+    solution_of said None, "not solved", for solved deals, where board_of refused the same row."""
+    frame = pl.read_parquet(small_run / "*.parquet").filter(pl.col("outcome") == "solved")
+    query = duckdb.sql(f"select * from read_parquet('{small_run}/*.parquet') where outcome = 'solved'")
+    for row in (frame.row(0), query.fetchall()[0], frame[0]):
+        for read in (board_of, solution_of):
+            with pytest.raises(ValueError, match="no field 'deal'|column of values"):
+                read(row)
+    with pytest.raises(ValueError, match="no field 'solution'"):
+        solution_of(frame.drop("solution").row(0, named=True))
 
 
 @pytest.mark.parametrize("value", [np.int64(7), np.uint32(7), 7.0, np.float64(7.0), Decimal("7"), "7", 7])
