@@ -45,7 +45,7 @@ from pyarrow import fs as pafs
 
 from . import __version__, _testhooks
 from .arguments import is_seconds, is_whole_number
-from .dealing import GameNumber, float_exact_below, rounded_float
+from .dealing import MAX_DIGITS, GameNumber, float_exact_below, rounded_float
 from .deals import DealSet, DealSpecError
 from .difficulty import SCALES, TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, GAMES as ALL_GAMES, Game, UnknownGameError, game_by_key
@@ -681,7 +681,7 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
             if spelt is None or not _DIGITS.fullmatch(spelt):
                 raise DatasetError(f"row {row + 1} has no game number (deal is null"
                                    + (f", deal_exact is {spelt!r})" if spelt is not None else ")"))
-            numbers[row] = int(spelt)
+            numbers[row] = _digits_number(spelt, row)
     if all(number < INT64_END for number in numbers):
         return _positive(np.array(numbers, dtype=np.int64))
     return _positive(np.array(numbers, dtype=object))
@@ -729,9 +729,9 @@ def _whole(value, row: int = 0) -> int | None:
     if value is None:
         return None
     if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
-        return int(value.strip())
+        return _digits_number(value.strip(), row)
     if isinstance(value, str) and (whole := _WHOLE_FLOAT_TEXT.fullmatch(value.strip())):
-        number = int(whole.group(1))
+        number = _digits_number(whole.group(1), row)
         if number >= float_exact_below():
             _float_too_big(row, value, float_exact_below())
         return number
@@ -742,6 +742,15 @@ def _whole(value, row: int = 0) -> int | None:
     if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
         return int(value)
     raise DatasetError(f"column deal holds {value!r}, not a whole game number")
+
+
+def _digits_number(digits: str, row: int) -> int:
+    """The number a CSV's digits spell: more than MAX_DIGITS (leading zeros aside) is refused, as
+    `deal` refuses it, where CPython would refuse the conversion itself with a traceback."""
+    significant = digits.lstrip("0")
+    if len(significant) > MAX_DIGITS:
+        raise DatasetError(f"row {row + 1} has a game number of {len(significant):,} digits: more than {MAX_DIGITS}")
+    return int(significant or "0")
 
 
 def deals_held(numbers: np.ndarray, ms: np.ndarray) -> DealSet:

@@ -451,6 +451,22 @@ def test_numbers_no_deal_can_have_are_named_not_wrapped_or_cut(tmp_path, column,
         report.load(tmp_path)
 
 
+@pytest.mark.parametrize("deal, deal_exact, digits", [("9" * 5000, "", "5,000"), ("9" * 4001 + ".0", "", "4,001"),
+                                                      ("", "9" * 4500, "4,500")])
+def test_game_numbers_longer_than_any_deal_are_named_not_a_traceback(tmp_path, deal, deal_exact, digits):
+    """From 4,300 digits CPython refuses to convert text to int: report and export ended in a traceback,
+    and below that they listed deals of more digits than `deal` takes."""
+    (tmp_path / "long.csv").write_text("deal,deal_exact,outcome,iterations,cards_played\n5,,solved,1,51\n"
+                                       f"{deal},{deal_exact},unsolved,3,2\n")
+    for command in ("report", "export"):
+        failed = run_cli(tmp_path / "long.csv", command=command)
+        assert failed.returncode == 1 and failed.stderr.count("\n") == 1, failed.stderr
+        assert f"row 2 has a game number of {digits} digits: more than 4000" in failed.stderr, failed.stderr
+    (tmp_path / "long.csv").write_text("deal,outcome,iterations,cards_played\n5,solved,1,51\n"
+                                       f"{'0' * 5000}7,unsolved,3,2\n")  # leading zeros spell deal 7
+    assert sorted(report.load(tmp_path / "long.csv")["deal"]) == [5, 7]
+
+
 @pytest.mark.parametrize("game, outcome, played, allowed", [
     ("black_hole", "unsolved", 51, "0 to 50"),   # a line that plays every card wins
     ("black_hole", "solved", 50, "only 51"),
