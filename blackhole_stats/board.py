@@ -339,10 +339,10 @@ class Board:
         parts.append(_svg_empty(x, y) if self.foundation is None else _svg_card(self.foundation, x, y, None))
         if game.has_talon:
             x += SVG_CARD_WIDTH + 24
-            parts.append(label(x, y, f"talon ({len(self.talon)}, next first)", "talon"))
+            parts.append(label(x, y, f"talon ({len(self.talon)}, the next at the right)", "talon"))
             if not self.talon:
                 parts.append(_svg_empty(x, y))
-            for depth, card in reversed(list(enumerate(self.talon))):  # the next card on top
+            for depth, card in enumerate(reversed(self.talon)):  # fanned as a pile: the next card on top
                 order = play_order.get(card) if play_order else None
                 parts.append(_svg_card(card, x + depth * SVG_FAN_STEP, y, order))
         for row_index, row in enumerate(rows):

@@ -115,8 +115,7 @@ class Solution:
     def svg(self) -> str:
         """The starting board with each card's move number on it."""
         order = {move.card: step for step, move in enumerate(self.moves, 1)}
-        title = f"Deal {self.board.name}" if self.board.name else "Position"
-        return self.board.svg(title, play_order=order)
+        return self.board.svg(play_order=order)
 
     def _repr_svg_(self) -> str:
         return self.svg()

@@ -349,6 +349,32 @@ def test_svg_draws_every_card_legibly_with_numbered_piles_and_the_deal():
     assert "foundation" in texts
 
 
+@pytest.mark.parametrize("game", ["black_hole", "golf", "all_in_a_row"])
+def test_no_card_covers_the_label_or_move_number_of_another(game):
+    """Talon cards too: fanned with the next card on top at the left, each covered the left strip of the
+    one after it, where its rank, suit and move number are (a Golf picture read "0♠", "#2")."""
+    import xml.etree.ElementTree as ElementTree
+
+    from blackhole_stats import deal, solve
+    from blackhole_stats.board import SVG_CARD_WIDTH
+
+    solution = solve(deal(4, game)).solution  # won in all three
+    drawn = []  # (card x, y, the right end of its label and badge), in drawing order
+    for group in ElementTree.fromstring(solution.svg()).iter(f"{SVG}g"):
+        rect = group.find(f"{SVG}rect")
+        x, y = float(rect.get("x")), float(rect.get("y"))
+        texts = [text for text in group.iter(f"{SVG}text")]
+        drawn.append((x, y, max(float(text.get("x")) + 0.7 * float(text.get("font-size")) * len(text.text)
+                                for text in texts)))
+    assert len(drawn) == 52 and len(solution.moves) > 10
+    for index, (x, y, right) in enumerate(drawn):
+        for later_x, later_y, _ in drawn[index + 1:]:
+            if later_y == y and x - SVG_CARD_WIDTH < later_x < right:
+                pytest.fail(f"a card at x={later_x} covers the text of the card at x={x}, y={y}")
+    title = {"black_hole": "Deal 4", "golf": "Golf 4", "all_in_a_row": "All in a Row 4"}[game]  # as the board's
+    assert ElementTree.fromstring(solution.svg()).find(f"{SVG}text[@class='title']").text.startswith(title + " (")
+
+
 def test_svg_shows_a_solution_as_move_numbers():
     from blackhole_stats import deal, solve
 

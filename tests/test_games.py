@@ -186,7 +186,7 @@ def test_moves_follow_each_game_s_rules():
 
 def test_svg_shows_talon_and_empty_foundation():
     golf = deal(2, "golf").svg()
-    assert "talon (16, next first)" in golf and golf.count('class="card"') == 52
+    assert "talon (16, the next at the right)" in golf and golf.count('class="card"') == 52
     assert golf.index('data-card="JH"') < golf.index('data-card="3S"')  # the next card drawn last, on top
     row = deal(1, "all_in_a_row").svg()
     assert 'class="empty"' in row and row.count('class="card"') == 52 and "pile 12" in row
