@@ -109,6 +109,8 @@ class GameNumber:
         text, as `board_of` reads it) is refused, since the dialog drops the '.' (10, ms25, 10005)."""
         if isinstance(value, cls):
             return value
+        if _arrow_scalar(value) and isinstance(value.as_py(), str):  # a pyarrow text cell: its text
+            value = value.as_py()
         number = cls.parse(value)
         text = value.strip().removeprefix("ms") if isinstance(value, str) else ""
         if decimal := _DECIMAL.fullmatch(re.sub(r"[\s#]", "", text).removesuffix("L")):  # the dialog's

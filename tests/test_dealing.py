@@ -245,6 +245,15 @@ def test_the_api_reads_other_text_as_the_dialog_does():
         deal("-1.5")
 
 
+def test_the_api_reads_a_pyarrow_text_cell_as_its_text():
+    """`table["deal"][i]` of a text column: refused as "StringScalar, not a number", where its text deals."""
+    import pyarrow as pa
+
+    assert deal(pa.scalar("ms5")).name == "ms5" and deal(pa.scalar("#12,345")).name == "12345"
+    with pytest.raises(ValueError, match="ambiguous game number"):  # the text's checks, not the dialog's 10
+        deal(pa.scalar("1.0"))
+
+
 def test_parse_int_and_str():
     assert GameNumber.parse(12345) == GameNumber.parse("12345")
     assert str(GameNumber.parse("#12,345")) == "12345"
