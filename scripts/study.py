@@ -127,6 +127,23 @@ def manifest(run: Path) -> dict:
     return json.loads(Path(f"{run}.run", "manifest.json").read_text(encoding="utf-8"))
 
 
+def check_run(run: Path, game, deals: DealSet, option: str) -> None:
+    """Stop before anything is written where RUN already holds another game's deals, or deals outside
+    `deals`: the run would go on with them, and the study would write their figures as those asked for
+    (another game's as Black Hole's, or a report of deals 1..200 for --deals 50-150)."""
+    from blackhole_stats.dataset import run_game
+    if not Path(f"{run}.run", "manifest.json").exists():
+        return
+    recorded = manifest(run)
+    if run_game(recorded) is not game:
+        sys.exit(f"study stopped before writing anything: {run} is a run of {run_game(recorded).name}, not "
+                 f"{game.name}: give another --runs")
+    beyond = DealSet.parse(recorded["deals"]) - deals
+    if beyond:
+        sys.exit(f"study stopped before writing anything: {run} holds deals {beyond} beyond {option} {deals}: give "
+                 f"{option} every deal of the run, or another --runs")
+
+
 def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:
     """`blackhole-stats run ... --out RUN`, timed; None if it found every deal already solved.
 
@@ -474,17 +491,18 @@ def family_peer_csv(game) -> Path | None:
     return reference_file(Path("family") / f"peer_{game.key}_1_1000.csv")
 
 
-def study_game(game, deals: str, runs: Path, results: Path) -> None:
+def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     """One game of the family: its run, verify, report and plots, compact rows, peer comparison, bitmap, study.json."""
     from winnable_bitmap import pack
     run, target = runs / game.key, results / game.key
+    check_run(run, game, deals, "--deals")
     target.mkdir(parents=True, exist_ok=True)
     facts_path = target / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
     started = manifest(run)["started"] if Path(f"{run}.run", "manifest.json").exists() else None
     sessions = previous.get("sessions", []) if started and previous.get("run_started") == started else []
     try:
-        timed_run(run, "--range", deals, "--game", game.key, sessions=sessions)
+        timed_run(run, "--range", str(deals), "--game", game.key, sessions=sessions)
     finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
         if Path(f"{run}.run", "manifest.json").exists():
             previous.update(run_started=manifest(run)["started"], sessions=sessions)
@@ -534,8 +552,19 @@ def family_facts(results: Path) -> dict:
     for game in GAMES:
         path = results / "deals.parquet" if game is BLACK_HOLE else results / game.key / "deals.parquet"
         if path.is_file():
-            found[game.key] = game_facts(load(path), game)
+            data = load(path)
+            found[game.key] = {**game_facts(data, game), "deals_label": deals_label(data)}
     return found
+
+
+def deals_label(data, shown: int = 3) -> str:
+    """The deals a game's rows hold, as FAMILY.md names them (`1..1,000,000`; ms deals and gaps as runs of
+    their own): the figures beside it are of exactly these."""
+    from blackhole_stats.dataset import deals_held
+    runs = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy(bool)).runs
+    spelt = [f"{'ms' if ms else ''}{first:,}" + ("" if first == last else f"..{'ms' if ms else ''}{last:,}")
+             for ms, first, last in runs]
+    return ", ".join(spelt[:shown]) + (f" and {len(runs) - shown:,} more runs" if len(runs) > shown else "")
 
 
 def render_family(found: dict) -> str:
@@ -559,7 +588,7 @@ def render_family(found: dict) -> str:
             missing.append(game)
             continue
         solvable, effort = facts["solvable"], facts["iterations"]
-        cells = [f"{game.name} (`{game.key}`)", f"{facts['first']:,}..{facts['last']:,}",
+        cells = [f"{game.name} (`{game.key}`)", facts["deals_label"],
                  f"{100 * solvable['fraction']:.2f}% [{100 * solvable['low']:.2f}%, {100 * solvable['high']:.2f}%]",
                  *(f"{effort[outcome]['median']:,.0f} / {effort[outcome]['mean']:,.0f}" if outcome in effort else "-"
                    for outcome in ("solved", "unsolved")),
@@ -611,29 +640,35 @@ def main() -> None:
         deals = DealSet.parse(args.deals)
     except DealSpecError as error:
         parser.error(f"--deals: {error}")
-    classic_deals = args.classic or str(next(deals.chunks(CLASSIC_DEALS)))  # a tiny study's classic run is tiny
+    try:
+        classic_deals = DealSet.parse(args.classic) if args.classic else next(deals.chunks(CLASSIC_DEALS))
+    except DealSpecError as error:  # (a tiny study's classic run is tiny)
+        parser.error(f"--classic: {error}")
+    from blackhole_stats.games import BLACK_HOLE, UnknownGameError, get_game
+    game = BLACK_HOLE
     if args.game is not None:
-        from blackhole_stats.games import DEFAULT_GAME, UnknownGameError, get_game
         try:
             game = get_game(args.game)
         except UnknownGameError as error:
             parser.error(str(error))
-        if game is not DEFAULT_GAME:  # Black Hole's own study (classic prefix, the 2010 figures) is below
-            study_game(game, args.deals, args.runs, args.results)
-            return
+    if game is not BLACK_HOLE:  # Black Hole's own study (classic prefix, the 2010 figures) is below
+        study_game(game, deals, args.runs, args.results)
+        return
     fast, classic = args.runs / "million", args.runs / "classic"
+    check_run(fast, BLACK_HOLE, deals, "--deals")
+    check_run(classic, BLACK_HOLE, classic_deals, "--classic")
     args.results.mkdir(parents=True, exist_ok=True)
     facts_path = args.results / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
     timings = previous.get("timings", {})
 
-    timings["fast"] = timed_run(fast, "--range", args.deals) or timings.get("fast")
-    timings["classic"] = timed_run(classic, "--range", classic_deals, "--search", "classic") \
-        or timings.get("classic")
+    timings["fast"] = timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key) or timings.get("fast")
+    timings["classic"] = timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key,
+                                   "--search", "classic") or timings.get("classic")
     replace_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
     cli("verify", str(fast))
     fast_data, classic_data = load(fast), load(classic)
-    for name, data, least, option, asked in (("fast", fast_data, 1, "--deals", args.deals),
+    for name, data, least, option, asked in (("fast", fast_data, 1, "--deals", deals),
                                              ("classic", classic_data, 2, "--classic", classic_deals)):
         outcomes = data["outcome"].astype(str).value_counts()
         solved, unsolved = outcomes.get("solved", 0), outcomes.get("unsolved", 0)

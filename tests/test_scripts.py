@@ -176,6 +176,30 @@ def test_a_study_of_deals_the_peer_never_solved_goes_without_its_comparison(tmp_
     assert refused.returncode == 2 and ": no folder (" in refused.stderr and "Traceback" not in refused.stderr
 
 
+def test_a_study_refuses_a_run_of_another_game_or_of_other_deals_before_writing_anything(tmp_path):
+    """A Golf run as RUNS/million was resumed as it was, and its report, compact rows and a comparison of
+    Black Hole's classic run with Golf's fast one were written as Black Hole's results; a run holding more
+    deals than --deals gave the figures of all of them. FAMILY.md named ms deals and gaps 'first..last'."""
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    made = subprocess.run([str(SCRIPT), "run", "--range", "1-12", "--game", "golf", "--out", str(runs / "million"),
+                           "--workers", "1"], capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    (runs / "million").rename(runs / "golf")
+    (runs / "million.run").rename(runs / "golf.run")
+    (runs / "million").symlink_to(runs / "golf")
+    (runs / "million.run").symlink_to(runs / "golf.run")
+    held = sorted((runs / "golf").iterdir())
+    for args, words in ((["--deals", "1-12"], "runs/million is a run of Golf, not Black Hole: give another --runs"),
+                        (["--game", "golf", "--deals", "1-10"], "runs/golf holds deals 11-12 beyond --deals 1-10")):
+        refused = script("study.py", *args, "--runs", str(runs), "--results", str(results))
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith("study stopped before writing anything: ") and words in refused.stderr
+    assert not results.exists() and sorted((runs / "golf").iterdir()) == held
+    done = script("study.py", "--game", "golf", "--deals", "1-12,ms3-ms5", "--runs", str(runs), "--results", str(results))
+    assert done.returncode == 0, done.stderr
+    assert "| Golf (`golf`) | 1..12, ms3..ms5 | " in (results / "FAMILY.md").read_text()
+
+
 def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
     """`study.py --deals 1-10` went on to the default classic run of deals 1..10,000 (17 minutes here); a
     classic run too small for a spread of each outcome is one line (deals 1..20 hold one unsolved deal)."""
