@@ -127,7 +127,7 @@ def manifest(run: Path) -> dict:
     return json.loads(Path(f"{run}.run", "manifest.json").read_text(encoding="utf-8"))
 
 
-def check_run(run: Path, game, deals: DealSet, option: str) -> None:
+def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs", script: str = "study") -> None:
     """Stop before anything is written where RUN already holds another game's deals, or deals outside
     `deals`: the run would go on with them, and the study would write their figures as those asked for
     (another game's as Black Hole's, or a report of deals 1..200 for --deals 50-150)."""
@@ -136,12 +136,13 @@ def check_run(run: Path, game, deals: DealSet, option: str) -> None:
         return
     recorded = manifest(run)
     if run_game(recorded) is not game:
-        sys.exit(f"study stopped before writing anything: {run} is a run of {run_game(recorded).name}, not "
-                 f"{game.name}: give another --runs")
+        sys.exit(f"{script} stopped before writing anything: {run} is a run of {run_game(recorded).name}, not "
+                 f"{game.name}: give another {folder}")
     beyond = DealSet.parse(recorded["deals"]) - deals
     if beyond:
-        sys.exit(f"study stopped before writing anything: {run} holds deals {beyond} beyond {option} {deals}: give "
-                 f"{option} every deal of the run, or another --runs")
+        sys.exit(f"{script} stopped before writing anything: {run} holds deals {beyond} beyond {option} {deals}: "
+                 + (f"give {option} every deal of the run, or another {folder}" if option.startswith("--")
+                    else f"give another {folder}"))
 
 
 def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:
@@ -712,7 +713,11 @@ def reference_file(name: Path) -> Path | None:
     found = [path for path in (base / "reference" / name, base / name) if path.is_file()]
     return found[0] if found else None
 
-if __name__ == "__main__":
+def stopping_cleanly(main, script: str = "study", kept: str = "what its runs solved and their timings are kept"
+                     ) -> None:
+    """Run `main` as a script whose commands a signal or a failure stops in one line (a study; the
+    ten-million study): Ctrl-C, SIGTERM or a hang-up reach the command running (see `cli`), which records
+    what it did, and the script then dies of the signal, as a shell's loop over scripts expects."""
     for signum in SIGNALS:
         if signum != signal.SIGINT and signal.getsignal(signum) != signal.SIG_IGN:  # nohup: a hang-up ignored
             signal.signal(signum, raise_terminated)
@@ -720,16 +725,19 @@ if __name__ == "__main__":
         main()
     except (KeyboardInterrupt, Terminated) as stop:
         try:  # a hang-up may have taken the terminal with it
-            print("study interrupted: what its runs solved and their timings are kept; run the same command "
-                  "to go on", file=sys.stderr)
+            print(f"{script} interrupted: {kept}; run the same command to go on", file=sys.stderr)
             sys.stdout.flush()
         except OSError:
             pass
-        die_of(stop.signum if isinstance(stop, Terminated) else signal.SIGINT)  # a shell's loop over studies stops
+        die_of(stop.signum if isinstance(stop, Terminated) else signal.SIGINT)
         sys.exit(128 + (stop.signum if isinstance(stop, Terminated) else signal.SIGINT))  # (Windows)
     except subprocess.CalledProcessError as failed:
         how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run dies of it)
                else f"exited with status {failed.returncode}")
-        print(f"study stopped: {' '.join(map(str, failed.cmd[1:3]))} ... {how} "
+        print(f"{script} stopped: {' '.join(map(str, failed.cmd[1:3]))} ... {how} "
               "(its message above); run the same command to go on once that is fixed", file=sys.stderr)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    stopping_cleanly(main)

@@ -23,14 +23,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 
 from blackhole_stats.atomic import replace_text
+from blackhole_stats.deals import DealSet
+from blackhole_stats.games import BLACK_HOLE
 from blackhole_stats.report import Proportion
+from study import check_run, cli, manifest, stopping_cleanly
 from winnable_bitmap import pack
 
 DEALS = 10_000_000
@@ -43,12 +44,6 @@ SOLVITAIRE = {"percent": 86.944, "half_width_percent": 0.022, "deals": 10**7,
                         "95% confidence interval"}
 CHI2_9DF_95 = 16.919
 """The 95th percentile of the chi-square distribution with 9 degrees of freedom (ten blocks)."""
-
-
-def cli(*args: str) -> None:
-    """Run the console script installed next to this Python; stop the study if it fails."""
-    print("$ blackhole-stats", " ".join(args), flush=True)
-    subprocess.run([str(Path(sys.executable).with_name("blackhole-stats")), *args], check=True)
 
 
 def proportion(solved: int, deals: int) -> dict:
@@ -158,10 +153,10 @@ def counted(side: dict) -> str:
 
 
 def provenance_of(run: Path) -> dict:
-    manifest = json.loads(Path(f"{run}.run", "manifest.json").read_text(encoding="utf-8"))
-    return {"command": f"blackhole-stats run --range {','.join(manifest['deals'])} --out {run.name}",
-            "sessions": manifest["sessions"], "versions": sorted({s["version"] for s in manifest["sessions"]}),
-            "finished": manifest["finished"], "machine": manifest["machine"]}
+    recorded = manifest(run)
+    return {"command": f"blackhole-stats run --range {','.join(recorded['deals'])} --out {run.name}",
+            "sessions": recorded["sessions"], "versions": sorted({s["version"] for s in recorded["sessions"]}),
+            "finished": recorded["finished"], "machine": recorded["machine"]}
 
 
 def main() -> None:
@@ -172,8 +167,14 @@ def main() -> None:
                         help="the million-deal study's bitmap, to compare the first million with")
     parser.add_argument("--skip-run", action="store_true", help="the run is complete: verify and write figures only")
     args = parser.parse_args()
+    if not args.million.is_file():
+        parser.error(f"--million {args.million}: no such file (the million-deal study's bitmap)")
+    deals = DealSet.parse(f"1-{DEALS}")
+    check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run", script="ten_million.py")
     if not args.skip_run:
-        cli("run", "--range", f"1-{DEALS}", "--out", str(args.run), "--no-progress")
+        cli("run", "--range", str(deals), "--game", BLACK_HOLE.key, "--out", str(args.run), "--no-progress")
+    elif not Path(f"{args.run}.run", "manifest.json").exists() or DealSet.parse(manifest(args.run)["deals"]) != deals:
+        parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
     cli("verify", str(args.run))
     args.results.mkdir(parents=True, exist_ok=True)
     bitmap = args.results / f"black_hole_1_{DEALS}.bits"
@@ -186,4 +187,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    stopping_cleanly(main, "ten_million.py", "what its run solved is kept")

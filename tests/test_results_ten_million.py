@@ -85,7 +85,8 @@ def test_the_report_is_what_the_script_renders_from_its_figures(facts, monkeypat
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert (STUDY / "REPORT.md").read_text(encoding="utf-8") == module.render(facts, facts["run"])
-    sys.modules.pop("winnable_bitmap", None)
+    for imported in ("winnable_bitmap", "study"):
+        sys.modules.pop(imported, None)
 
 
 def test_readme_quotes_only_the_reports_figures(facts):

@@ -200,6 +200,32 @@ def test_a_study_refuses_a_run_of_another_game_or_of_other_deals_before_writing_
     assert "| Golf (`golf`) | 1..12, ms3..ms5 | " in (results / "FAMILY.md").read_text()
 
 
+def test_the_ten_million_study_refuses_a_run_it_did_not_make_before_writing_anything(tmp_path):
+    """A Golf run (or a short Black Hole one) given as --run: `--skip-run` packed its 300 verdicts over the
+    ten-million bitmap, then died of a traceback; without it, the Golf run was extended to ten million
+    Golf deals. A --million that is not there was a traceback after the bitmap was written."""
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "black_hole_1_10000000.bits").write_bytes(b"committed")
+    million = REPO / "results" / "winnable" / "black_hole_1_1000000.bits"
+    for game in ("golf", "black_hole"):
+        made = subprocess.run([str(SCRIPT), "run", "--range", "1-12", "--game", game, "--out", str(tmp_path / game),
+                               "--workers", "1"], capture_output=True, text=True, timeout=600)
+        assert made.returncode == 0, made.stderr
+    for args, code, words in (  # (the last would start ten million Golf deals if the others did not stop first)
+            (["--run", str(tmp_path / "golf"), "--skip-run"], 1, "is a run of Golf, not Black Hole: give another --run"),
+            (["--run", str(tmp_path / "black_hole"), "--skip-run"], 2, "is no run of deals 1-10000000"),
+            (["--run", str(tmp_path / "black_hole"), "--million", str(tmp_path / "none")], 2, "no such file"),
+            (["--run", str(tmp_path / "golf")], 1, "is a run of Golf")):
+        refused = script("ten_million.py", *args, *([] if "--million" in args else ["--million", str(million)]),
+                         "--results", str(results))
+        assert refused.returncode == code and "Traceback" not in refused.stderr, refused.stderr
+        assert words in refused.stderr.splitlines()[-1], refused.stderr
+    assert sorted(path.name for path in results.iterdir()) == ["black_hole_1_10000000.bits"]
+    assert (results / "black_hole_1_10000000.bits").read_bytes() == b"committed"
+    assert json.loads((tmp_path / "golf.run" / "manifest.json").read_text())["deals"] == ["1-12"]
+
+
 def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
     """`study.py --deals 1-10` went on to the default classic run of deals 1..10,000 (17 minutes here); a
     classic run too small for a spread of each outcome is one line (deals 1..20 hold one unsolved deal)."""
