@@ -759,7 +759,7 @@ def _difficulty_table(data: pd.DataFrame) -> dict[str, dict]:
         if tag is None and not len(scores):
             continue  # every solved deal has its tag
         table["no score" if tag is None else tag] = {
-            "deals": int(len(scores)), "percent": 100 * len(scores) / len(solved) if len(solved) else 0.0,
+            "deals": int(len(scores)), "percent": 100 * len(scores) / len(solved) if len(solved) else None,  # 0 of 0
             "min": float(scores.min()) if scores.notna().any() else None,
             "max": float(scores.max()) if scores.notna().any() else None}
     return table
@@ -929,7 +929,8 @@ def _report_sections(report: Report) -> list[_Section]:
             "Difficulty of the solvable deals (for a person: see README, Difficulty)",
             [f"tags on scale {scale}" if scale else "tags as stored (no manifest names their scale)"],
             ("tag", "deals", "of solvable", "lowest score", "highest score"),
-            [(tag, _number(row["deals"]), f"{row['percent']:.1f}%", _number(row["min"], 3), _number(row["max"], 3))
+            [(tag, _number(row["deals"]), "-" if row["percent"] is None else f"{row['percent']:.1f}%",
+              _number(row["min"], 3), _number(row["max"], 3))
              for tag, row in report.difficulty.items()], align="lrrrr"))
 
     if report.hardest:

@@ -528,6 +528,19 @@ def test_difficulty_and_tags_no_deal_can_have_are_named_not_dropped(tmp_path, co
     assert report.load(tmp_path / "good.csv")["tag"].tolist()[0] == "hard"
 
 
+def test_a_difficulty_table_without_solvable_deals_shows_no_share(tmp_path):
+    """Each tag held "0.0%" of no solvable deals (0 of 0), where the solvable fraction says there is none
+    (Black Hole deals 324 and 325 cannot be won: ../shared/reference/peer_1_1000.csv)."""
+    made = run_cli("--range", "324-325", "--difficulty", "--out", tmp_path / "run", "--workers", "1", command="run")
+    assert made.returncode == 0, made.stderr
+    built = json.loads(run_cli(tmp_path / "run", "--format", "json").stdout)
+    assert built["outcomes"]["solved"] == 0 and built["difficulty"]
+    assert {row["deals"] for row in built["difficulty"].values()} == {0}
+    assert {row["percent"] for row in built["difficulty"].values()} == {None}
+    table = run_cli(tmp_path / "run").stdout.split("Difficulty of the solvable deals", 1)[1]
+    assert "0.0%" not in table and re.search(r"very hard +0 +- ", table), table
+
+
 @pytest.mark.parametrize("rows, message", [
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,0.0,\n", "deal 2 is unsolved, but has a difficulty score or tag"),
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,,very hard\n", "deal 2 is unsolved, but has a difficulty score or tag"),
