@@ -25,16 +25,20 @@ import numpy as np
 
 from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import TAGS
-from blackhole_stats.dataset import DatasetError
-from blackhole_stats.report import load
+from blackhole_stats.dataset import DatasetError, read_manifest
+from blackhole_stats.report import load, source_warnings
 
 
 def every_deal(dataset: str, columns: tuple[str, ...] = ("deal", "outcome")):
-    """The dataset's rows for deals 1..N, each exactly once, no ms deals and none intractable."""
+    """The dataset's rows for deals 1..N, each exactly once, no ms deals and none intractable; with
+    export's warnings on stderr (an interrupted run's bitmap is short, as its list would be)."""
     try:
         data = load(dataset, required=columns)
+        warnings = source_warnings(data, read_manifest(dataset), dataset)
     except DatasetError as error:
         sys.exit(str(error))
+    for line in warnings:
+        print(line, file=sys.stderr)
     plain = data[~data["ms"]]
     numbers = plain["deal"].to_numpy()
     if len(plain) != len(data) or not np.array_equal(numbers, np.arange(1, len(numbers) + 1)):

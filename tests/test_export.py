@@ -197,6 +197,9 @@ def test_a_list_of_an_interrupted_run_says_it_is_short(tmp_path):
     warning = "warning: the manifest asks for 40 deals, the dataset has 20 rows: 20 missing"
     assert listed.stderr.decode().startswith(warning), listed.stderr
     assert warning in cli("report", out).stdout.decode()
+    packed = subprocess.run([sys.executable, REPO / "scripts" / "winnable_bitmap.py", "pack", out, tmp_path / "b.bits"],
+                            capture_output=True, text=True)  # a bitmap as short as the list: said too
+    assert packed.returncode == 0 and packed.stderr.startswith(warning), packed.stderr
     assert cli("run", "--out", out).returncode == 0
     assert cli("export", out, "--solvable").stderr == b""  # complete: no warning
 
