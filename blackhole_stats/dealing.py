@@ -82,8 +82,9 @@ class GameNumber:
         Text: `12345`, `#12,345`, `ms12345` (ms is case-sensitive); PySolFC
         drops spaces, '#', '-', '_', '.' and ',' from it, so `"12.5"` is 125.
         Numbers: what a dataset, numpy or pyarrow hands back, `5`, `np.int64(5)`,
-        `Decimal("5")`, `5.0`, `pa.scalar(5)`; `5.5`, NaN and bools are refused.
+        `Decimal("5")`, `5.0`, `pa.scalar(5)` (a pyarrow text cell is text); `5.5`, NaN and bools are refused.
         """
+        value = _text_cell(value)
         if not isinstance(value, str):
             return cls(value)
         text = value
@@ -109,8 +110,7 @@ class GameNumber:
         text, as `board_of` reads it) is refused, since the dialog drops the '.' (10, ms25, 10005)."""
         if isinstance(value, cls):
             return value
-        if _arrow_scalar(value) and isinstance(value.as_py(), str):  # a pyarrow text cell: its text
-            value = value.as_py()
+        value = _text_cell(value)
         number = cls.parse(value)
         text = value.strip().removeprefix("ms") if isinstance(value, str) else ""
         if decimal := _DECIMAL.fullmatch(re.sub(r"[\s#]", "", text).removesuffix("L")):  # the dialog's
@@ -152,6 +152,11 @@ def _arrow_scalar(value: object) -> bool:
     """Whether `value` is a pyarrow scalar (`table["deal"][i]`), told without importing pyarrow: the
     drop-in solver starts without it."""
     return type(value).__module__.startswith("pyarrow") and hasattr(value, "as_py")
+
+
+def _text_cell(value: object) -> object:
+    """A pyarrow text scalar (a text column's cell) as its text, read as text is; anything else as it is."""
+    return value.as_py() if _arrow_scalar(value) and isinstance(value.as_py(), str) else value
 
 
 def python_value(value: object) -> object:

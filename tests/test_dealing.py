@@ -250,6 +250,7 @@ def test_the_api_reads_a_pyarrow_text_cell_as_its_text():
     import pyarrow as pa
 
     assert deal(pa.scalar("ms5")).name == "ms5" and deal(pa.scalar("#12,345")).name == "12345"
+    assert GameNumber.parse(pa.scalar("ms5")) == GameNumber(5, True)
     with pytest.raises(ValueError, match="ambiguous game number"):  # the text's checks, not the dialog's 10
         deal(pa.scalar("1.0"))
 

@@ -428,7 +428,7 @@ def test_an_arrow_tables_ms_flag_is_a_truth_value():
                                    -1, np.int64(-3), 0, 0.0, Decimal(0), 1 + 0j, None, b"5", [5],
                                    2.0**53, 2.0**53 + 2, np.float32(2**24), 1e20,
                                    float(26464608654870335080),  # floats that may be rounded
-                                   pa.scalar(None, pa.int64()), pa.scalar(5.5), pa.scalar("5"),
+                                   pa.scalar(None, pa.int64()), pa.scalar(5.5), pa.scalar("five"),
                                    pa.array(np.array([2**24 + 2], np.float32))[0],  # float32's rounding, as numpy's
                                    pa.array(np.array([4100], np.float16))[0]],
                          ids=repr)
