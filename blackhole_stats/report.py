@@ -150,8 +150,7 @@ def _folder_game(root: str, file: str) -> str | None:
 def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> pd.DataFrame:
     """The file's rows; the run settings it records go into settings[file] (none: not there)."""
     try:
-        schema = pq.read_schema(file, filesystem=fs)
-        names = schema.names
+        names = pq.read_schema(file, filesystem=fs).names
         _check_columns(file, names, required)
         table = read_part(fs, file, columns=[name for name in FILE_COLUMNS if name in names])
     except DamagedPart as error:
@@ -162,7 +161,7 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         if field.name != "deal" and pa.types.is_nested(field.type):
             raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")
     try:
-        found = recorded_settings(schema)
+        found = recorded_settings(table.schema)  # the copy verify and run read (see read_part)
     except ValueError:
         settings[file] = None  # damaged
     else:
@@ -179,7 +178,7 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         return _spelt_deals(file, frame, deal.to_pandas(), exact)
     frame.insert(0, "deal", _game_numbers(file, deal, table["deal_exact"] if "deal_exact" in names else None))
     held = deals_held(frame["deal"].to_numpy(), frame["ms"].to_numpy(bool) if "ms" in frame
-                      else np.zeros(len(frame), bool)) if run_chunk(file, schema) else None
+                      else np.zeros(len(frame), bool)) if run_chunk(file, table.schema) else None
     if held is not None and not named_as_held(file, held):
         raise DatasetError(f"{file} holds deals {held or 'none'}, not what its name says, though it records a run's "
                            "settings as a chunk file does: damaged, or renamed? (blackhole-stats verify names "

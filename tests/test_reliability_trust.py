@@ -459,6 +459,19 @@ def test_a_chunk_file_whose_two_copies_of_the_run_settings_differ_is_damaged_for
     checked = cli("verify", out)
     assert checked.returncode == 1
     assert checked.stdout.decode().startswith("part-11-20-10.parquet: damaged (the two copies"), checked.stdout
+    import polars as pl  # a notebook's copies that keep the settings in one copy only are no damage
+
+    notebook = tmp_path / "notebook"
+    notebook.mkdir()
+    first = out / "part-1-10-10.parquet"
+    settings = pq.read_schema(first).metadata[b"blackhole_stats.run_settings"].decode()
+    pl.read_parquet(first).write_parquet(notebook / "polars.parquet", metadata={"blackhole_stats.run_settings": settings})
+    table = pq.read_table(first).replace_schema_metadata(None)
+    with pq.ParquetWriter(notebook / "writer.parquet", table.schema) as writer:
+        writer.write_table(table)
+        writer.add_key_value_metadata({"blackhole_stats.run_settings": settings})
+    for name in ("polars.parquet", "writer.parquet"):
+        assert cli("report", notebook / name).returncode == 0, cli("report", notebook / name).stderr
 
 
 def test_a_file_being_replaced_stays_whole_when_the_writer_fails(tmp_path):
