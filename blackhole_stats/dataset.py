@@ -745,8 +745,8 @@ def _whole(value, row: int = 0) -> int | None:
 
 
 def _digits_number(digits: str, row: int) -> int:
-    """The number a CSV's digits spell: more than MAX_DIGITS (leading zeros aside) is refused, as
-    `deal` refuses it, where CPython would refuse the conversion itself with a traceback."""
+    """The number a CSV's digits spell: more than MAX_DIGITS significant digits is refused (no deal has
+    them: `deal` refuses them), where CPython would refuse the conversion itself with a traceback."""
     significant = digits.lstrip("0")
     if len(significant) > MAX_DIGITS:
         raise DatasetError(f"row {row + 1} has a game number of {len(significant):,} digits: more than {MAX_DIGITS}")

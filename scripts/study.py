@@ -55,7 +55,8 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     from blackhole_stats.deals import DealSet, DealSpecError
     from blackhole_stats.interrupts import SIGNALS, die_of
 except KeyboardInterrupt:
-    print("study interrupted before it started", file=sys.stderr)
+    print(f"{sys.argv[0].rsplit('/', 1)[-1].removesuffix('.py')} interrupted before it started",  # or ten_million
+          file=sys.stderr)
     if sys.platform != "win32":  # (where a signal gives a process no status: 130 below)
         import signal
 
@@ -123,24 +124,38 @@ def cli(*args: str, stdout=None) -> None:
         raise subprocess.CalledProcessError(code, command)
 
 
-def manifest(run: Path) -> dict:
-    return json.loads(Path(f"{run}.run", "manifest.json").read_text(encoding="utf-8"))
+SCRIPT = Path(sys.argv[0]).stem
+"""The script running ("study", or "ten_million"), as its messages name it."""
 
 
-def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs", script: str = "study") -> None:
-    """Stop before anything is written where RUN already holds another game's deals, or deals outside
+def manifest(run: Path) -> dict | None:
+    """RUN's manifest, read as `run` reads it (beside RUN, or inside it where 0.1.0 put it), None before
+    its first session; a damaged one stops the script in one line."""
+    from blackhole_stats.dataset import DatasetError, read_manifest
+    try:
+        return read_manifest(str(run))
+    except DatasetError as error:
+        sys.exit(f"{SCRIPT} stopped: {error}")
+
+
+def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs") -> None:
+    """Stop before anything is written where RUN is a run of another game, or asks for deals outside
     `deals`: the run would go on with them, and the study would write their figures as those asked for
     (another game's as Black Hole's, or a report of deals 1..200 for --deals 50-150)."""
-    from blackhole_stats.dataset import run_game
-    if not Path(f"{run}.run", "manifest.json").exists():
-        return
+    from blackhole_stats.dataset import DatasetError, run_game
     recorded = manifest(run)
-    if run_game(recorded) is not game:
-        sys.exit(f"{script} stopped before writing anything: {run} is a run of {run_game(recorded).name}, not "
-                 f"{game.name}: give another {folder}")
-    beyond = DealSet.parse(recorded["deals"]) - deals
+    if recorded is None:
+        return
+    try:
+        played = run_game(recorded)
+        beyond = DealSet.parse(recorded["deals"]) - deals
+    except (DatasetError, DealSpecError, KeyError, TypeError) as error:
+        sys.exit(f"{SCRIPT} stopped before writing anything: {run}'s manifest is damaged ({error})")
+    if played is not game:
+        sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run of {played.name}, not {game.name}: "
+                 f"give another {folder}")
     if beyond:
-        sys.exit(f"{script} stopped before writing anything: {run} holds deals {beyond} beyond {option} {deals}: "
+        sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {beyond} beyond {option} {deals}: "
                  + (f"give {option} every deal of the run, or another {folder}" if option.startswith("--")
                     else f"give another {folder}"))
 
@@ -151,7 +166,7 @@ def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | Non
     With `sessions`, the timing is appended to it too, also when the run stops with an error (Ctrl-C,
     a full disk: the run records what it solved), so that a study resumed later sums every session.
     """
-    known = len(manifest(run)["sessions"]) if Path(f"{run}.run", "manifest.json").exists() else 0
+    known = len((manifest(run) or {}).get("sessions", []))
     before, load = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg()
     started = time.perf_counter()
     timing = None
@@ -160,14 +175,15 @@ def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | Non
     finally:
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        recorded = manifest(run)["sessions"] if Path(f"{run}.run", "manifest.json").exists() else []
+        after_run = manifest(run) or {"sessions": []}
+        recorded = after_run["sessions"]
         if len(recorded) > known and recorded[-1]["deals_solved"]:  # else: a run with nothing to do
             timing = {"command": f"blackhole-stats run {' '.join(args)} --out {run}",
                       "deals_solved": recorded[-1]["deals_solved"], "wall_seconds": round(wall, 1),
                       "cpu_seconds": round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 1),
                       "max_rss_mb": round(after.ru_maxrss / 1024),  # Linux: KiB, the largest process's peak
                       "load_average_start": round(load[0], 2), "load_average_end": round(os.getloadavg()[0], 2),
-                      "machine": manifest(run)["machine"]}
+                      "machine": after_run["machine"]}
             if sessions is not None:
                 sessions.append(timing)
     return timing
@@ -500,13 +516,13 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     facts_path = target / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
-    started = manifest(run)["started"] if Path(f"{run}.run", "manifest.json").exists() else None
+    started = (manifest(run) or {}).get("started")
     sessions = previous.get("sessions", []) if started and previous.get("run_started") == started else []
     try:
         timed_run(run, "--range", str(deals), "--game", game.key, sessions=sessions)
     finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
-        if Path(f"{run}.run", "manifest.json").exists():
-            previous.update(run_started=manifest(run)["started"], sessions=sessions)
+        if (recorded := manifest(run)) is not None:
+            previous.update(run_started=recorded["started"], sessions=sessions)
             replace_text(facts_path, json.dumps(previous, indent=2) + "\n")
     cli("verify", str(run))
     report_with_plots(run, target / "REPORT.md", target / "plots")
@@ -565,7 +581,8 @@ def deals_label(data, shown: int = 3) -> str:
     runs = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy(bool)).runs
     spelt = [f"{'ms' if ms else ''}{first:,}" + ("" if first == last else f"..{'ms' if ms else ''}{last:,}")
              for ms, first, last in runs]
-    return ", ".join(spelt[:shown]) + (f" and {len(runs) - shown:,} more runs" if len(runs) > shown else "")
+    more = len(runs) - shown
+    return ", ".join(spelt[:shown]) + (f" and {more:,} more run{'s' if more > 1 else ''}" if more > 0 else "")
 
 
 def render_family(found: dict) -> str:
@@ -666,6 +683,11 @@ def main() -> None:
     timings["fast"] = timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key) or timings.get("fast")
     timings["classic"] = timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key,
                                    "--search", "classic") or timings.get("classic")
+    untimed = [name for name in ("fast", "classic") if timings[name] is None]
+    if untimed:  # results/README.md quotes each run's time
+        sys.exit(f"study stopped before writing its results: the {' and '.join(untimed)} run had nothing left to "
+                 f"solve, and {facts_path} records no time of {'it' if len(untimed) == 1 else 'them'}: give --results "
+                 "the folder of the study that solved them, or new --runs")
     replace_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
     cli("verify", str(fast))
     fast_data, classic_data = load(fast), load(classic)
@@ -713,8 +735,7 @@ def reference_file(name: Path) -> Path | None:
     found = [path for path in (base / "reference" / name, base / name) if path.is_file()]
     return found[0] if found else None
 
-def stopping_cleanly(main, script: str = "study", kept: str = "what its runs solved and their timings are kept"
-                     ) -> None:
+def stopping_cleanly(main, kept: str = "what its runs solved and their timings are kept") -> None:
     """Run `main` as a script whose commands a signal or a failure stops in one line (a study; the
     ten-million study): Ctrl-C, SIGTERM or a hang-up reach the command running (see `cli`), which records
     what it did, and the script then dies of the signal, as a shell's loop over scripts expects."""
@@ -725,7 +746,7 @@ def stopping_cleanly(main, script: str = "study", kept: str = "what its runs sol
         main()
     except (KeyboardInterrupt, Terminated) as stop:
         try:  # a hang-up may have taken the terminal with it
-            print(f"{script} interrupted: {kept}; run the same command to go on", file=sys.stderr)
+            print(f"{SCRIPT} interrupted: {kept}; run the same command to go on", file=sys.stderr)
             sys.stdout.flush()
         except OSError:
             pass
@@ -734,7 +755,7 @@ def stopping_cleanly(main, script: str = "study", kept: str = "what its runs sol
     except subprocess.CalledProcessError as failed:
         how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run dies of it)
                else f"exited with status {failed.returncode}")
-        print(f"{script} stopped: {' '.join(map(str, failed.cmd[1:3]))} ... {how} "
+        print(f"{SCRIPT} stopped: {' '.join(map(str, failed.cmd[1:3]))} ... {how} "
               "(its message above); run the same command to go on once that is fixed", file=sys.stderr)
         sys.exit(1)
 

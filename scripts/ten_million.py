@@ -170,10 +170,10 @@ def main() -> None:
     if not args.million.is_file():
         parser.error(f"--million {args.million}: no such file (the million-deal study's bitmap)")
     deals = DealSet.parse(f"1-{DEALS}")
-    check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run", script="ten_million.py")
+    check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run")
     if not args.skip_run:
         cli("run", "--range", str(deals), "--game", BLACK_HOLE.key, "--out", str(args.run), "--no-progress")
-    elif not Path(f"{args.run}.run", "manifest.json").exists() or DealSet.parse(manifest(args.run)["deals"]) != deals:
+    elif manifest(args.run) is None or DealSet.parse(manifest(args.run)["deals"]) != deals:
         parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
     cli("verify", str(args.run))
     args.results.mkdir(parents=True, exist_ok=True)
@@ -187,4 +187,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    stopping_cleanly(main, "ten_million.py", "what its run solved is kept")
+    stopping_cleanly(main, "what its run solved is kept")

@@ -190,7 +190,7 @@ def test_a_study_refuses_a_run_of_another_game_or_of_other_deals_before_writing_
     (runs / "million.run").symlink_to(runs / "golf.run")
     held = sorted((runs / "golf").iterdir())
     for args, words in ((["--deals", "1-12"], "runs/million is a run of Golf, not Black Hole: give another --runs"),
-                        (["--game", "golf", "--deals", "1-10"], "runs/golf holds deals 11-12 beyond --deals 1-10")):
+                        (["--game", "golf", "--deals", "1-10"], "runs/golf asks for deals 11-12 beyond --deals 1-10")):
         refused = script("study.py", *args, "--runs", str(runs), "--results", str(results))
         assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
         assert refused.stderr.startswith("study stopped before writing anything: ") and words in refused.stderr
@@ -198,6 +198,33 @@ def test_a_study_refuses_a_run_of_another_game_or_of_other_deals_before_writing_
     done = script("study.py", "--game", "golf", "--deals", "1-12,ms3-ms5", "--runs", str(runs), "--results", str(results))
     assert done.returncode == 0, done.stderr
     assert "| Golf (`golf`) | 1..12, ms3..ms5 | " in (results / "FAMILY.md").read_text()
+    manifest = runs / "golf.run" / "manifest.json"  # damaged: one line, not a traceback
+    manifest.write_text(manifest.read_text().replace('"1-12"', '"1-12x"'))
+    refused = script("study.py", "--game", "golf", "--deals", "1-12", "--runs", str(runs), "--results", str(results))
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert refused.stderr.startswith("study stopped: ") and "manifest" in refused.stderr, refused.stderr
+
+
+def test_a_study_reads_a_run_where_0_1_0_kept_its_manifest_and_needs_its_timings(tmp_path):
+    """check_run looked beside RUN only: a 0.1.0 run (its manifest inside) of deals 1..14 was resumed and
+    reported for --deals 1-12. Complete runs and a new --results (no study.json with their times) ended
+    in a traceback after most results were written."""
+    from conftest import make_0_1_0_run
+
+    runs = tmp_path / "runs"
+    made = subprocess.run([str(SCRIPT), "run", "--range", "1-14", "--out", str(runs / "million"), "--workers", "1"],
+                          capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    make_0_1_0_run(runs / "million")
+    refused = script("study.py", "--deals", "1-12", "--classic", "1-12", "--runs", str(runs), "--results",
+                     str(tmp_path / "results"))
+    assert refused.returncode == 1 and "asks for deals 13-14 beyond --deals 1-12" in refused.stderr, refused.stderr
+    first = script("study.py", "--deals", "1-14", "--classic", "1-14", "--runs", str(runs), "--results",
+                   str(tmp_path / "results"))
+    assert first.returncode == 1 and "timing" not in first.stderr, first.stderr  # the upgraded fast run: no time
+    assert first.stderr.splitlines()[-1].startswith("study stopped before writing its results: the fast run had "
+                                                    "nothing left to solve"), first.stderr
+    assert not (tmp_path / "results" / "REPORT.md").exists()
 
 
 def test_the_ten_million_study_refuses_a_run_it_did_not_make_before_writing_anything(tmp_path):
