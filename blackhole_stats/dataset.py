@@ -741,7 +741,8 @@ def _whole(value, row: int = 0) -> int | None:
         return int(value)
     if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
         return int(value)
-    raise DatasetError(f"column deal holds {value!r}, not a whole game number")
+    raise DatasetError(f"column deal holds {quoted(value) if isinstance(value, str) else repr(value)[:QUOTE_LIMIT]}, "
+                       "not a whole game number")
 
 
 def _digits_number(digits: str, row: int) -> int:

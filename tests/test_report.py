@@ -465,6 +465,11 @@ def test_game_numbers_longer_than_any_deal_are_named_not_a_traceback(tmp_path, d
     (tmp_path / "long.csv").write_text("deal,outcome,iterations,cards_played\n5,solved,1,51\n"
                                        f"{'0' * 5000}7,unsolved,3,2\n")  # leading zeros spell deal 7
     assert sorted(report.load(tmp_path / "long.csv")["deal"]) == [5, 7]
+    for spelt in ("-" + "9" * 5000, "9" * 5000 + "e0", "9" * 5000 + ".5"):  # no number: named, cut short
+        (tmp_path / "long.csv").write_text(f"deal,outcome,iterations,cards_played\n{spelt},unsolved,3,2\n")
+        failed = run_cli(tmp_path / "long.csv")
+        assert failed.returncode == 1 and len(failed.stderr) < 400 and "characters), not a whole game number" \
+            in failed.stderr, failed.stderr[:300]
 
 
 @pytest.mark.parametrize("game, outcome, played, allowed", [
