@@ -603,6 +603,26 @@ def settings_problem(schema: pa.Schema, manifest: dict) -> str | None:
     return None if found is None else settings_differ(found, manifest)
 
 
+def check_new_part(out: str, name: str, manifest: dict) -> str | None:
+    """What is wrong with a chunk file a worker wrote in this session, None if nothing; such a file is
+    deleted. A worker of another build (a Dask worker's own install, from before the run's counting
+    or from before files recorded settings) writes rows `settings_problem` would let in: a file of an
+    earlier version records no settings, and its rows would mix two countings without a word."""
+    paths = RunPaths.of(out)
+    path = paths.inside(name)
+    try:
+        found = recorded_settings(pq.read_schema(path, filesystem=paths.fs))
+    except (ValueError, pa.ArrowException, OSError) as error:
+        problem = f"cannot be read back ({first_line(error)})"
+    else:
+        problem = ("records no run settings" if found is None else settings_differ(found, manifest))
+    if problem is None:
+        return None
+    with contextlib.suppress(FileNotFoundError):
+        paths.fs.delete_file(path)
+    return f"{name}, just written by a worker, {problem}: deleted (is every worker's blackhole-stats the run's?)"
+
+
 def settings_differ(found: dict, manifest: dict) -> str | None:
     """`settings_problem` for the settings a file records (`recorded_settings`)."""
     wanted = manifest_settings(manifest)

@@ -334,7 +334,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress or sys.stderr is None, file=_BarStream(sys.stderr),
                       dynamic_ncols=True) as bar:
-                tally = _Tally(bar)
+                tally = _Tally(bar, out, session.manifest)
                 try:
                     signum = _solve(backend, tasks, tally)
                 except interrupts.Interrupted as interrupt:  # a second signal cut _solve's clean-up short: stop
@@ -420,8 +420,9 @@ def _dispatch(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], pendin
 class _Tally:
     """What the finished chunks of a session add up to, shown on the progress bar."""
 
-    def __init__(self, bar: tqdm) -> None:
+    def __init__(self, bar: tqdm, out: str, manifest: dict) -> None:
         self.bar = bar
+        self.out, self.manifest = out, manifest  # the run's: each chunk file written must record its settings
         self.outcomes = [0] * len(OUTCOMES)
         self.solver_seconds = 0.0
         self.failed_chunks = 0
@@ -444,6 +445,9 @@ class _Tally:
             _write_worker_log(getattr(error, WORKER_LOG, ()))
             return self._failed(deals, error)
         _write_worker_log(result.log_records)
+        problem = dataset.check_new_part(self.out, result.file, self.manifest)
+        if problem is not None:  # a worker of another build: its rows would count otherwise
+            return self._failed(deals, RunError(problem))
         log.info("chunk %s: wrote %s (%s)", deals, result.file,
                  ", ".join(f"{count} {outcome}" for count, outcome in zip(result.outcomes, OUTCOMES)))
         self.outcomes = [total + new for total, new in zip(self.outcomes, result.outcomes)]
@@ -470,7 +474,7 @@ class _Tally:
             log.error("chunk %s failed: %s", deals, cause, exc_info=error)
         else:
             log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
-            said = isinstance(error, MemoryError) or isinstance(error, RuntimeError) and not isinstance(
+            said = isinstance(error, (MemoryError, RunError)) or isinstance(error, RuntimeError) and not isinstance(
                 error, futures.BrokenExecutor)  # a broken pool's own text is long
             cause = type(error).__name__ + (f": {error}" if said and str(error) else "")
         self.failed_chunks += 1

@@ -298,6 +298,29 @@ def test_a_chunk_that_lands_as_a_signal_stops_the_run_counts_in_its_session(tmp_
     assert [session["deals_solved"] for session in read_manifest(str(out))["sessions"]] == [landed]
 
 
+def test_a_chunk_file_a_worker_wrote_without_the_run_s_settings_is_deleted_and_stops_the_run(tmp_path):
+    """A Dask worker of an older build (its own install) writes chunk files that record no settings, as
+    files of earlier versions do, so they were taken: its rows counted iterations otherwise (Golf before
+    its counting changed), verify passed and report said nothing. Such a file is made here as the run is
+    about to count its chunk: the run deletes it, stops naming it, and the next session solves it again."""
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "run"
+
+    def as_an_older_worker_writes(pid: int) -> None:
+        for part in out.glob("part-*.parquet"):
+            pq.write_table(pq.read_table(part).replace_schema_metadata(None), part)
+
+    done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-40", "--out", out, "--workers", "1",
+                                      "--chunk-size", "10"], "chunk-tally", as_an_older_worker_writes, release=True)
+    assert done.returncode == 1, done.stderr
+    assert "part-1-10-10.parquet, just written by a worker, records no run settings: deleted" in done.stderr
+    assert not (out / "part-1-10-10.parquet").exists()
+    assert subprocess.run([SCRIPT, "run", "--out", out], capture_output=True).returncode == 0
+    assert subprocess.run([SCRIPT, "verify", out], capture_output=True).returncode == 0
+    assert deals_in(out) == list(range(1, 41))
+
+
 def test_ctrl_c_stops_a_shell_loop_over_runs(tmp_path):
     """`for game in ...; do blackhole-stats run ...; done`: Ctrl-C during the first run stopped that run,
     and the loop went on to start the next one, as bash does after a child that exits 130 (it chose to
