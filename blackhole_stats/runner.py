@@ -337,6 +337,13 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                 tally = _Tally(bar, out, session.manifest)
                 try:
                     signum = _solve(backend, tasks, tally)
+                except Exception as error:
+                    if not (isinstance(backend, _Cluster) and backend.lost()):
+                        raise
+                    log.error("lost the Dask scheduler at %s: %s: %s", scheduler, type(error).__name__,
+                              dataset.first_line(error), extra=_LOG_FILE_ONLY)
+                    raise RunStopped(f"lost the Dask scheduler at {scheduler} (killed, or its machine gone?); the "
+                                     "finished chunks are kept") from None
                 except interrupts.Interrupted as interrupt:  # a second signal cut _solve's clean-up short: stop
                     signum = interrupts.first_signal(interrupt.signum)  # the workers it may have left running (they
                     with interrupts.recorded():  # went on writing chunks as the session was recorded), then record it
@@ -649,6 +656,10 @@ class _Cluster:
             self.close()
             raise
         self.workers = sum(self._client.nthreads().values())
+        # its errors as it gives up on a scheduler that is gone are tracebacks on stderr: the run says it in one line
+        self._client_log = logging.getLogger("distributed.client")
+        self._client_log_level = self._client_log.level
+        self._client_log.setLevel(logging.CRITICAL)
         self._ran: set[str] = set()
         self._stop = f"blackhole-stats-stop-{uuid.uuid4().hex}"
 
@@ -656,6 +667,10 @@ class _Cluster:
     def workers_used(self) -> int:
         """The Dask workers that wrote a chunk: workers come and go during a run."""
         return len(self._ran)
+
+    def lost(self) -> bool:
+        """Whether the client lost its scheduler (killed, or its machine gone): nothing more can be asked."""
+        return self._client.status != "running"
 
     def submit(self, task: ChunkTask):
         return self._client.submit(_solve_on_cluster, task, self._stop, pure=False)
@@ -681,6 +696,10 @@ class _Cluster:
         what the scheduler has not handed to a worker, and wait for the rest.
         """
         client = self._client
+        if self.lost():  # its workers, which lost it too, stop on their own
+            log.warning("the Dask scheduler is gone: the chunks its workers were running are not waited for",
+                        extra=_LOG_FILE_ONLY)
+            return
         self._distributed.Event(self._stop, client=client).set()
         handed_out = {key for keys in client.processing().values() for key in keys}
         client.cancel([future for future in pending if future.key not in handed_out])
@@ -696,6 +715,8 @@ class _Cluster:
         except Exception:  # noqa: BLE001 - a client that lost its scheduler has nothing to unsubscribe from
             pass
         self._client.close()
+        if hasattr(self, "_client_log"):
+            self._client_log.setLevel(self._client_log_level)
 
 
 def _solve_on_cluster(task: ChunkTask, stop: str) -> ChunkResult | None:

@@ -1029,6 +1029,39 @@ def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
     assert_complete(out, 100)
 
 
+def test_a_dask_scheduler_killed_mid_run_is_one_line_and_the_run_resumes(tmp_path, distributed):
+    """kill -9 of the scheduler (its own process, as `dask scheduler` runs) while a worker holds deal 23:
+    stderr got the Dask client's tracebacks, then "cannot use DIR: Timed out trying to connect", which
+    blamed the dataset. Now one line says the scheduler was lost; the finished chunks resume locally."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).with_name("dask"))
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+                                 **quiet)
+    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny"], **quiet,
+                              env={**os.environ, **pause_env(tmp_path, **{"deal-23": 120})})
+    out = tmp_path / "run"
+    try:
+        with started("run", "--range", "1-60", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            wait_for_pause(tmp_path, "deal-23", process)
+            scheduler.kill()
+            output, err = process.communicate(timeout=120)
+    finally:
+        release_pause(tmp_path, "deal-23")
+        for child in (scheduler, worker):
+            child.kill()
+            child.wait()
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith(f"Error: lost the Dask scheduler at {address} (killed, or its machine "
+                                           "gone?); the finished chunks are kept; details in the log; resume with: ")
+    assert f"ERROR lost the Dask scheduler at {address}" in Path(log_path(str(out))).read_text()
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0
+    assert_complete(out, 60)
+
+
 def test_a_run_with_standard_error_closed_or_failing_still_runs(tmp_path):
     """`run ... 2>&-` (a cron line) did nothing and exited 1: sys.stderr is None, and its isatty() raised;
     with --progress, a bar that could not be drawn (2>/dev/full, a reader gone) stopped the run as if the
