@@ -55,8 +55,7 @@ blackhole-solve --game {{{'|'.join(PRESETS)}}} [options] [BOARD_FILE | -]
 black-hole-solver's command line (flags, output, exit codes) on blackhole-stats'
 exact fast search. The board is read from BOARD_FILE, or standard input if it
 is '-' or missing, and gives every pile (an empty one as an empty line), as the
-peer requires. Flags are read left to right up to the board file; what
-follows it is ignored, as by the peer (a note on stderr says so).
+peer requires. Flags are read left to right up to the board file.
 
 --game G                  black_hole, all_in_a_row or golf (golf switches rank
                           wrapping off, and a later --game leaves it off:
@@ -127,8 +126,6 @@ class Options:
         self.show_depth = False
         self.output: str | None = None
         self.board_path = "-"
-        self.after_board: list[str] = []
-        """What follows the board file: the peer never reads it, so neither do we (a note says so)."""
         self.given: list[str] = []
         """The flags that name the game, as given (for the refusal of a combination)."""
 
@@ -184,7 +181,9 @@ def parse_args(argv: list[str]) -> Options | str:
             raise Failure(f"Error! Unknown option {arg[:40]!r} (see 'blackhole-solve --help').", EXIT_USAGE)
         else:
             options.board_path = arg
-            options.after_board = list(args)
+            rest = list(args)
+            if rest:
+                raise Failure(f"Error! One board file only; {rest[0][:40]!r} follows {arg[:40]!r}.", EXIT_USAGE)
     if options.preset is None:
         raise Failure("Error! Must specify game type using --game.", EXIT_USAGE)
     return options
@@ -289,9 +288,6 @@ def run(argv: list[str]) -> int:
         _write(parsed, None)
         return 0
     game = choose_game(parsed)
-    if parsed.after_board:
-        _say(f"note: ignored, as black-hole-solve ignores what follows the board file: "
-             f"{' '.join(parsed.after_board)[:80]!r}")
     board = read_board(parsed.board_path, game)
     from .solver import MAX_ITERS, Solver
 

@@ -449,6 +449,7 @@ def test_flag_order_follows_the_peer():
     (["--game", "golf"], b"Talon: 8H\rFoundations: TH\n", 253, "stray '\\r'"),
     (["--game", "black_hole"], b"Foundations: AS\nAS 2C\n", 253, "card AS is also"),
     (["--game", "black_hole"], b"\xff\xfe", 253, "not UTF-8"),
+    (["--game", "golf", "a", "b"], b"", 2, "One board file only"),
     (["--game", "golf", "new\nline"], b"", 253, "Cannot open 'new\\nline' for reading!"),  # one pair of quotes
     (["--game", "golf", "--output", "", "-"], b"Talon: 8H\nFoundations: TH\nAS\n2S\n3S\n4S\n5S\n6S\n7S\n", 253,
      "Cannot write ''! (an empty name is no file)"),  # it said '(Is a directory)'
@@ -458,18 +459,6 @@ def test_flag_order_follows_the_peer():
 def test_bad_usage_and_input_are_one_line(args, stdin, code, message):
     err = assert_one_line_failure(solve(*args, stdin=stdin), code)
     assert message in err
-
-
-def test_what_follows_the_board_file_is_ignored_as_by_the_peer(tmp_path):
-    """The peer takes the first argument that is no flag as the board file and reads no further: a script
-    with a flag (or a second file) after it solved there, and was refused here (exit 2)."""
-    board = tmp_path / "board.txt"
-    board.write_text(reference_boards("golf")[1])
-    plain = solve("--game", "golf", "--queens-on-kings", str(board))
-    late = solve("--game", "golf", "--queens-on-kings", str(board), "--quiet", "other.txt")
-    assert (late.returncode, late.stdout) == (plain.returncode, plain.stdout) and plain.returncode in (0, 255)
-    assert late.stderr.decode() == "note: ignored, as black-hole-solve ignores what follows the board file: " \
-                                   "'--quiet other.txt'\n" and plain.stderr == b""
 
 
 def test_budgets_the_peer_reads_as_no_limit_are_no_limit():
