@@ -607,13 +607,15 @@ def check_new_part(out: str, name: str, manifest: dict) -> str | None:
     """What is wrong with a chunk file a worker wrote in this session, None if nothing; such a file is
     deleted. A worker of another build (a Dask worker's own install, from before the run's counting
     or from before files recorded settings) writes rows `settings_problem` would let in: a file of an
-    earlier version records no settings, and its rows would mix two countings without a word."""
+    earlier version records no settings, and its rows would mix two countings without a word.
+    OSError or pyarrow's error where the file cannot be read back now: it is kept (a storage blip
+    must not cost a good file)."""
     paths = RunPaths.of(out)
     path = paths.inside(name)
     try:
         found = recorded_settings(pq.read_schema(path, filesystem=paths.fs))
-    except (ValueError, pa.ArrowException, OSError) as error:
-        problem = f"cannot be read back ({first_line(error)})"
+    except ValueError as error:  # settings that are no JSON object: damaged as written
+        problem = f"records damaged run settings ({error})"
     else:
         problem = ("records no run settings" if found is None else settings_differ(found, manifest))
     if problem is None:

@@ -36,6 +36,7 @@ from logging.handlers import QueueHandler
 from types import SimpleNamespace
 from typing import Callable, Iterator
 
+import pyarrow as pa
 from tqdm import tqdm
 
 from . import _testhooks, dataset, difficulty, interrupts
@@ -452,7 +453,12 @@ class _Tally:
             _write_worker_log(getattr(error, WORKER_LOG, ()))
             return self._failed(deals, error)
         _write_worker_log(result.log_records)
-        problem = dataset.check_new_part(self.out, result.file, self.manifest)
+        try:
+            problem = dataset.check_new_part(self.out, result.file, self.manifest)
+        except (OSError, pa.ArrowException) as error:  # the file stays: verify reads it later
+            log.warning("chunk %s: %s could not be read back to check its settings (%s): kept", deals, result.file,
+                        dataset.first_line(error))
+            problem = None
         if problem is not None:  # a worker of another build: its rows would count otherwise
             return self._failed(deals, RunError(problem))
         log.info("chunk %s: wrote %s (%s)", deals, result.file,

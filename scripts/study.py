@@ -681,14 +681,16 @@ def main() -> None:
     timings = previous.get("timings", {})
 
     timings["fast"] = timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key) or timings.get("fast")
-    timings["classic"] = timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key,
-                                   "--search", "classic") or timings.get("classic")
+    try:
+        timings["classic"] = timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key,
+                                       "--search", "classic") or timings.get("classic")
+    finally:  # the fast run's time is kept when the classic run is stopped (the rerun finds the fast run done)
+        replace_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
     untimed = [name for name in ("fast", "classic") if timings[name] is None]
     if untimed:  # results/README.md quotes each run's time
         sys.exit(f"study stopped before writing its results: the {' and '.join(untimed)} run had nothing left to "
                  f"solve, and {facts_path} records no time of {'it' if len(untimed) == 1 else 'them'}: give --results "
                  "the folder of the study that solved them, or new --runs")
-    replace_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
     cli("verify", str(fast))
     fast_data, classic_data = load(fast), load(classic)
     for name, data, least, option, asked in (("fast", fast_data, 1, "--deals", deals),

@@ -321,6 +321,25 @@ def test_a_chunk_file_a_worker_wrote_without_the_run_s_settings_is_deleted_and_s
     assert deals_in(out) == list(range(1, 41))
 
 
+def test_a_chunk_file_that_cannot_be_read_back_for_its_check_is_kept(tmp_path):
+    """The check of a new chunk file's settings deleted a file it could not read back (a storage blip): a
+    good file lost, the run stopped blaming a version. The file is away (moved) as the run counts it here:
+    the run warns, deletes nothing, and with the file back the run is whole."""
+    out, away = tmp_path / "run", tmp_path / "away.parquet"
+
+    def moved_away(pid: int) -> None:
+        (out / "part-1-10-10.parquet").rename(away)
+
+    done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-20", "--out", out, "--workers", "1",
+                                      "--chunk-size", "10"], "chunk-tally", moved_away, release=True)
+    assert "part-1-10-10.parquet could not be read back to check its settings" in done.stderr, done.stderr
+    assert "deleted" not in done.stderr and away.exists()
+    away.rename(out / "part-1-10-10.parquet")
+    assert subprocess.run([SCRIPT, "run", "--out", out], capture_output=True).returncode == 0
+    assert subprocess.run([SCRIPT, "verify", out], capture_output=True).returncode == 0
+    assert deals_in(out) == list(range(1, 21))
+
+
 def test_ctrl_c_stops_a_shell_loop_over_runs(tmp_path):
     """`for game in ...; do blackhole-stats run ...; done`: Ctrl-C during the first run stopped that run,
     and the loop went on to start the next one, as bash does after a child that exits 130 (it chose to

@@ -270,6 +270,20 @@ def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
     assert facts["classic_vs_fast"]["verdicts_differ"] == 0
 
 
+def test_a_black_hole_study_stopped_in_its_classic_run_keeps_the_fast_run_s_time_and_goes_on(tmp_path):
+    """The fast run's time went into study.json only once the classic run had finished too: Ctrl-C in the
+    classic run lost it, and the rerun (finding the fast run done, with no time) could not go on."""
+    require_reference("peer_1_1000.csv")
+    args = [sys.executable, REPO / "scripts" / "study.py", "--deals", "16-40", "--classic", "1-30", "--runs",
+            tmp_path / "runs", "--results", tmp_path / "results"]
+    stopped = signal_at_pause(tmp_path, args, "deal-15", lambda pid: os.killpg(pid, signal.SIGINT))  # classic only
+    assert stopped.returncode == -signal.SIGINT, stopped.stderr
+    assert json.loads((tmp_path / "results" / "study.json").read_text())["timings"]["fast"]["deals_solved"] == 25
+    again = script("study.py", *map(str, args[2:]))
+    assert again.returncode == 0, again.stderr
+    assert json.loads((tmp_path / "results" / "study.json").read_text())["fast"]["deals"] == 25
+
+
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
     """A run made with --max-iters was checked without a limit: every intractable deal a "mismatch"."""
     out = tmp_path / "run"
