@@ -737,6 +737,7 @@ def reference_file(name: Path) -> Path | None:
     found = [path for path in (base / "reference" / name, base / name) if path.is_file()]
     return found[0] if found else None
 
+
 def stopping_cleanly(main, kept: str = "what its runs solved and their timings are kept") -> None:
     """Run `main` as a script whose commands a signal or a failure stops in one line (a study; the
     ten-million study): Ctrl-C, SIGTERM or a hang-up reach the command running (see `cli`), which records
