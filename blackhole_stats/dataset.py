@@ -1304,6 +1304,11 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         if equals and column.lower() in DIFFICULTY_SCHEMA.names:  # Hive partitioning, as DuckDB reads it
             raise DatasetError(f"{out}: DuckDB reads a directory named {folder} as the column {column} of every "
                                f"row under it, whatever its files hold: choose a name without '{column}='")
+        pattern = next((char for char in "*?[" if char in folder), None)
+        if pattern is not None:  # 'g[1]/*.parquet' reads g1's files
+            raise DatasetError(f"{out}: DuckDB and polars read {pattern!r} in a path as a pattern, so their reads "
+                               f"of {folder}/*.parquet would take other folders' files: choose a name without "
+                               "'*', '?' or '['")
     enclosing = enclosing_run(out)
     if enclosing is not None:
         raise DatasetError(f"{out} lies inside the dataset of the run {enclosing}, whose readers would read "

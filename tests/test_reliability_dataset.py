@@ -346,6 +346,18 @@ def test_a_directory_named_like_a_hive_partition_of_a_column_is_refused(tmp_path
     assert_ok(cli("run", "--range", "1-3", "--out", tmp_path / "label=golf", "--workers", "1"))  # not a column
 
 
+@pytest.mark.parametrize("name, pattern", [("g[1]", "["), ("a*b", "*"), ("x?/run", "?")])
+def test_a_directory_whose_name_readers_take_for_a_pattern_is_refused(tmp_path, name, pattern):
+    """A run in `g[1]` beside one in `g1`: DuckDB's and polars' `read_parquet('g[1]/*.parquet')` (README's
+    way to read a run's files) read g1's rows instead, without a word; pandas read the right ones."""
+    assert_ok(cli("run", "--range", "1000-1009", "--out", tmp_path / "g1", "--workers", "1"))
+    line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", tmp_path / name), 1)
+    folder = name.split("/")[0]
+    assert line.startswith(f"Error: {tmp_path / name}: DuckDB and polars read {pattern!r} in a path as a pattern, "
+                           f"so their reads of {folder}/*.parquet would take other folders' files"), line
+    assert not (tmp_path / folder).exists()
+
+
 def test_a_run_s_dataset_is_never_another_run_s_side_folder(tmp_path):
     """A run in X keeps its manifest and log in X.run: where X.run was a run's dataset, that dataset got
     them among its parts, and pandas, pyarrow and polars could read it no more."""
