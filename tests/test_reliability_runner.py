@@ -391,6 +391,10 @@ def test_a_failure_that_a_second_signal_causes_in_the_clean_up_is_the_interrupt(
     with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
                  env=env) as process:
         wait_for_pause(tmp_path, "deal-15", process)
+        deadline = time.monotonic() + 60  # the run has counted chunk 1-10 and waits on the pool again
+        while "chunk 1-10: wrote" not in Path(log_path(str(out))).read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # from that line to the pool's wait, where it stays while deal 15 is held: a few steps
         os.kill(process.pid, signal.SIGTERM)
         _, err = process.communicate(timeout=60)
     assert process.returncode == -signal.SIGTERM, err
