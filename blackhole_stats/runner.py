@@ -648,6 +648,10 @@ class _Cluster:
             self._client = distributed.Client(address, timeout=SCHEDULER_SECONDS, set_as_default=False)
         except (OSError, TimeoutError, ValueError) as error:
             raise RunError(f"cannot use the Dask scheduler at {address}: {error}") from None
+        # its errors as it gives up on a scheduler that is gone are tracebacks on stderr: the run says it in one line
+        self._client_log = logging.getLogger("distributed.client")
+        self._client_log_level = self._client_log.level
+        self._client_log.setLevel(logging.CRITICAL)
         try:
             self._client.subscribe_topic("all", _log_worker_event)
             if not self._client.nthreads():
@@ -662,10 +666,6 @@ class _Cluster:
             self.close()
             raise
         self.workers = sum(self._client.nthreads().values())
-        # its errors as it gives up on a scheduler that is gone are tracebacks on stderr: the run says it in one line
-        self._client_log = logging.getLogger("distributed.client")
-        self._client_log_level = self._client_log.level
-        self._client_log.setLevel(logging.CRITICAL)
         self._ran: set[str] = set()
         self._stop = f"blackhole-stats-stop-{uuid.uuid4().hex}"
 
@@ -721,8 +721,7 @@ class _Cluster:
         except Exception:  # noqa: BLE001 - a client that lost its scheduler has nothing to unsubscribe from
             pass
         self._client.close()
-        if hasattr(self, "_client_log"):
-            self._client_log.setLevel(self._client_log_level)
+        self._client_log.setLevel(self._client_log_level)
 
 
 def _solve_on_cluster(task: ChunkTask, stop: str) -> ChunkResult | None:
