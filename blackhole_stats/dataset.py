@@ -503,7 +503,8 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
     paths = sorted(info.path for info in found
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:
-        raise DatasetError(f"{out}: no *.parquet files in this directory")
+        live = ": a run is writing to it and has finished no chunk yet" if being_written(out) else ""
+        raise DatasetError(f"{out}: no *.parquet files in this directory{live}")
     return fs, root, paths
 
 
@@ -1591,6 +1592,10 @@ def _upgrade_run(out: str, paths: RunPaths, manifest: dict, folders: Folders) ->
     write_manifest(out, manifest, folders)
 
 
+class RunBusy(DatasetError):
+    """A run holds the directory's lock: it is writing there now."""
+
+
 @contextmanager
 def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
     """Refuse a second run writing into the same local directory (it would write deals twice).
@@ -1616,12 +1621,27 @@ def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
         try:
             _flock(fd) if _flock else _lock_first_byte(fd)
         except OSError:  # held elsewhere (BlockingIOError on POSIX, PermissionError on Windows)
-            raise DatasetError(f"another run is writing to {out} "
-                               "(or its worker processes are still alive)") from None
+            raise RunBusy(f"another run is writing to {out} (or its worker processes are still alive)") from None
         found = os.fstat(fd) if _flock else os.stat(path)  # the folder locked (elsewhere: the one holding the lock)
         yield found.st_dev, found.st_ino
     finally:
         os.close(fd)
+
+
+def being_written(out: str) -> bool:
+    """Whether a run is writing to `out` now (it holds the lock on the side folder, which every run takes):
+    its newest files are not written yet, and not an interrupted run's. False where that cannot be told
+    (remote storage, no side folder)."""
+    side = RunPaths.of(out).side if local_path(out) is not None else None
+    if side is None or not os.path.isdir(side):
+        return False
+    try:
+        with lock(out, beside=True):
+            return False
+    except RunBusy:
+        return True
+    except DatasetError:
+        return False
 
 
 def _posix_flock():

@@ -28,8 +28,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from .cards import DECK
-from .dataset import (GAMES, DamagedPart, DatasetError, data_files, deals_held, expected_deals, filesystem,
-                      first_line, folder_entries, format_problem, game_numbers, list_run,
+from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
+                      filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
                       run_game, settings_differ, shown_game)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
@@ -510,6 +510,8 @@ class ManifestCheck:
     """The files whose rows were solved with other settings than the manifest's, or whose recorded settings
     are damaged (a part copied from another run: `run` refuses to go on beside it), counted here with the
     rest."""
+    being_written: bool = False
+    """A run is writing to the directory now (`dataset.being_written`): its deals are the ones done so far."""
 
     @property
     def matches(self) -> bool:
@@ -518,7 +520,8 @@ class ManifestCheck:
     def warnings(self) -> list[str]:
         """The lines `report` (and `export`, whose lists would be short) print when the rows do not match,
         or when readers of the directory would read more than the run's files."""
-        lines = []
+        lines = ["warning: a run is writing to this dataset now: these are the deals it has done so far"] \
+            if self.being_written else []
         if not self.matches:
             lines.append(f"warning: the manifest asks for {self.asked:,} deals, the dataset has {self.rows:,} "
                          f"rows: {self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} "
@@ -542,7 +545,8 @@ class ManifestCheck:
                                if settings is None or settings_differ(json.loads(settings), manifest))
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
-                   strays=_unread_strays(source), other_settings=other_settings)
+                   strays=_unread_strays(source), other_settings=other_settings,
+                   being_written=being_written(source))
 
 
 SETTINGS_SHOWN = 5

@@ -53,6 +53,9 @@ def verify(out: str) -> Verification:
     if manifest is None:
         where = paths.beside(dataset.MANIFEST_NAME) if paths.side else paths.inside(dataset.OLD_MANIFEST_NAME)
         raise dataset.DatasetError(f"there is no run in {out} (no {where})")
+    if dataset.being_written(out):  # its newest chunks are still being solved and written
+        raise dataset.DatasetError(f"a run is writing to {out} now (or its worker processes are still alive): "
+                                   "verify it once that run has ended")
     problem = dataset.format_problem(manifest)
     if problem:  # its files are no upgrade for the next run to finish
         raise dataset.DatasetError(f"{out} {problem}: verify it with the version that wrote it")

@@ -22,6 +22,7 @@ once and a `verify` that passes:
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import shlex
@@ -497,6 +498,33 @@ def test_a_chunk_finished_while_its_dir_is_replaced_lands_nowhere(tmp_path, repl
     assert process.returncode == 1 and "was moved or deleted while the run wrote to it" in err, err
     assert list(out.iterdir()) == [] if replacement == "folder" else deals_in(other) == [101, 102, 103]
     assert cli("verify", other).returncode == 0
+
+
+def test_verify_and_report_while_a_run_writes_say_so(tmp_path):
+    """verify called the live run's file being written "unfinished file of an interrupted run" and
+    failed on the deals not solved yet; report's figures looked like an interrupted run's."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"chunk-written": 120, "deal-15": 120})) as process:
+        wait_for_pause(tmp_path, "chunk-written", process)  # the first chunk's file, not in DIR yet
+        verified, too_early = cli("verify", out), cli("report", out)
+        release_pause(tmp_path, "chunk-written")
+        wait_for_pause(tmp_path, "deal-15", process)  # the first chunk is in DIR
+        reported, as_json = cli("report", out), cli("report", out, "--format", "json")
+        release_pause(tmp_path, "deal-15")
+        assert process.wait(timeout=120) == 0, process.communicate()
+    assert assert_one_line_failure(verified) == (
+        f"Error: a run is writing to {out} now (or its worker processes are still alive): verify it once that "
+        "run has ended\n")
+    assert assert_one_line_failure(too_early) == (
+        f"Error: {out}: no *.parquet files in this directory: a run is writing to it and has finished no chunk "
+        "yet\n")
+    assert reported.returncode == 0 and "warning: a run is writing to this dataset now" in reported.stdout.decode()
+    figures = json.loads(as_json.stdout)
+    assert figures["deals"] == 10 and figures["against_manifest"]["being_written"] is True
+    after_verify, after_report = cli("verify", out), cli("report", out, "--format", "json")
+    assert after_verify.returncode == 0, after_verify.stderr
+    assert json.loads(after_report.stdout)["against_manifest"]["being_written"] is False
 
 
 @pytest.mark.parametrize("pause", ["deal-15", "session-ending"])
