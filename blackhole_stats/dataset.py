@@ -1416,6 +1416,10 @@ class RunMoved(DatasetError):
     """The folders a run path names are no longer the ones the run locked: moved or deleted under it."""
 
 
+class WrittenFileVanished(DatasetError):
+    """A file the run was writing (a chunk, the manifest) was deleted before its rename, its folders in place."""
+
+
 Folders = tuple[tuple[int, int], ...]
 """A run's DIR and DIR.run as the run locked them, by (device, inode); empty for remote storage."""
 
@@ -1462,7 +1466,10 @@ def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
             raise _moved(paths)
         source, into = (handles[0] if os.path.dirname(path) == paths.root else handles[1] for path in (temp, target))
         os.rename(os.path.basename(temp), os.path.basename(target), src_dir_fd=source, dst_dir_fd=into)
-    except (FileNotFoundError, NotADirectoryError):  # a folder, or the file written into it, moved away
+    except (FileNotFoundError, NotADirectoryError):  # a folder moved away, or (both still the run's) the file
+        if len(handles) == 2:
+            raise WrittenFileVanished(f"{temp}, which the run was writing, was deleted before it could be "
+                                      f"renamed to {target}") from None
         raise _moved(paths) from None
     except OSError as error:  # named by the paths, as a rename by them would be (a cross-device link)
         raise OSError(error.errno, error.strerror, temp, None, target) from None

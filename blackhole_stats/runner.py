@@ -487,8 +487,8 @@ class _Tally:
             log.error("chunk %s failed: %s", deals, cause, exc_info=error)
         else:
             log.error("chunk %s failed: %s: %s", deals, type(error).__name__, error, exc_info=error)
-            said = isinstance(error, (MemoryError, RunError)) or isinstance(error, RuntimeError) and not isinstance(
-                error, futures.BrokenExecutor)  # a broken pool's own text is long
+            said = isinstance(error, (MemoryError, RunError, dataset.DatasetError)) or isinstance(
+                error, RuntimeError) and not isinstance(error, futures.BrokenExecutor)  # a broken pool's text is long
             cause = type(error).__name__ + (f": {error}" if said and str(error) else "")
         self.failed_chunks += 1
         self.broken[cause] = self.broken.get(cause, DealSet()) | deals

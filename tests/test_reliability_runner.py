@@ -500,6 +500,24 @@ def test_a_chunk_finished_while_its_dir_is_replaced_lands_nowhere(tmp_path, repl
     assert cli("verify", other).returncode == 0
 
 
+def test_a_chunk_file_deleted_while_it_is_written_is_named_and_its_deals_are_solved_on_resume(tmp_path):
+    """The rename of the deleted file into DIR failed, and the run said its folders were moved or
+    deleted, with both in place."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-10", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"chunk-written": 120})) as process:
+        wait_for_pause(tmp_path, "chunk-written", process)
+        [written] = (tmp_path / "run.run").glob(".part-*")
+        written.unlink()
+        release_pause(tmp_path, "chunk-written")
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and (f"{written}, which the run was writing, was deleted before it could be "
+                                        f"renamed to {out}/part-1-10-10.parquet") in err and "resume with: " in err, err
+    assert "moved or deleted" not in err, err
+    assert cli("run", "--out", out).returncode == 0
+    assert_complete(out, 10)
+
+
 def test_verify_and_report_while_a_run_writes_say_so(tmp_path):
     """verify called the live run's file being written "unfinished file of an interrupted run" and
     failed on the deals not solved yet; report's figures looked like an interrupted run's."""
