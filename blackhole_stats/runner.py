@@ -115,6 +115,9 @@ class RunSummary:
     seconds: float
     solver_seconds: float
     workers: int
+    strays: tuple[str, ...] = ()
+    """Entries of DIR, found as the run ended, that are not its files yet readers of DIR read (put there while
+    it wrote): `verify` names them, and the next run refuses to go on beside them."""
 
     @property
     def solved_now(self) -> int:
@@ -374,7 +377,8 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                                  done_count, requested.count)
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
-                      elapsed, tally.solver_seconds, backend.workers_used)
+                      elapsed, tally.solver_seconds, backend.workers_used,
+                      tuple(name for name, _ in dataset.list_run(out).strays))
 
 
 def default_chunk_size(deals: int, workers: int) -> int:

@@ -518,6 +518,21 @@ def test_a_chunk_file_deleted_while_it_is_written_is_named_and_its_deals_are_sol
     assert_complete(out, 10)
 
 
+def test_a_file_put_into_dir_while_the_run_writes_is_named_as_the_run_ends(tmp_path):
+    """The run ended saying nothing of it, and readers of DIR counted the copy's deals twice."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120})) as process:
+        wait_for_pause(tmp_path, "deal-15", process)  # the first chunk is in DIR
+        shutil.copy(out / "part-1-10-10.parquet", out / "part-1-10-10.parquet.bak")
+        release_pause(tmp_path, "deal-15")
+        written, err = process.communicate(timeout=120)
+    assert process.returncode == 0 and "20 deals solved now" in written, err
+    assert err.splitlines()[-1] == (
+        f"warning: {out} also holds part-1-10-10.parquet.bak, not the run's files, which readers of it read: "
+        "move them out of the run directory (the next run refuses to go on beside them)")
+
+
 def test_verify_and_report_while_a_run_writes_say_so(tmp_path):
     """verify called the live run's file being written "unfinished file of an interrupted run" and
     failed on the deals not solved yet; report's figures looked like an interrupted run's."""
