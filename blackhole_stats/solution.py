@@ -15,6 +15,7 @@ pyarrow, polars, DuckDB or `Solver.solve_deal`) back to its board and solution.
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -153,7 +154,8 @@ def _text(piles: bytes, cards: bytes) -> str:
 
 
 def board_of(row: Any) -> Board:
-    """The board a dataset row was dealt from, in the row's `game` (Black Hole without one).
+    """The board a dataset row was dealt from, in the row's `game` (Black Hole without one, as in the
+    compact files written before the family; a warning for a run's row without it, which has `deal_exact`).
 
     `row` is anything with `deal` and `ms` by key or attribute: a pandas row
     (`df.iloc[i]`, `itertuples()`), a dict from pyarrow's `to_pylist()`,
@@ -178,7 +180,12 @@ def board_of(row: Any) -> Board:
     if fields["ms"] is not _NO_FIELD and _missing(ms) and not isinstance(ms, str):  # "": a CSV's empty cell
         raise ValueError("the row's ms is null: an ms flag is True or False, and which deal the row is would be a "
                          "guess (report refuses such a file too; pandas reads a CSV's empty cell as NaN: fillna)")
-    game = _field(row, "game", absent=BLACK_HOLE)  # a row of a dataset without the column: Black Hole's
+    game = _field(row, "game", absent=_NO_FIELD)
+    if game is _NO_FIELD and fields["deal_exact"] is not _NO_FIELD:  # report notes such a file too
+        warnings.warn("the row has no game field, though every row of a run has one (pandas drops it when it "
+                      "reads one game=... folder): dealt as Black Hole's (df.assign(game=...) names it)", stacklevel=2)
+    if game is _NO_FIELD:  # a compact file written before the family: Black Hole's
+        game = BLACK_HOLE
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
     game = get_game(game)

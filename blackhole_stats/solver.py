@@ -118,11 +118,17 @@ class Solver:
 
     def __init__(self, table_bits: int = DEFAULT_TABLE_BITS) -> None:
         table_bits = whole_number("table_bits", table_bits, 8, 30)  # (the C type's own range, said here)
+        self._table_bits = table_bits
         try:
             self._core = _core.Solver(table_bits)
         except MemoryError:
             raise MemoryError(f"a solver's tables (table_bits={table_bits}) do not fit in the memory this "
                               "process may use") from None
+
+    def __reduce__(self):
+        """A copy, deep copy or unpickled Solver (one sent to a spawned worker) is a new one of the same size:
+        tables shared with the original would make the two refuse to solve at once (one per thread)."""
+        return Solver, (self._table_bits,)
 
     @property
     def memory_bytes(self) -> int:

@@ -21,9 +21,11 @@ or against the same search run alone in one thread:
 """
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -169,6 +171,19 @@ def test_a_solver_busy_in_another_thread_refuses():
     assert not solver.busy
     outcome, iterations, played = peer()[2]
     assert summary(solver.solve(deal(2), search="classic"))[:3] == (outcome, iterations, played)
+
+
+@pytest.mark.parametrize("make", [copy.copy, copy.deepcopy, lambda solver: pickle.loads(pickle.dumps(solver))],
+                         ids=["copy", "deepcopy", "pickle"])
+def test_a_copy_of_a_solver_has_tables_of_its_own(make):
+    """copy.copy shared the original's tables: the copy, made as "one Solver per thread", refused to
+    solve while the original solved; deepcopy and pickle (a Solver sent to a spawned worker) raised."""
+    solver = Solver(table_bits=12)
+    other, results = make(solver), []
+    seen = interrupt_while_busy(solver, deal(SLOW_CLASSIC), "classic",
+                                meanwhile=lambda: results.append(summary(other.solve(deal(2), search="classic"))))
+    assert seen == [True] and other._core is not solver._core and other._table_bits == 12
+    assert results[0][:3] == peer()[2]
 
 
 # ------------------------------------------------------------- interrupts

@@ -367,6 +367,20 @@ def test_board_of_a_row_without_names_or_of_a_whole_table_says_so(tmp_path):
         board_of({"deal": 5, "ms": b"True"})                                          # "a column of values"
 
 
+def test_a_run_row_read_without_its_game_is_dealt_as_black_hole_with_a_warning(tmp_path):
+    """pandas drops the partition key when it reads one `game=golf` folder: board_of dealt the row as
+    Black Hole's without a word, where report notes a file without its game."""
+    solver = Solver()
+    rows = pd.DataFrame([{**solver.solve_deal(n, game="golf"), "deal_exact": None} for n in (4, 5)])
+    rows.to_parquet(tmp_path / "by_game", partition_cols=["game"])
+    row = pd.read_parquet(tmp_path / "by_game" / "game=golf").iloc[0]
+    assert "game" not in row and "deal_exact" in row
+    with pytest.warns(UserWarning, match=r"the row has no game field, though every row of a run has one \(pandas "
+                                         r"drops it when it reads one game=\.\.\. folder\): dealt as Black Hole's"):
+        assert board_of(row) == deal(4)
+    assert board_of(pd.concat([row, pd.Series({"game": "golf"})])) == deal(4, "golf")
+
+
 def test_a_row_of_another_game_without_its_game_field_says_so():
     """pandas drops the partition key when it reads one `game=golf` folder: the row was dealt as Black Hole's
     and its solution failed on a card not on top, with nothing to say why."""
