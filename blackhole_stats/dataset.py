@@ -1639,10 +1639,10 @@ def being_written(out: str) -> bool:
     """Whether a run is writing to `out` now (it holds the lock on the side folder, which every run takes):
     its newest files are not written yet, and not an interrupted run's. False where that cannot be told
     (remote storage, no side folder)."""
-    side = RunPaths.of(out).side if local_path(out) is not None else None
-    if side is None or not os.path.isdir(side):
-        return False
     try:
+        side = RunPaths.of(out).side if local_path(out) is not None else None
+        if side is None or not os.path.isdir(side):
+            return False
         with lock(out, beside=True):
             return False
     except RunBusy:
