@@ -992,6 +992,7 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
     asked = None if manifest is None else expected_deals(manifest)
     fs, _ = filesystem(out)
     numbers, ms = [], []
+    held_before = _HeldBefore()
     for path in list_run(out).parts:
         try:
             table = read_part(fs, path)
@@ -1025,12 +1026,37 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
                                    f"(blackhole-stats verify {out} names what each file holds)")
             if manifest is not None and not problem:
                 problem = settings_problem(table.schema, manifest)
+            if held is not None and not problem:
+                held_before.add(out, path, held, table.num_rows)
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None
     if not numbers:
         return DealSet()
     return deals_held(np.concatenate(numbers), np.concatenate(ms))
+
+
+@dataclass
+class _HeldBefore:
+    """The chunk files `read_done` has read, and their deals, to refuse a file that repeats a deal (a part
+    copied in by hand, a chunk a lost Dask scheduler's worker finished after the resume solved it again):
+    readers of DIR would count it twice, and a run that went on beside it would finish a wrong dataset."""
+
+    deals: DealSet = field(default_factory=DealSet)
+    files: list[tuple[str, DealSet]] = field(default_factory=list)
+
+    def add(self, out: str, path: str, held: DealSet, rows: int) -> None:
+        """Count in the file `path`, which holds `held` in `rows` rows; DatasetError if it repeats a deal."""
+        if held.count != rows:
+            raise DatasetError(f"{path} holds {rows:,} rows for {held.count:,} deals, some of them more than once: "
+                               "move it out of the run directory (the next run solves its deals again)")
+        if held - self.deals != held:
+            other, both = next((other, held - (held - deals)) for other, deals in self.files if held - deals != held)
+            raise DatasetError(f"{path} and {other} both hold deals {both}, which readers of {out} would count "
+                               "twice: move one of them out of the run directory (the next run solves again any "
+                               "deal that then lacks)")
+        self.deals |= held
+        self.files.append((path, held))
 
 
 def _upgrade_chunk_files(paths: RunPaths, parts: list[str]) -> None:

@@ -375,6 +375,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             if tally.failed_chunks:
                 raise RunStopped(f"{tally.failed_chunks} failed chunk(s) ({tally.failures_text()})",
                                  done_count, requested.count)
+            if requested - done:  # every chunk landed, yet DIR lacks some: not a finished run
+                raise RunStopped(f"deals {requested - done} are not in {out}, though the run wrote them: their chunk "
+                                 "files were deleted or moved away meanwhile", done_count, requested.count)
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
                       elapsed, tally.solver_seconds, backend.workers_used,

@@ -334,7 +334,7 @@ def test_a_chunk_file_that_cannot_be_read_back_for_its_check_is_kept(tmp_path):
     done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-20", "--out", out, "--workers", "1",
                                       "--chunk-size", "10"], "chunk-tally", moved_away, release=True)
     assert "part-1-10-10.parquet could not be read back to check its settings" in done.stderr, done.stderr
-    assert "deleted" not in done.stderr and away.exists()
+    assert away.exists() and f"deals 1-10 are not in {out}, though the run wrote them" in done.stderr.splitlines()[-1]
     away.rename(out / "part-1-10-10.parquet")
     assert subprocess.run([SCRIPT, "run", "--out", out], capture_output=True).returncode == 0
     assert subprocess.run([SCRIPT, "verify", out], capture_output=True).returncode == 0
@@ -531,6 +531,59 @@ def test_a_file_put_into_dir_while_the_run_writes_is_named_as_the_run_ends(tmp_p
     assert err.splitlines()[-1] == (
         f"warning: {out} also holds part-1-10-10.parquet.bak, not the run's files, which readers of it read: "
         "move them out of the run directory (the next run refuses to go on beside them)")
+
+
+@pytest.fixture
+def other_chunking(tmp_path):
+    """A run of deals 1-20 in chunks of 5: its parts repeat deals of a run of the same settings in chunks of 10."""
+    other = tmp_path / "other"
+    assert cli("run", "--range", "1-20", "--out", other, "--workers", "1", "--chunk-size", "5").returncode == 0
+    return other
+
+
+@pytest.mark.parametrize("when", ["before the resume", "while the run writes"])
+def test_a_part_that_repeats_deals_stops_the_run(tmp_path, other_chunking, when):
+    """A copied part of the same settings whose deals the run holds in another file: the resume went on
+    beside it, and a run it was copied into meanwhile ended with exit 0; readers counted its deals twice."""
+    out, copied = tmp_path / "run", tmp_path / "run" / "part-1-5-5.parquet"
+    if when == "before the resume":
+        assert cli("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10").returncode == 0
+        shutil.copy(other_chunking / copied.name, copied)
+        before = sorted(path.name for path in out.iterdir())
+        err = assert_one_line_failure(cli("run", "--range", "1-30", "--out", out, "--workers", "1"))
+        assert sorted(path.name for path in out.iterdir()) == before  # nothing solved beside it
+    else:
+        with started("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10",
+                     env=pause_env(tmp_path, **{"deal-15": 120})) as process:
+            wait_for_pause(tmp_path, "deal-15", process)  # the first chunk is in DIR
+            shutil.copy(other_chunking / copied.name, copied)
+            release_pause(tmp_path, "deal-15")
+            _, err = process.communicate(timeout=120)
+        assert process.returncode == 1, err
+    assert f"{copied} and {out / 'part-1-10-10.parquet'} both hold deals 1-5, which readers of {out} would count " \
+        "twice: move one of them out of the run directory" in err, err
+    copied.unlink()
+    assert cli("run", "--out", out).returncode == 0
+    assert_complete(out, 20)  # (the refused 21-30 was not added)
+
+
+def test_a_run_whose_parts_were_deleted_meanwhile_is_not_finished(tmp_path):
+    """Exit 0 and "20 deals solved now", with 10 of the 20 deals gone from DIR."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120})) as process:
+        wait_for_pause(tmp_path, "deal-15", process)
+        (out / "part-1-10-10.parquet").unlink()
+        release_pause(tmp_path, "deal-15")
+        written, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and written == "", (written, err)
+    assert err.splitlines()[-1] == (
+        f"Error: deals 1-10 are not in {out}, though the run wrote them: their chunk files were deleted or moved "
+        f"away meanwhile: 10 of 20 deals done; details in the log; resume with: blackhole-stats run --range 1-20 "
+        f"--out {out} --workers 1 --chunk-size 10")
+    assert read_manifest(str(out))["finished"] is None
+    assert cli("run", "--out", out).returncode == 0
+    assert_complete(out, 20)
 
 
 def test_verify_and_report_while_a_run_writes_say_so(tmp_path):
