@@ -1423,7 +1423,12 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
 
 def _not_a_new_run(out: str) -> str:
     """Why files in `out` without a manifest make it no place for a new run."""
-    return _side_folder_of(out) or f"{out} is not empty and holds no run: choose a new or empty directory"
+    if _side_folder_of(out):
+        return _side_folder_of(out)
+    if list_run(out).parts:  # a run's side folder deleted, or its chunk files copied here
+        return (f"{out} holds chunk files but no run (no {RunPaths.of(out).beside(MANIFEST_NAME)}: deleted?), and "
+                "a new run must not take rows it did not ask for: move them away, or choose a new or empty directory")
+    return f"{out} is not empty and holds no run: choose a new or empty directory"
 
 
 def _no_run_to_resume(out: str) -> str:
@@ -1456,7 +1461,11 @@ def _folders_of(paths: RunPaths) -> Folders:
     return tuple(found.get(folder, (-1, -1)) for folder in (paths.root, paths.side))
 
 
-def _moved(paths: RunPaths) -> RunMoved:
+def _moved(paths: RunPaths, folders: Folders) -> RunMoved:
+    if folders and _folders_of(paths)[0] == folders[0]:  # DIR, with the chunk files, is still the run's
+        return RunMoved(f"{paths.side}, where the run keeps its manifest and log, was moved or deleted while the "
+                        f"run wrote: stopped; the chunk files in {paths.root} stay, but no run goes on without its "
+                        "manifest: put the folder back and run again, or move them away")
     return RunMoved(f"{paths.root} or its side folder {paths.side} was moved or deleted while the run wrote to "
                     "it: stopped (what it wrote went with the folders)")
 
@@ -1464,7 +1473,7 @@ def _moved(paths: RunPaths) -> RunMoved:
 def _check_held(paths: RunPaths, folders: Folders) -> None:
     """RunMoved where the path names other folders than the run's `folders` (none: nothing to check)."""
     if folders and _folders_of(paths) != folders:
-        raise _moved(paths)
+        raise _moved(paths, folders)
 
 
 def _ready_side(paths: RunPaths, folders: Folders) -> None:
@@ -1489,14 +1498,14 @@ def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
         for folder in (paths.root, paths.side):
             handles.append(os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)))
         if tuple((found.st_dev, found.st_ino) for found in map(os.fstat, handles)) != folders:
-            raise _moved(paths)
+            raise _moved(paths, folders)
         source, into = (handles[0] if os.path.dirname(path) == paths.root else handles[1] for path in (temp, target))
         os.rename(os.path.basename(temp), os.path.basename(target), src_dir_fd=source, dst_dir_fd=into)
     except (FileNotFoundError, NotADirectoryError):  # a folder moved away, or (both still the run's) the file
         if len(handles) == 2:
             raise WrittenFileVanished(f"{temp}, which the run was writing, was deleted before it could be "
                                       f"renamed to {target}") from None
-        raise _moved(paths) from None
+        raise _moved(paths, folders) from None
     except OSError as error:  # named by the paths, as a rename by them would be (a cross-device link)
         raise OSError(error.errno, error.strerror, temp, None, target) from None
     finally:

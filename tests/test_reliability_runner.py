@@ -586,6 +586,27 @@ def test_a_run_whose_parts_were_deleted_meanwhile_is_not_finished(tmp_path):
     assert_complete(out, 20)
 
 
+def test_a_side_folder_deleted_while_the_run_writes_is_named_and_its_chunk_files_stay(tmp_path):
+    """The run said DIR or its side folder was moved "(what it wrote went with the folders)", with the chunk
+    files still in DIR; the same command then called DIR "not empty" with no word of the files in it."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"deal-15": 120})) as process:
+        wait_for_pause(tmp_path, "deal-15", process)
+        shutil.rmtree(tmp_path / "run.run")
+        release_pause(tmp_path, "deal-15")
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and err.splitlines()[-1] == (
+        f"Error: {out}.run, where the run keeps its manifest and log, was moved or deleted while the run wrote: "
+        f"stopped; the chunk files in {out} stay, but no run goes on without its manifest: put the folder back and "
+        "run again, or move them away"), err
+    assert [path.name for path in out.iterdir()] == ["part-1-10-10.parquet"]
+    again = assert_one_line_failure(cli("run", "--range", "1-20", "--out", out))
+    assert again == (f"Error: {out} holds chunk files but no run (no {out}.run/manifest.json: deleted?), and a new "
+                     "run must not take rows it did not ask for: move them away, or choose a new or empty "
+                     "directory\n")
+
+
 def test_verify_and_report_while_a_run_writes_say_so(tmp_path):
     """verify called the live run's file being written "unfinished file of an interrupted run" and
     failed on the deals not solved yet; report's figures looked like an interrupted run's."""
