@@ -97,13 +97,27 @@ def raised() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread() or _owner == os.getpid():
         yield
         return
-    previous = _take_signals()
+    previous, previous_hook = _take_signals(), sys.unraisablehook
+    sys.unraisablehook = _passing_over_interrupts(previous_hook)
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        if getattr(sys.unraisablehook, "passes_over", None) is previous_hook:  # (else another hook came since)
+            sys.unraisablehook = previous_hook
         _owner = None
+
+
+def _passing_over_interrupts(previous):
+    """sys.unraisablehook that passes over `Interrupted` where Python could only print it as "Exception
+    ignored" with a traceback (a weakref callback run inside an import, a finalizer): the signal is
+    recorded, and the program stops for it at its next safe point."""
+    def hook(unraisable) -> None:
+        if not isinstance(unraisable.exc_value, Interrupted):
+            previous(unraisable)
+    hook.passes_over = previous
+    return hook
 
 
 def _take_signals() -> dict:
@@ -131,6 +145,7 @@ def record_until_ready() -> None:
     if threading.current_thread() is not threading.main_thread() or _owner == os.getpid():
         return
     _take_signals()
+    sys.unraisablehook = _passing_over_interrupts(sys.unraisablehook)
     _program = os.getpid()
     _starting = True
     _deferring += 1

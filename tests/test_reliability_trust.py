@@ -247,6 +247,32 @@ def test_an_end_of_input_is_an_error_not_a_ctrl_c():
     assert (done.returncode, done.stderr) == (1, "Error: unexpected end of input: the server hung up\n"), done
 
 
+IN_A_WEAKREF_CALLBACK = """
+import signal, sys, weakref
+from blackhole_stats import interrupts
+if sys.argv[1] == "program":
+    interrupts.record_until_ready()
+    interrupts.ready()
+class Thing:
+    pass
+with interrupts.raised():
+    thing = Thing()
+    watch = weakref.ref(thing, lambda gone: signal.raise_signal(signal.SIGTERM))  # lands inside the callback
+    del thing
+    print("recorded:", interrupts.received())
+"""
+
+
+@pytest.mark.parametrize("where", ["program", "raised"])
+def test_a_signal_that_lands_in_a_weakref_callback_is_recorded_without_a_traceback(where):
+    """Python prints an exception raised in a weakref callback (one an import runs) as "Exception ignored
+    in: ..." with its traceback, which a soak of runs showed on stderr once in about 1,100 signals; the
+    signal itself was recorded and the run stopped for it at its next safe point, as it still does."""
+    done = subprocess.run([sys.executable, "-c", IN_A_WEAKREF_CALLBACK, where], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.stdout, done.stderr) == (f"recorded: {int(signal.SIGTERM)}\n", ""), done
+
+
 HOST_RUN = """
 import sys
 from blackhole_stats.cli import main
