@@ -71,7 +71,9 @@ class Command(click.Command):
             interrupts.ready()  # a signal that came while the program started raises here
             pause("command-start")
             with interrupts.unwrapped():
-                return super().invoke(ctx)
+                result = super().invoke(ctx)
+            interrupts.check()  # one that something swallowed (a weakref callback, a finalizer) still stops it
+            return result
         except EOFError as error:  # (a library's: click would take it for Ctrl-C, after a blank line)
             raise click.ClickException(f"unexpected end of input{f': {error}' if str(error) else ''}") from None
         except interrupts.Interrupted as interrupt:

@@ -273,6 +273,33 @@ def test_a_signal_that_lands_in_a_weakref_callback_is_recorded_without_a_traceba
     assert (done.stdout, done.stderr) == (f"recorded: {int(signal.SIGTERM)}\n", ""), done
 
 
+SWALLOWED_IN_A_COMMAND = """
+import signal, weakref
+from blackhole_stats import interrupts
+interrupts.record_until_ready()  # as the console script starts
+from blackhole_stats.cli import main
+
+class Thing:
+    pass
+
+@main.command("swallow")
+def swallow():
+    thing = Thing()
+    watch = weakref.ref(thing, lambda gone: signal.raise_signal(signal.SIGTERM))
+    del thing
+    print("done")
+
+main(prog_name="blackhole-stats")
+"""
+
+
+def test_a_signal_swallowed_during_a_command_still_ends_it_as_interrupted():
+    """The command went on and exited 0, the SIGTERM recorded and lost."""
+    done = subprocess.run([sys.executable, "-c", SWALLOWED_IN_A_COMMAND, "swallow"], capture_output=True, text=True,
+                          timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (-signal.SIGTERM, "done\n", "interrupted\n"), done
+
+
 HOST_RUN = """
 import sys
 from blackhole_stats.cli import main
