@@ -31,6 +31,7 @@ import shlex
 import stat
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -1638,6 +1639,10 @@ class RunBusy(DatasetError):
     """A run holds the directory's lock: it is writing there now."""
 
 
+LOCK_ATTEMPTS = 5
+"""Tries at a directory's lock, 5 ms apart, before it is called held: `being_written` takes it for a moment."""
+
+
 @contextmanager
 def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
     """Refuse a second run writing into the same local directory (it would write deals twice).
@@ -1660,10 +1665,16 @@ def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
     except OSError as error:
         raise DatasetError(f"cannot open {out}: {_os_problem(error)}") from None
     try:
-        try:
-            _flock(fd) if _flock else _lock_first_byte(fd)
-        except OSError:  # held elsewhere (BlockingIOError on POSIX, PermissionError on Windows)
-            raise RunBusy(f"another run is writing to {out} (or its worker processes are still alive)") from None
+        for attempt in range(LOCK_ATTEMPTS):
+            try:
+                _flock(fd) if _flock else _lock_first_byte(fd)
+                break
+            except OSError:  # held elsewhere (BlockingIOError on POSIX, PermissionError on Windows)
+                if attempt == LOCK_ATTEMPTS - 1:
+                    raise RunBusy(f"another run is writing to {out} (or its worker processes are still alive)") \
+                        from None
+                _testhooks.pause("lock-retry")
+                time.sleep(0.005)  # perhaps only `being_written`'s moment (verify, report) in it
         found = os.fstat(fd) if _flock else os.stat(path)  # the folder locked (elsewhere: the one holding the lock)
         yield found.st_dev, found.st_ino
     finally:

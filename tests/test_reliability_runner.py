@@ -607,6 +607,30 @@ def test_a_side_folder_deleted_while_the_run_writes_is_named_and_its_chunk_files
                      "directory\n")
 
 
+def test_a_run_starting_while_verify_looks_at_the_lock_waits_for_it(tmp_path):
+    """verify and report take the run lock for a moment to see whether a run is writing; a run starting in
+    that moment said another run was writing, and did nothing. Here the test holds the lock as the run
+    starts, and lets go once the run has found it held."""
+    fcntl = pytest.importorskip("fcntl")  # (Windows locks a file's byte instead)
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-3", "--out", out, "--workers", "1").returncode == 0
+    held = os.open(out, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with started("run", "--range", "1-5", "--out", out, "--workers", "1",
+                     env=pause_env(tmp_path, **{"lock-retry": 120})) as process:
+            wait_for_pause(tmp_path, "lock-retry", process)
+            os.close(held)
+            held = None
+            release_pause(tmp_path, "lock-retry")
+            _, err = process.communicate(timeout=120)
+    finally:
+        if held is not None:
+            os.close(held)
+    assert process.returncode == 0, err
+    assert_complete(out, 5)
+
+
 def test_verify_and_report_while_a_run_writes_say_so(tmp_path):
     """verify called the live run's file being written "unfinished file of an interrupted run" and
     failed on the deals not solved yet; report's figures looked like an interrupted run's."""
