@@ -703,11 +703,6 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
                                    f"resume with: {_resume(out)}") from None
     except (DealSpecError, DatasetError, RunError) as error:
         raise click.ClickException(str(error)) from None
-    if summary.strays:  # put there while the run wrote (it refuses to start beside them)
-        more = f" and {len(summary.strays) - 3:,} more (verify names them)" if len(summary.strays) > 3 else ""
-        click.echo(f"warning: {summary.out} also holds {', '.join(summary.strays[:3])}{more}, not the run's files, "
-                   "which readers of it read: move them out of the run directory (the next run refuses to go on "
-                   "beside them)", err=True)
     try:
         click.echo(_summary(summary))
     except (StdoutFailed, UnicodeEncodeError) as failed:  # a script must not take a complete run for a failed one

@@ -955,7 +955,7 @@ def read_part(fs: pafs.FileSystem, path: str, columns: list[str] | None = None) 
             raise DamagedPart("the two copies of the run settings in its footer differ")
     except FileNotFoundError:  # listed a moment ago: not damage, and its deals must not be solved again
         raise DatasetError(f"{path} vanished while it was read (moved or deleted meanwhile, with its folder?): "
-                           "nothing was changed; run the command again once the files stay put") from None
+                           "run the command again once the files stay put") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         if _out_of_resources(error):  # the file may be whole: never a reason to delete it
             raise DatasetError(f"cannot read {path}: {first_line(error)} (are memory or threads limited? the file "
@@ -993,7 +993,7 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
     asked = None if manifest is None else expected_deals(manifest)
     fs, _ = filesystem(out)
     numbers, ms = [], []
-    held_before = _HeldBefore()
+    files: list[tuple[str, DealSet]] = []  # each file read and its deals
     for path in list_run(out).parts:
         try:
             table = read_part(fs, path)
@@ -1027,37 +1027,37 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
                                    f"(blackhole-stats verify {out} names what each file holds)")
             if manifest is not None and not problem:
                 problem = settings_problem(table.schema, manifest)
-            if held is not None and not problem:
-                held_before.add(out, path, held, table.num_rows)
+            if held is not None and not problem and held.count != table.num_rows:
+                problem = f"holds {table.num_rows:,} rows for {held.count:,} deals, some of them more than once"
+            files.append((path, held))
         if problem:
             raise DatasetError(f"{path} is named like a chunk file but {problem}: "
                                "move it out of the run directory") from None
     if not numbers:
         return DealSet()
-    return deals_held(np.concatenate(numbers), np.concatenate(ms))
+    done = deals_held(np.concatenate(numbers), np.concatenate(ms))
+    if done.count != sum(held.count for _, held in files):
+        raise DatasetError(_repeated(out, files))
+    return done
 
 
-@dataclass
-class _HeldBefore:
-    """The chunk files `read_done` has read, and their deals, to refuse a file that repeats a deal (a part
-    copied in by hand, a chunk a lost Dask scheduler's worker finished after the resume solved it again):
-    readers of DIR would count it twice, and a run that went on beside it would finish a wrong dataset."""
-
-    deals: DealSet = field(default_factory=DealSet)
-    files: list[tuple[str, DealSet]] = field(default_factory=list)
-
-    def add(self, out: str, path: str, held: DealSet, rows: int) -> None:
-        """Count in the file `path`, which holds `held` in `rows` rows; DatasetError if it repeats a deal."""
-        if held.count != rows:
-            raise DatasetError(f"{path} holds {rows:,} rows for {held.count:,} deals, some of them more than once: "
-                               "move it out of the run directory (the next run solves its deals again)")
-        if held - self.deals != held:
-            other, both = next((other, held - (held - deals)) for other, deals in self.files if held - deals != held)
-            raise DatasetError(f"{path} and {other} both hold deals {both}, which readers of {out} would count "
-                               "twice: move one of them out of the run directory (the next run solves again any "
-                               "deal that then lacks)")
-        self.deals |= held
-        self.files.append((path, held))
+def _repeated(out: str, files: list[tuple[str, DealSet]]) -> str:
+    """What to say of chunk files (with their deals) of which two hold a deal (a part copied in by hand, a
+    chunk a lost Dask scheduler's worker finished after the resume solved it again): readers of DIR would
+    count it twice, and a run that went on beside them would finish a wrong dataset. One sort of every
+    run of deals, so that a scattered `--deals` list in a thousand files costs no more than reading them."""
+    reach: dict[bool, tuple[int, int]] = {}  # by ms: the furthest last deal so far, and its file
+    for ms, first, last, index in sorted((ms, first, last, index) for index, (_, held) in enumerate(files)
+                                         for ms, first, last in held.runs):
+        furthest, holder = reach.get(ms, (first - 1, index))
+        if first <= furthest:
+            (one, deals), (other, others) = files[min(holder, index)], files[max(holder, index)]
+            return (f"{one} and {other} both hold deals {others - (others - deals)}, which readers of {out} "
+                    "would count twice: move one of them out of the run directory (the next run solves again "
+                    "any deal that then lacks)")
+        if last > furthest:
+            reach[ms] = (last, index)
+    raise AssertionError("no two files share a deal")
 
 
 def _upgrade_chunk_files(paths: RunPaths, parts: list[str]) -> None:
@@ -1388,10 +1388,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             _check_settings(out, manifest, search, max_iters, difficulty_scale, game)
             strays = list_run(out).strays
             if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
-                name, readers = strays[0]
-                more = f" (and {len(strays) - 1} more: see verify)" if len(strays) > 1 else ""
-                raise DatasetError(f"{out} holds {name}{more}, which is not a file of this run yet is read by "
-                                   f"{readers}: move it out of the run directory")
+                raise DatasetError(strays_problem(out, strays))
             done = read_done(out, manifest)  # before writing: a refused run leaves DIR as it was
             solved = sum(session.get("deals_solved") or 0 for session in manifest.get("sessions") or [])
             if deals is not None and solved and not done:  # DIR deleted or emptied by hand: a new range there
@@ -1422,18 +1419,32 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
         yield Session(out, manifest, everything, done, folders)
 
 
+def strays_problem(out: str, strays: list[tuple[str, str]]) -> str:
+    """What to say of entries of DIR that are not the run's files yet its readers read (`RunFiles.strays`),
+    at a run's start or end: the first, and how many more."""
+    name, readers = strays[0]
+    more = f" (and {len(strays) - 1:,} more: see verify)" if len(strays) > 1 else ""
+    return f"{out} holds {name}{more}, which is not a file of this run yet is read by {readers}: move it out of " \
+        "the run directory"
+
+
 def _not_a_new_run(out: str) -> str:
     """Why files in `out` without a manifest make it no place for a new run."""
-    if _side_folder_of(out):
-        return _side_folder_of(out)
-    if list_run(out).parts:  # a run's side folder deleted, or its chunk files copied here
-        return (f"{out} holds chunk files but no run (no {RunPaths.of(out).beside(MANIFEST_NAME)}: deleted?), and "
-                "a new run must not take rows it did not ask for: move them away, or choose a new or empty directory")
-    return f"{out} is not empty and holds no run: choose a new or empty directory"
+    return _side_folder_of(out) or _chunks_without_run(out) or \
+        f"{out} is not empty and holds no run: choose a new or empty directory"
 
 
 def _no_run_to_resume(out: str) -> str:
-    return _side_folder_of(out) or f"there is no run to resume in {out}: give --range or --deals"
+    return _side_folder_of(out) or _chunks_without_run(out) or \
+        f"there is no run to resume in {out}: give --range or --deals"
+
+
+def _chunks_without_run(out: str) -> str | None:
+    """Where `out` holds chunk files but no manifest (its side folder deleted, or the files copied here)."""
+    if not list_run(out).parts:
+        return None
+    return (f"{out} holds chunk files but no run (no {RunPaths.of(out).beside(MANIFEST_NAME)}: deleted?), and a "
+            "new run must not take rows it did not ask for: move them away, or choose a new or empty directory")
 
 
 def _side_folder_of(out: str) -> str | None:
@@ -1471,6 +1482,11 @@ def _moved(paths: RunPaths, folders: Folders) -> RunMoved:
                     "it: stopped (what it wrote went with the folders)")
 
 
+def _vanished(temp: str, target: str) -> WrittenFileVanished:
+    return WrittenFileVanished(f"{temp}, which the run was writing, was deleted before it could be renamed to "
+                               f"{target}")
+
+
 def _check_held(paths: RunPaths, folders: Folders) -> None:
     """RunMoved where the path names other folders than the run's `folders` (none: nothing to check)."""
     if folders and _folders_of(paths) != folders:
@@ -1492,7 +1508,12 @@ def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
     (device, inode), so no file lands in a folder put in their place meanwhile (RunMoved)."""
     if not folders or os.rename not in os.supports_dir_fd:  # remote storage; Windows checks the paths only
         _check_held(paths, folders)
-        paths.fs.move(temp, target)
+        try:
+            paths.fs.move(temp, target)
+        except FileNotFoundError:
+            if paths.fs.get_file_info(temp).type != pafs.FileType.NotFound:
+                raise
+            raise _vanished(temp, target) from None
         return
     handles = []
     try:
@@ -1504,8 +1525,7 @@ def _place(paths: RunPaths, folders: Folders, temp: str, target: str) -> None:
         os.rename(os.path.basename(temp), os.path.basename(target), src_dir_fd=source, dst_dir_fd=into)
     except (FileNotFoundError, NotADirectoryError):  # a folder moved away, or (both still the run's) the file
         if len(handles) == 2:
-            raise WrittenFileVanished(f"{temp}, which the run was writing, was deleted before it could be "
-                                      f"renamed to {target}") from None
+            raise _vanished(temp, target) from None
         raise _moved(paths, folders) from None
     except OSError as error:  # named by the paths, as a rename by them would be (a cross-device link)
         raise OSError(error.errno, error.strerror, temp, None, target) from None
@@ -1639,12 +1659,13 @@ class RunBusy(DatasetError):
     """A run holds the directory's lock: it is writing there now."""
 
 
-LOCK_ATTEMPTS = 5
-"""Tries at a directory's lock, 5 ms apart, before it is called held: `being_written` takes it for a moment."""
+LOCK_ATTEMPTS = 20
+"""Tries at a directory's lock, 5 ms apart, before it is called held: `being_written` takes it for a moment
+(shared: a run's exclusive lock waits for it), perhaps descheduled then on a busy machine."""
 
 
 @contextmanager
-def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
+def lock(out: str, beside: bool = False, look: bool = False) -> Iterator[tuple[int, int] | None]:
     """Refuse a second run writing into the same local directory (it would write deals twice).
 
     The lock is on the directory itself (`beside`: on its side folder, which
@@ -1652,6 +1673,8 @@ def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
     that one), so no file is left behind (but LOCK_NAME where a directory
     cannot be locked); forked workers share it, so it also holds while
     orphaned workers still write. Yields the locked folder's (device, inode), None for remote storage.
+    `look`: only to see whether a run holds it (`being_written`): a shared lock where the OS has one, so
+    that two looks never stop each other, and no LOCK_NAME made where there is none.
     """
     path = local_path(out)
     if path is not None and beside:
@@ -1661,13 +1684,13 @@ def lock(out: str, beside: bool = False) -> Iterator[tuple[int, int] | None]:
         return
     try:
         fd = os.open(path, os.O_RDONLY) if _flock else os.open(os.path.join(path, LOCK_NAME),
-                                                                os.O_RDWR | os.O_CREAT)
+                                                                os.O_RDWR | (0 if look else os.O_CREAT))
     except OSError as error:
         raise DatasetError(f"cannot open {out}: {_os_problem(error)}") from None
     try:
         for attempt in range(LOCK_ATTEMPTS):
             try:
-                _flock(fd) if _flock else _lock_first_byte(fd)
+                _flock(fd, look) if _flock else _lock_first_byte(fd)
                 break
             except OSError:  # held elsewhere (BlockingIOError on POSIX, PermissionError on Windows)
                 if attempt == LOCK_ATTEMPTS - 1:
@@ -1689,7 +1712,7 @@ def being_written(out: str) -> bool:
         side = RunPaths.of(out).side if local_path(out) is not None else None
         if side is None or not os.path.isdir(side):
             return False
-        with lock(out, beside=True):
+        with lock(out, beside=True, look=True):
             return False
     except RunBusy:
         return True
@@ -1698,12 +1721,13 @@ def being_written(out: str) -> bool:
 
 
 def _posix_flock():
-    """Non-blocking exclusive flock, where the OS has it (not Windows); the import is guarded there."""
+    """Non-blocking flock (shared for a look, else exclusive), where the OS has it (not Windows); the import
+    is guarded there."""
     try:
         import fcntl
     except ImportError:
         return None
-    return lambda fd: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return lambda fd, look: fcntl.flock(fd, (fcntl.LOCK_SH if look else fcntl.LOCK_EX) | fcntl.LOCK_NB)
 
 
 _flock = _posix_flock()

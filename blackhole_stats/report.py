@@ -525,7 +525,7 @@ class ManifestCheck:
         if not self.matches:
             lines.append(f"warning: the manifest asks for {self.asked:,} deals, the dataset has {self.rows:,} "
                          f"rows: {self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} "
-                         "repeated (blackhole-stats verify names them)")
+                         "repeated" + ("" if self.being_written else " (blackhole-stats verify names them)"))
         if self.strays:
             lines.append(f"warning: the directory also holds {', '.join(self.strays)}, not the run's files, "
                          "which other readers of it read: left out here (blackhole-stats verify names them)")

@@ -115,9 +115,6 @@ class RunSummary:
     seconds: float
     solver_seconds: float
     workers: int
-    strays: tuple[str, ...] = ()
-    """Entries of DIR, found as the run ended, that are not its files yet readers of DIR read (put there while
-    it wrote): `verify` names them, and the next run refuses to go on beside them."""
 
     @property
     def solved_now(self) -> int:
@@ -367,6 +364,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                 if signum is None:
                     raise
                 raise RunStopped(f"interrupted; {moved}", signum=signum) from None
+            except dataset.DatasetError as error:  # what DIR holds now (a part copied in that repeats deals)
+                log.error("reading %s back as the run ended: %s", out, error)
+                raise RunStopped(str(error)) from None
             done_count = requested.count - (requested - done).count
             if signum is not None:  # (the log said so only for one that came while chunks were solved)
                 log.info("run interrupted by %s: %s of %s deals done", signal.Signals(signum).name, done_count,
@@ -376,12 +376,18 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                 raise RunStopped(f"{tally.failed_chunks} failed chunk(s) ({tally.failures_text()})",
                                  done_count, requested.count)
             if requested - done:  # every chunk landed, yet DIR lacks some: not a finished run
-                raise RunStopped(f"deals {requested - done} are not in {out}, though the run wrote them: their chunk "
-                                 "files were deleted or moved away meanwhile", done_count, requested.count)
+                vanished = (f"deals {requested - done} are not in {out}, though the run wrote them: their chunk "
+                            "files were deleted or moved away meanwhile")
+                log.error("%s", vanished)
+                raise RunStopped(vanished, done_count, requested.count)
+            strays = dataset.list_run(out).strays  # put there while it wrote: readers count them
+            if strays:
+                problem = dataset.strays_problem(out, strays)
+                log.error("%s", problem)
+                raise RunError(f"the run is complete, but {problem}")
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),
-                      elapsed, tally.solver_seconds, backend.workers_used,
-                      tuple(name for name, _ in dataset.list_run(out).strays))
+                      elapsed, tally.solver_seconds, backend.workers_used)
 
 
 def default_chunk_size(deals: int, workers: int) -> int:
@@ -463,8 +469,8 @@ class _Tally:
         try:
             problem = dataset.check_new_part(self.out, result.file, self.manifest)
         except (OSError, pa.ArrowException) as error:  # the file stays: verify reads it later
-            log.warning("chunk %s: %s could not be read back to check its settings (%s): kept", deals, result.file,
-                        dataset.first_line(error))
+            log.warning("chunk %s: %s could not be read back to check its settings (%s): not deleted", deals,
+                        result.file, dataset.first_line(error))
             problem = None
         if problem is not None:  # a worker of another build: its rows would count otherwise
             return self._failed(deals, RunError(problem))

@@ -126,9 +126,11 @@ class Solver:
                               "process may use") from None
 
     def __reduce__(self):
-        """A copy, deep copy or unpickled Solver (one sent to a spawned worker) is a new one of the same size:
-        tables shared with the original would make the two refuse to solve at once (one per thread)."""
-        return Solver, (self._table_bits,)
+        """A copy, deep copy or unpickled Solver (one sent to a spawned worker) is a new one of the same size
+        (and class, and attributes a subclass added): tables shared with the original would make the two
+        refuse to solve at once (one per thread)."""
+        return type(self), (self._table_bits,), {name: value for name, value in vars(self).items()
+                                                 if name not in ("_core", "_table_bits")}
 
     @property
     def memory_bytes(self) -> int:

@@ -184,6 +184,14 @@ def test_a_copy_of_a_solver_has_tables_of_its_own(make):
                                 meanwhile=lambda: results.append(summary(other.solve(deal(2), search="classic"))))
     assert seen == [True] and other._core is not solver._core and other._table_bits == 12
     assert results[0][:3] == peer()[2]
+    labelled = LabelledSolver(table_bits=10)
+    labelled.label = "mine"
+    copied = make(labelled)
+    assert type(copied) is LabelledSolver and copied.label == "mine" and copied._core is not labelled._core
+
+
+class LabelledSolver(Solver):
+    """A notebook's subclass: its copies keep their class and what it added."""
 
 
 # ------------------------------------------------------------- interrupts
