@@ -21,6 +21,7 @@ once and a `verify` that passes:
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -498,24 +499,6 @@ def test_a_chunk_finished_while_its_dir_is_replaced_lands_nowhere(tmp_path, repl
     assert process.returncode == 1 and "was moved or deleted while the run wrote to it" in err, err
     assert list(out.iterdir()) == [] if replacement == "folder" else deals_in(other) == [101, 102, 103]
     assert cli("verify", other).returncode == 0
-
-
-def test_a_chunk_file_deleted_while_it_is_written_is_named_and_its_deals_are_solved_on_resume(tmp_path):
-    """The rename of the deleted file into DIR failed, and the run said its folders were moved or
-    deleted, with both in place."""
-    out = tmp_path / "run"
-    with started("run", "--range", "1-10", "--out", out, "--workers", "1", "--chunk-size", "10",
-                 env=pause_env(tmp_path, **{"chunk-written": 120})) as process:
-        wait_for_pause(tmp_path, "chunk-written", process)
-        [written] = (tmp_path / "run.run").glob(".part-*")
-        written.unlink()
-        release_pause(tmp_path, "chunk-written")
-        _, err = process.communicate(timeout=120)
-    assert process.returncode == 1 and (f"{written}, which the run was writing, was deleted before it could be "
-                                        f"renamed to {out}/part-1-10-10.parquet") in err and "resume with: " in err, err
-    assert "moved or deleted" not in err, err
-    assert cli("run", "--out", out).returncode == 0
-    assert_complete(out, 10)
 
 
 def test_a_file_put_into_dir_while_the_run_writes_fails_the_run_as_it_ends(tmp_path):
@@ -1230,10 +1213,10 @@ def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
     assert_complete(out, 100)
 
 
-def test_a_dask_scheduler_killed_mid_run_is_one_line_and_the_run_resumes(tmp_path, distributed):
-    """kill -9 of the scheduler (its own process, as `dask scheduler` runs) while a worker holds deal 23:
-    stderr got the Dask client's tracebacks, then "cannot use DIR: Timed out trying to connect", which
-    blamed the dataset. Now one line says the scheduler was lost; the finished chunks resume locally."""
+@contextmanager
+def dask_processes(tmp_path: Path, pause: str) -> Iterator[tuple[str, subprocess.Popen]]:
+    """A `dask scheduler` and one `dask worker` process (as a cluster runs them, not in this process), the
+    worker held at `pause(name)`: the scheduler's address and process; both killed at the end."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -1243,18 +1226,26 @@ def test_a_dask_scheduler_killed_mid_run_is_one_line_and_the_run_resumes(tmp_pat
     scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
                                  **quiet)
     worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny"], **quiet,
-                              env={**os.environ, **pause_env(tmp_path, **{"deal-23": 120})})
-    out = tmp_path / "run"
+                              env={**os.environ, **pause_env(tmp_path, **{pause: 120})})
     try:
+        yield address, scheduler
+    finally:
+        release_pause(tmp_path, pause)
+        for child in (scheduler, worker):
+            child.kill()
+            child.wait()
+
+
+def test_a_dask_scheduler_killed_mid_run_is_one_line_and_the_run_resumes(tmp_path, distributed):
+    """kill -9 of the scheduler (its own process, as `dask scheduler` runs) while a worker holds deal 23:
+    stderr got the Dask client's tracebacks, then "cannot use DIR: Timed out trying to connect", which
+    blamed the dataset. Now one line says the scheduler was lost; the finished chunks resume locally."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-23") as (address, scheduler):
         with started("run", "--range", "1-60", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
             wait_for_pause(tmp_path, "deal-23", process)
             scheduler.kill()
             output, err = process.communicate(timeout=120)
-    finally:
-        release_pause(tmp_path, "deal-23")
-        for child in (scheduler, worker):
-            child.kill()
-            child.wait()
     assert process.returncode == 1 and "Traceback" not in err, err
     assert err.splitlines()[-1].startswith(f"Error: lost the Dask scheduler at {address} (killed, or its machine "
                                            "gone?); the finished chunks are kept; details in the log; resume with: ")
@@ -1263,34 +1254,25 @@ def test_a_dask_scheduler_killed_mid_run_is_one_line_and_the_run_resumes(tmp_pat
     assert_complete(out, 60)
 
 
-def test_a_chunk_file_deleted_as_a_dask_worker_writes_it_is_named(tmp_path, distributed):
-    """A run on a Dask cluster renames by path (its workers may see the disk elsewhere): the chunk failed
-    as a bare "FileNotFoundError", where a local run names the file deleted."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    address = f"tcp://127.0.0.1:{port}"
-    dask = str(Path(sys.executable).with_name("dask"))
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-    scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
-                                 **quiet)
-    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny"], **quiet,
-                              env={**os.environ, **pause_env(tmp_path, **{"chunk-written": 120})})
+@pytest.mark.parametrize("backend", ["processes", "dask"])
+def test_a_chunk_file_deleted_while_it_is_written_is_named_and_its_deals_are_solved_on_resume(tmp_path, backend):
+    """The rename of the deleted file into DIR failed: the run said its folders were moved or deleted, with
+    both in place; on a Dask cluster (which renames by path) the chunk failed as a bare FileNotFoundError."""
     out = tmp_path / "run"
-    try:
-        with started("run", "--range", "1-10", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+    if backend == "dask":
+        pytest.importorskip("distributed")
+    with dask_processes(tmp_path, "chunk-written") if backend == "dask" else contextlib.nullcontext() as cluster:
+        where = ["--scheduler", cluster[0]] if cluster else ["--workers", "1"]
+        with started("run", "--range", "1-10", "--out", out, "--chunk-size", "10", *where,
+                     env=pause_env(tmp_path, **{"chunk-written": 120})) as process:
             wait_for_pause(tmp_path, "chunk-written", process)
             [written] = (tmp_path / "run.run").glob(".part-*")
             written.unlink()
             release_pause(tmp_path, "chunk-written")
             _, err = process.communicate(timeout=120)
-    finally:
-        release_pause(tmp_path, "chunk-written")
-        for child in (scheduler, worker):
-            child.kill()
-            child.wait()
     assert process.returncode == 1 and (f"{written}, which the run was writing, was deleted before it could be "
-                                        f"renamed to {out}/part-1-10-10.parquet") in err, err
+                                        f"renamed to {out}/part-1-10-10.parquet") in err and "resume with: " in err, err
+    assert "moved or deleted" not in err, err
     assert cli("run", "--out", out, "--workers", "1").returncode == 0
     assert_complete(out, 10)
 
