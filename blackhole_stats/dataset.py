@@ -1294,15 +1294,18 @@ class Session:
         _check_held(RunPaths.of(self.out), self.folders)
         return read_done(self.out)
 
-    def end_solving(self, seconds: float, done: DealSet, **details) -> None:
+    def end_solving(self, seconds: float, done: DealSet | None, solved: int | None = None, **details) -> None:
         """Add this session's time and deals (those its chunk files added to `done`, what they hold now),
         and what it learnt while solving (the workers that ran); the run is finished once every deal
         asked for is done. (The files, not the results the run collected: a chunk that landed as a signal
-        stopped the run, before its result reached the run, counted in the run's line but not here.)"""
-        self._record.update(elapsed_seconds=round(seconds, 3), deals_solved=(done - self.done).count)
+        stopped the run, before its result reached the run, counted in the run's line but not here.)
+        `done` None: the files could not be read back (`read_done` refused them): the run counts `solved`,
+        and is not finished."""
+        new = solved if done is None else (done - self.done).count
+        self._record.update(elapsed_seconds=round(seconds, 3), deals_solved=new)
         self.manifest.update(details)
         self.manifest["elapsed_seconds"] = round(self.manifest.get("elapsed_seconds", 0.0) + seconds, 3)
-        if not expected_deals(self.manifest) - done:
+        if done is not None and not expected_deals(self.manifest) - done:
             self.manifest["finished"] = _utc_now()
         write_manifest(self.out, self.manifest, self.folders)
 

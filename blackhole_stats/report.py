@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
+from . import _testhooks
 from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
@@ -78,6 +79,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     `dataset.DatasetError`.
     """
     source = str(path)
+    live = being_written(source)  # before the files are read: a run that ends meanwhile left them short
     fs, root, files = data_files(source)
     frames, settings = [], {}
     for file in files:
@@ -99,6 +101,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     data = _normalize(pd.concat(frames, ignore_index=True), source)
     data.attrs[RUN_SETTINGS] = {posixpath.relpath(file, root) if file != root else posixpath.basename(file): found
                                 for file, found in settings.items()}
+    data.attrs[BEING_WRITTEN] = live
     return data
 
 
@@ -106,6 +109,8 @@ RUN_SETTINGS = "blackhole_stats.run_settings"
 """`load`'s frame's attrs key: the run settings each Parquet file records (`dataset.recorded_settings`, as
 sorted JSON; None where they are damaged), by its path under the dataset, for `mixed_settings` and
 `ManifestCheck`."""
+BEING_WRITTEN = "blackhole_stats.being_written"
+"""`load`'s frame's attrs key: whether a run was writing to the dataset as `load` began to read it."""
 
 
 _UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".txt": "text (export's list of numbers?)",
@@ -546,7 +551,7 @@ class ManifestCheck:
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
                    strays=_unread_strays(source), other_settings=other_settings,
-                   being_written=being_written(source))
+                   being_written=data.attrs.get(BEING_WRITTEN, False) or being_written(source))
 
 
 SETTINGS_SHOWN = 5
@@ -720,6 +725,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         cards_played_unknown = int(unsolved.isna().sum())
         no_first_move = cards_played.get(game.talon_size, 0)
     names = _first_and_last(data)
+    _testhooks.pause("report-checks")
     against_manifest, mixed = _checks(listed, manifest, source)
     return Report(
         source=source,

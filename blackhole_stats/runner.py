@@ -365,8 +365,12 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                     raise
                 raise RunStopped(f"interrupted; {moved}", signum=signum) from None
             except dataset.DatasetError as error:  # what DIR holds now (a part copied in that repeats deals)
-                log.error("reading %s back as the run ended: %s", out, error)
-                raise RunStopped(str(error)) from None
+                log.error("reading %s back as the run ended: %s", out, error, extra=_LOG_FILE_ONLY)
+                if todo:  # its record, unfinished: the deals its chunks solved
+                    with interrupts.deferred():
+                        session.end_solving(elapsed, None, solved=sum(tally.outcomes), workers=backend.workers_used)
+                signum = interrupts.first_signal(signum)  # one the block deferred still decides, as above
+                raise RunStopped(f"interrupted; {error}" if signum else str(error), signum=signum) from None
             done_count = requested.count - (requested - done).count
             if signum is not None:  # (the log said so only for one that came while chunks were solved)
                 log.info("run interrupted by %s: %s of %s deals done", signal.Signals(signum).name, done_count,
@@ -378,12 +382,12 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             if requested - done:  # every chunk landed, yet DIR lacks some: not a finished run
                 vanished = (f"deals {requested - done} are not in {out}, though the run wrote them: their chunk "
                             "files were deleted or moved away meanwhile")
-                log.error("%s", vanished)
+                log.error("%s", vanished, extra=_LOG_FILE_ONLY)
                 raise RunStopped(vanished, done_count, requested.count)
             strays = dataset.list_run(out).strays  # put there while it wrote: readers count them
             if strays:
                 problem = dataset.strays_problem(out, strays)
-                log.error("%s", problem)
+                log.error("%s", problem, extra=_LOG_FILE_ONLY)
                 raise RunError(f"the run is complete, but {problem}")
             log.info("run finished: %s deals solved in %.1f s", sum(tally.outcomes), elapsed)
     return RunSummary(out, requested.count, requested.count - todo.count, tuple(tally.outcomes),

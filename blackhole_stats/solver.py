@@ -113,6 +113,14 @@ def _saying_what_grew(message: str) -> Iterator[None]:
         raise MemoryError(message) from None
 
 
+def _new_solver(kind: type, table_bits: int) -> Solver:
+    """A Solver of class `kind` with tables of its own (`Solver.__reduce__`): a subclass's own __init__ is
+    not called (it may take other arguments, or size the tables otherwise); its attributes come back after."""
+    solver = kind.__new__(kind)
+    Solver.__init__(solver, table_bits)
+    return solver
+
+
 class Solver:
     """Owns the search tables (sized once, reused for every deal it solves)."""
 
@@ -129,8 +137,8 @@ class Solver:
         """A copy, deep copy or unpickled Solver (one sent to a spawned worker) is a new one of the same size
         (and class, and attributes a subclass added): tables shared with the original would make the two
         refuse to solve at once (one per thread)."""
-        return type(self), (self._table_bits,), {name: value for name, value in vars(self).items()
-                                                 if name not in ("_core", "_table_bits")}
+        return _new_solver, (type(self), self._table_bits), {name: value for name, value in vars(self).items()
+                                                             if name not in ("_core", "_table_bits")}
 
     @property
     def memory_bytes(self) -> int:

@@ -184,14 +184,18 @@ def test_a_copy_of_a_solver_has_tables_of_its_own(make):
                                 meanwhile=lambda: results.append(summary(other.solve(deal(2), search="classic"))))
     assert seen == [True] and other._core is not solver._core and other._table_bits == 12
     assert results[0][:3] == peer()[2]
-    labelled = LabelledSolver(table_bits=10)
-    labelled.label = "mine"
+    labelled = LabelledSolver("mine", table_bits=10)
     copied = make(labelled)
     assert type(copied) is LabelledSolver and copied.label == "mine" and copied._core is not labelled._core
+    assert copied.memory_bytes == labelled.memory_bytes  # 10 bits, not its __init__'s default
 
 
 class LabelledSolver(Solver):
-    """A notebook's subclass: its copies keep their class and what it added."""
+    """A notebook's subclass with an __init__ of its own: its copies keep their class, size and label."""
+
+    def __init__(self, label: str, *, table_bits: int = 16) -> None:
+        super().__init__(table_bits)
+        self.label = label
 
 
 # ------------------------------------------------------------- interrupts
