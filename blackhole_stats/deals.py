@@ -11,6 +11,7 @@ drops spaces, '-', '.', ',' and '_'), ranges and lists are read strictly:
 """
 from __future__ import annotations
 
+import bisect
 import codecs
 import re
 from dataclasses import dataclass
@@ -97,20 +98,21 @@ class DealSet:
         return DealSet.from_runs(self.runs + other.runs)
 
     def __sub__(self, other: DealSet) -> DealSet:
-        """The deals of self that are not in other (one sweep over both sorted run lists)."""
+        """The deals of self that are not in other: one sweep over both sorted run lists, which skips by
+        bisection the runs of other that end before each run of self (a chunk's deals against a run's
+        manifest of half a million scattered runs: a few steps, not the whole list)."""
         kept: list[Run] = []
-        cuts = iter(other.runs)
-        cut = next(cuts, None)
+        cuts, at = other.runs, 0
         for ms, first, last in self.runs:
-            while cut is not None and (cut[0], cut[2]) < (ms, first):
-                cut = next(cuts, None)
-            while cut is not None and cut[0] == ms and cut[1] <= last:
+            at = bisect.bisect_left(cuts, (ms, first), lo=at, key=lambda cut: (cut[0], cut[2]))
+            while at < len(cuts) and cuts[at][0] == ms and cuts[at][1] <= last:
+                cut = cuts[at]
                 if cut[1] > first:
                     kept.append((ms, first, cut[1] - 1))
                 first = max(first, cut[2] + 1)
                 if cut[2] > last:
                     break  # this cut reaches into the next run too
-                cut = next(cuts, None)
+                at += 1
             if first <= last:
                 kept.append((ms, first, last))
         return DealSet(tuple(kept))
