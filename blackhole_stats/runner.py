@@ -70,6 +70,8 @@ POLL_SECONDS = 1.0
 """How often waits look up: the run for a swallowed signal, workers for their parent or a stop."""
 SCHEDULER_SECONDS = 10.0
 """How long a Dask scheduler has to answer, and a Client to connect to it."""
+KILLED_WORKER_SECONDS = 10.0
+"""How long a run waits for a worker it killed to be gone (a moment; a safety net for one stuck in the kernel)."""
 
 _worker = threading.local()  # a Solver per thread: Dask runs several threads per process
 
@@ -575,9 +577,14 @@ class _Processes:
         return set(pending)
 
     def abort(self, pending: list) -> None:
-        """Stop at once: chunks in flight are lost (their temporary files are removed on resume)."""
-        for process in set(multiprocessing.active_children()) - self._others:
+        """Stop at once: chunks in flight are lost (their temporary files are removed on resume). Returns
+        once the workers are gone (a kill takes a moment to land on a busy machine), so that none writes
+        while the run records its session."""
+        workers = set(multiprocessing.active_children()) - self._others
+        for process in workers:
             process.kill()  # not SIGTERM: a worker just forked still runs the parent's Python handler
+        for process in workers:
+            process.join(KILLED_WORKER_SECONDS)
 
     def close(self) -> None:
         """Shut the pool down; after a signal, stop its workers first: a second signal can cut the run's

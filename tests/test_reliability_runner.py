@@ -117,6 +117,12 @@ def until(condition, what: str, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
+def wait_for_first_chunk(out: Path) -> None:
+    """Until the run has counted chunk 1-10 (its log says so): held at deal 15, a run on a loaded machine may
+    still be reading that chunk's file back for its settings, which a test moving files then races."""
+    until(lambda: "chunk 1-10: wrote" in Path(log_path(str(out))).read_text(), "the run counted chunk 1-10")
+
+
 def pause_folders(tmp_path: Path, *names: str) -> list[Path]:
     """A folder of pause markers for each of several processes paused apart (see `pause_env`)."""
     folders = [tmp_path / name for name in names]
@@ -393,9 +399,7 @@ def test_a_failure_that_a_second_signal_causes_in_the_clean_up_is_the_interrupt(
     with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
                  env=env) as process:
         wait_for_pause(tmp_path, "deal-15", process)
-        deadline = time.monotonic() + 60  # the run has counted chunk 1-10 and waits on the pool again
-        while "chunk 1-10: wrote" not in Path(log_path(str(out))).read_text() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for_first_chunk(out)  # and waits on the pool again
         time.sleep(0.2)  # from that line to the pool's wait, where it stays while deal 15 is held: a few steps
         os.kill(process.pid, signal.SIGTERM)
         _, err = process.communicate(timeout=60)
@@ -466,6 +470,7 @@ def test_a_run_whose_folders_are_moved_away_stops_and_writes_nothing_where_they_
     with started("run", "--range", "1-40", "--out", out, "--workers", "1", "--chunk-size", "10",
                  env=pause_env(tmp_path, **{"deal-15": 120})) as process:
         wait_for_pause(tmp_path, "deal-15", process)
+        wait_for_first_chunk(out)
         out.rename(moved)
         side.rename(tmp_path / "moved.run")
         if second_run:
@@ -559,6 +564,7 @@ def test_a_run_whose_parts_were_deleted_meanwhile_is_not_finished(tmp_path):
     with started("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10",
                  env=pause_env(tmp_path, **{"deal-15": 120})) as process:
         wait_for_pause(tmp_path, "deal-15", process)
+        wait_for_first_chunk(out)
         (out / "part-1-10-10.parquet").unlink()
         release_pause(tmp_path, "deal-15")
         written, err = process.communicate(timeout=120)
