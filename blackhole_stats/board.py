@@ -114,9 +114,9 @@ class Board:
         if type(self.talon) is not tuple:
             object.__setattr__(self, "talon", tuple(self.talon))
         if len(self.piles) != game.piles:
-            raise ValueError(f"a {game.name} board has {game.piles} piles, not {len(self.piles)}")
+            raise ValueError(f"{game.name} has {game.piles} piles, not {len(self.piles)}")
         if len(self.talon) > game.talon_size:
-            raise ValueError(f"a {game.name} talon holds at most {game.talon_size} cards, not {len(self.talon)}")
+            raise ValueError(f"{game.name}'s talon holds at most {game.talon_size} cards, not {len(self.talon)}")
         cards = list(self.talon)
         if self.foundation is not None:
             cards.append(self.foundation)
@@ -283,7 +283,8 @@ class Board:
         name = f" {self.name}" if self.name else ""
         game = "" if self.game is BLACK_HOLE else f"{self.game.name} "
         talon = f", {len(self.talon)} in the talon" if self.game.has_talon else ""
-        return f"<{game}Board{name}: foundation {self.foundation or 'empty'}, {self.cards_left} cards left{talon}>"
+        left = f"{self.cards_left} card{'' if self.cards_left == 1 else 's'} left"
+        return f"<{game}Board{name}: foundation {self.foundation or 'empty'}, {left}{talon}>"
 
     def _repr_svg_(self) -> str:
         return self.svg()

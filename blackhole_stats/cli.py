@@ -452,12 +452,13 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
             if source is not None:
                 raise click.UsageError(f"--plots {plots_dir} is inside the dataset {source}, whose readers "
                                        "would read the PNGs too: choose a directory outside it")
-        data, manifest = report.load(dataset), read_manifest(dataset)
+        data, manifest = report.load(dataset, game=game_kind), read_manifest(dataset)
         game = _game_of(data, dataset, manifest, game_kind, "--game")
         result = report.build_report(data, dataset, manifest, game)
         assumed = [(data, manifest, game_kind, dataset, game, "--game")]
         if other is not None:
-            other_data, other_manifest = report.load(other, required=report.VERDICTS), read_manifest(other)
+            other_data = report.load(other, required=report.VERDICTS, game=compare_game)
+            other_manifest = read_manifest(other)
             other_game = _game_of(other_data, other, other_manifest, compare_game, "--compare-game", default=game)
             assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))
             other_report = report.build_report(other_data, other, other_manifest, other_game)
@@ -563,7 +564,7 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
         raise click.UsageError("--tag selects solvable deals: it cannot go with --unsolvable")
     outcome = "solved" if solvable or wanted else "unsolved" if unsolvable else None
     try:
-        data = report.load(dataset, required=report.VERDICTS)
+        data = report.load(dataset, required=report.VERDICTS, game=game_kind)
         manifest = read_manifest(dataset)
         game = _game_of(data, dataset, manifest, game_kind, "--game")
         rows = export.select(data, dataset, outcome, wanted)

@@ -1619,7 +1619,7 @@ def check_held_settings(out: str, manifest: dict, game: Game | None = None) -> G
     else:
         return game
     raise DatasetError(f"{out} holds a run with {problem}, which this version ({__version__}) cannot resume "
-                       f"a {game.name} run with: use another --out")
+                       f"{game.name} runs with: use another --out")
 
 
 def _upgrade_manifest(manifest: dict) -> None:

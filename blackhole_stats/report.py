@@ -65,7 +65,7 @@ Z95 = 1.959963984540054
 METHODS = "std: sample standard deviation (n - 1); q1, median, q3, p99: linear interpolation (numpy's default)"
 
 
-def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame:
+def load(path: str | Path, required: tuple[str, ...] = REQUIRED, game: Game | None = None) -> pd.DataFrame:
     """The dataset at `path` (a path or URL): a directory of `*.parquet` parts, one Parquet file, or a CSV.
 
     Returns the documented columns present, normalized: `deal` the exact game
@@ -75,27 +75,28 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED) -> pd.DataFrame
     (null: not determined within --max-iters), other numbers int64/float64;
     sorted by (ms, deal). Either results format; in a CSV, `max_played` stands
     for `cards_played`; a file without `game` under a `game=...` folder has that
-    folder's (`_folder_game`), and one with `game` must agree with it. Raises
-    `dataset.DatasetError`.
+    folder's (`_folder_game`), and one with `game` must agree with it. Beside
+    files that name their game, one that names none is of `game` (what the
+    user says, `--game`), else Black Hole's. Raises `dataset.DatasetError`.
     """
     source = str(path)
     live = being_written(source)  # before the files are read: a run that ends meanwhile left them short
     fs, root, files = data_files(source)
     frames, settings = [], {}
     for file in files:
-        game = _folder_game(root, file)
+        folder = _folder_game(root, file)
         _check_readable_kind(file)
         frame = (_read_csv(fs, file, required) if file.lower().endswith(".csv")
                  else _read_parquet(fs, file, required, settings))
-        if game is not None and "game" in frame:
-            other = frame["game"][frame["game"] != game]  # keys by now (_game_keys)
+        if folder is not None and "game" in frame:
+            other = frame["game"][frame["game"] != folder]  # keys by now (_game_keys)
             if len(other):  # DuckDB and polars would take the folder's word, pandas and pyarrow refuse
                 raise DatasetError(f"{file}: its game column has {shown_game(_null_or(other.iloc[0]))}, but a "
-                                   f"folder above it says game={game}")
-        frames.append(frame if game is None or "game" in frame else frame.assign(game=game))
+                                   f"folder above it says game={folder}")
+        frames.append(frame if folder is None or "game" in frame else frame.assign(game=folder))
     if any("game" in frame for frame in frames):  # beside files that name their game, one that does not is
-        frames = [frame if "game" in frame else frame.assign(game=BLACK_HOLE.key)  # Black Hole's (format 1:
-                  for frame in frames]                                             # a run half upgraded)
+        unnamed = (game or BLACK_HOLE).key  # the user's word, else Black Hole's (format 1: a run half upgraded)
+        frames = [frame if "game" in frame else frame.assign(game=unnamed) for frame in frames]
     if any("ms" in frame for frame in frames):  # a file without the column holds ordinary deals, not nulls
         frames = [frame if "ms" in frame else frame.assign(ms=False) for frame in frames]
     data = _normalize(pd.concat(frames, ignore_index=True), source)
@@ -490,11 +491,15 @@ class IterationStats:
 
     @classmethod
     def of(cls, values: np.ndarray) -> IterationStats:
-        q1, median, q3, p99 = np.percentile(values, [25, 50, 75, 99])
-        return cls(count=len(values), min=int(values.min()), max=int(values.max()),
-                   mean=int(values.sum()) / len(values),
+        low, high = int(values.min()), int(values.max())
+        # int64's sum wraps around past 2^63 - 1 (a negative mean); Python's ints do not
+        total = int(values.sum()) if high <= np.iinfo(np.int64).max // len(values) else sum(values.tolist())
+        # percentiles are floats: past 2^53 one rounds beyond the counts it lies between
+        q1, median, q3, p99 = (q if low <= q <= high else min(max(low, q), high)
+                               for q in map(float, np.percentile(values, [25, 50, 75, 99])))
+        return cls(count=len(values), min=low, max=high, mean=total / len(values),
                    std=float(values.std(ddof=1)) if len(values) > 1 else None,
-                   median=float(median), q1=float(q1), q3=float(q3), p99=float(p99))
+                   median=median, q1=q1, q3=q3, p99=p99)
 
 
 @dataclass(frozen=True)

@@ -170,6 +170,8 @@ def board_of(row: Any) -> Board:
     """
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
+    if len(getattr(row, "shape", ())) == 2:  # a frame's missing column raises what its library likes (polars)
+        raise ValueError("a table, not a row: pass one row (df.iloc[i], polars' rows(named=True)[i])")
     fields = {name: _field(row, name, _NO_FIELD) for name in ("deal", "ms", "deal_exact")}
     if fields["deal"] is _NO_FIELD and fields["deal_exact"] is _NO_FIELD:
         raise ValueError("the row has no field 'deal': pass one row with named fields (df.iloc[i], a dict of "
@@ -299,9 +301,10 @@ def _field(row: Any, name: str, absent: Any = None) -> Any:
     from .dealing import python_value  # here: `blackhole-solve` starts without dealing
 
     try:
-        return python_value(row[name])
-    except (KeyError, IndexError, TypeError, AttributeError):  # AttributeError: a DuckDB relation's
-        return python_value(getattr(row, name, absent))
+        value = row[name]
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError):  # a DuckDB relation's AttributeError,
+        value = getattr(row, name, absent)                                 # numpy records' ValueError
+    return python_value(value)
 
 
 def _one_value(name: str, value: Any) -> None:

@@ -390,6 +390,17 @@ def test_reprs_are_one_short_line():
 
     assert repr(deal("ms42")) == "<Board ms42: foundation AS, 51 cards left>"
     assert repr(Board.from_text("Foundations: 5H\n6C\n7D 4S\n")) == "<Board: foundation 5H, 3 cards left>"
+    assert repr(Board.from_text("Foundations: 5H\n6C\n")) == "<Board: foundation 5H, 1 card left>"
+
+
+def test_a_board_of_the_wrong_shape_is_refused_in_the_games_words():
+    """"a All in a Row board has 13 piles": the article was Black Hole's and Golf's alone."""
+    aiar = deal(1, "all_in_a_row")
+    with pytest.raises(ValueError, match=r"^All in a Row has 13 piles, not 12$"):
+        Board(None, aiar.piles[:12], game="all_in_a_row")
+    golf = deal(1, "golf")
+    with pytest.raises(ValueError, match=r"^Golf's talon holds at most 16 cards, not 17$"):
+        Board(golf.foundation, golf.piles, talon=[golf.talon[0]] * 17, game="golf")
 
 
 def test_pretty_lists_piles_with_symbols():

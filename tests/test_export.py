@@ -78,6 +78,23 @@ def test_ms_deals_and_numbers_past_two_to_the_64_come_out_exactly(tmp_path):
     assert [r["deal"] for r in records] == ["3", "18446744073709551617", "99999999999999999999", "ms5"]
 
 
+def test_exported_20_digit_numbers_read_back_exactly_as_readme_tells(tmp_path):
+    """README: `read_csv` of pandas and polars read them exactly; pandas' `read_json` and DuckDB do when told."""
+    import duckdb
+    import polars as pl
+
+    verdicts = tmp_path / "verdicts.csv"
+    verdicts.write_text("deal,outcome\n99999999999999999999,solved\n18446744073709551617,solved\n")
+    for fmt in ("csv", "json"):
+        (tmp_path / f"list.{fmt}").write_bytes(cli("export", verdicts, "--format", fmt).stdout)
+    exact = [18446744073709551617, 99999999999999999999]
+    assert pd.read_csv(tmp_path / "list.csv")["deal"].tolist() == exact
+    assert pl.read_csv(tmp_path / "list.csv")["deal"].to_list() == exact
+    assert pd.read_json(tmp_path / "list.json", dtype={"deal": str})["deal"].tolist() == list(map(str, exact))
+    relation = duckdb.sql(f"select deal from read_csv('{tmp_path / 'list.csv'}', types={{'deal': 'VARCHAR'}})")
+    assert relation.df()["deal"].tolist() == list(map(str, exact))
+
+
 @pytest.mark.parametrize("arguments, code, message", [
     (("--tag", "wild"), 2, "unknown tag 'wild'"),
     (("--solvable", "--unsolvable"), 2, "exclude each other"),

@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from blackhole_stats import report
+from blackhole_stats import Solver, report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
 from conftest import assert_one_line_failure, cli, fill_up, require_reference, tmpfs
@@ -601,6 +601,38 @@ def test_the_last_values_a_deal_can_have_are_read(tmp_path):
     data = report.load(tmp_path / "edge.csv")
     assert data["iterations"].max() == 2**63 - 1 and data["deal"].max() == 8589934591
     assert report.build_report(data, "edge").deals == 2
+
+
+def test_counts_near_int64s_end_give_their_true_mean_and_quantiles(tmp_path):
+    """int64's sum wrapped around (a mean of -0.333), and a quantile rounded as a float past 2^53 came out
+    above the largest count."""
+    counts = [2**62, 2**62, 2**63 - 1]
+    (tmp_path / "big.csv").write_text("deal,outcome,iterations,cards_played\n"
+                                      + "".join(f"{n},solved,{count},51\n" for n, count in enumerate(counts, 1))
+                                      + "".join(f"{n},unsolved,{2**63 - 1},10\n" for n in (4, 5, 6)))
+    found = report.build_report(report.load(tmp_path / "big.csv"), "big").iterations
+    solved, unsolved = found["solved"], found["unsolved"]
+    assert solved.mean == sum(counts) / len(counts) and solved.max == 2**63 - 1
+    assert all(min(counts) <= value <= max(counts) for value in (solved.q1, solved.median, solved.q3, solved.p99))
+    assert unsolved.q1 == unsolved.median == unsolved.q3 == unsolved.p99 == unsolved.max == 2**63 - 1
+
+
+def test_report_and_export_take_game_for_a_file_that_names_none_beside_files_that_do(tmp_path):
+    """README: `--game G` names a file without a game column; beside a file that names golf, such a file was
+    read as Black Hole's, and the folder refused as one that "mixes games (golf: 3 rows, black_hole: 2 rows)"."""
+    rows = pd.DataFrame([Solver().solve_deal(n, game="golf") for n in range(1, 6)])
+    (tmp_path / "mixed").mkdir()
+    rows.iloc[:3].to_parquet(tmp_path / "mixed" / "named.parquet")
+    rows.iloc[3:].drop(columns="game").to_parquet(tmp_path / "mixed" / "unnamed.parquet")
+    for command in ("report", "export"):
+        done = run_cli(tmp_path / "mixed", "--game", "golf", "--format", "json", command=command)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        listed = json.loads(done.stdout)
+        deals = listed["deals"] if command == "report" else len(listed)
+        assert deals == 5 and (listed["game"] if command == "report" else {row["game"] for row in listed}) in (
+            "golf", {"golf"})
+    refused = run_cli(tmp_path / "mixed")  # said nothing: the file without its game is Black Hole's
+    assert "mixes games (golf: 3 rows, black_hole: 2 rows)" in refused.stderr and refused.returncode == 1
 
 
 def test_the_first_bad_row_is_named_whatever_its_outcome(tmp_path):
