@@ -205,7 +205,8 @@ def solution_of(row: Any) -> Solution | None:
 
     The row is read first, as `board_of` reads it: a plain tuple (DuckDB's
     `fetchall()`, polars' `row(i)`) or a one-row table has no solution
-    field to read, and "none" would call a solved deal unsolved."""
+    field to read, and "none" would call a solved deal unsolved; so would a
+    null solution on a row whose outcome says solved (both ValueError)."""
     board = board_of(row)
     text = _field(row, "solution", _NO_FIELD)
     if text is _NO_FIELD:
@@ -213,6 +214,9 @@ def solution_of(row: Any) -> Solution | None:
                          "fields and the column")
     _one_value("solution", text)
     if _missing(text):
+        if str(_field(row, "outcome")) == "solved":  # None would call it unsolved (str: pandas' NA has no truth)
+            raise ValueError("the row is solved but its solution is null: a damaged row, or one whose solution "
+                             "was dropped (the deal's line: solve(board_of(row)).solution)")
         return None
     if not isinstance(text, str):
         raise ValueError(f"the row's solution is {text!r}, not a line of play in text form")

@@ -232,6 +232,10 @@ def test_a_row_without_named_fields_is_refused_never_called_unsolved(small_run):
                 read(row)
     with pytest.raises(ValueError, match="no field 'solution'"):
         solution_of(frame.drop("solution").row(0, named=True))
+    solved = frame.row(0, named=True)
+    with pytest.raises(ValueError, match="the row is solved but its solution is null"):  # was None: "unsolved"
+        solution_of({**solved, "solution": None})
+    assert solution_of({**solved, "solution": None, "outcome": pd.NA}) is None
 
 
 @pytest.mark.parametrize("value", [np.int64(7), np.uint32(7), 7.0, np.float64(7.0), Decimal("7"), "7", 7])
