@@ -172,3 +172,19 @@ def test_usage_errors(args):
     """One line that says what is wrong and where help is, not click's usage banner."""
     err = assert_one_line_failure(run(*args), 2)
     assert err.startswith("Error: ") and "--help')" in err
+
+
+def test_a_quoted_home_folder_is_the_home_folder_for_every_command(tmp_path):
+    """README: `--out '~/runs/x'` (the shell left `~` alone) is in the home folder, as pandas and polars read it."""
+    from conftest import cli
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env, at = {"HOME": str(home)}, {"cwd": tmp_path}
+    assert cli("run", "--range", "1-3", "--out", "~/runs/x", "--workers", "1", env=env, **at).returncode == 0
+    assert len(list((home / "runs" / "x").glob("part-*.parquet"))) == 3  # chunks of one deal each
+    assert not (tmp_path / "~").exists()
+    assert cli("verify", "~/runs/x", env=env, **at).returncode == 0
+    listed = cli("export", "~/runs/x", env=env, **at)
+    assert listed.returncode == 0 and listed.stdout.split() == [b"1", b"2", b"3"]
+    assert json.loads(cli("report", "~/runs/x", "--format", "json", env=env, **at).stdout)["deals"] == 3
