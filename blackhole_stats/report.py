@@ -677,17 +677,17 @@ def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
 
 
 def _check_repeats_agree(data: pd.DataFrame, source: str) -> None:
-    """DatasetError naming the first deal listed twice with different results (outcome or cards played):
-    which one stands is no guess to make, for a report or a comparison (repeats that agree get the
-    report's warning)."""
+    """DatasetError naming the first deal listed twice with different results (outcome, cards played or
+    iterations, which a deal's search under one run's settings repeats exactly): which one stands is no
+    guess to make, for a report or a comparison (repeats that agree get the report's warning)."""
     keys = ["ms", "deal"]
-    verdicts = [name for name in ("outcome", "cards_played") if name in data]
+    verdicts = [name for name in ("outcome", "cards_played", "iterations") if name in data]
     repeated = data.loc[data.duplicated(keys, keep=False), keys + verdicts].astype({"outcome": object})
     differ = repeated.groupby(keys, sort=False)[verdicts].nunique(dropna=False).gt(1).any(axis=1)
     if differ.any():
         ms, number = differ.index[differ.to_numpy().argmax()]
         raise DatasetError(f"{source}: deal {game_name(number, ms)} is listed more than once, with different "
-                           f"results (outcome or cards_played)")
+                           f"results (outcome, cards_played or iterations)")
 
 
 def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:

@@ -712,11 +712,14 @@ def test_a_deal_listed_twice_with_different_results_is_refused(tmp_path, rows):
     flipped["cards_played"] = 3 if flipped["outcome"] == "unsolved" else 51  # a Black Hole win plays 51
     torn = write_arrow(tmp_path / "torn", rows + [flipped])
     whole = write_arrow(tmp_path / "whole", rows)
-    for args in ((torn,), (whole, "--compare", torn), (torn, "--compare", whole)):
+    # the same verdict, another count: the effort figures would be whichever file sorts first's
+    costlier = write_arrow(tmp_path / "costlier", rows + [{**rows[1], "iterations": rows[1]["iterations"] * 1000}])
+    for args, named in (((torn,), torn), ((whole, "--compare", torn), torn), ((torn, "--compare", whole), torn),
+                        ((costlier,), costlier)):
         done = run_cli(*args)
         assert done.returncode == 1 and done.stdout == "", done.stdout
-        assert done.stderr == (f"Error: {torn}: deal {rows[1]['deal']} is listed more than once, with different "
-                               "results (outcome or cards_played)\n"), done.stderr
+        assert done.stderr == (f"Error: {named}: deal {rows[1]['deal']} is listed more than once, with different "
+                               "results (outcome, cards_played or iterations)\n"), done.stderr
     agreeing = run_cli(write_arrow(tmp_path / "twice", rows + [rows[1]]), "--compare", whole)
     assert agreeing.returncode == 0 and "1 rows repeat a deal already listed" in agreeing.stdout
 
