@@ -79,8 +79,9 @@ class GameNumber:
     def parse(cls, value: str | numbers.Number) -> GameNumber:
         """Read text as PySolFC's game-number dialog does, or take a number's integral value.
 
-        Text: `12345`, `#12,345`, `ms12345` (ms is case-sensitive); PySolFC
-        drops spaces, '#', '-', '_', '.' and ',' from it, so `"12.5"` is 125.
+        Text: `12345`, `#12,345`, `ms12345` (ms is case-sensitive, and digits
+        alone follow it); PySolFC drops spaces, '#', '-', '_', '.' and ','
+        from a plain number, so `"12.5"` is 125.
         Numbers: what a dataset, numpy or pyarrow hands back, `5`, `np.int64(5)`,
         `Decimal("5")`, `5.0`, `pa.scalar(5)` (a pyarrow text cell is text); `5.5`, NaN and bools are refused.
         """
@@ -92,6 +93,8 @@ class GameNumber:
         ms = body.startswith("ms")
         if ms:
             body = body[2:]
+            if not (body.isascii() and body.isdigit()):  # PySolFC takes ms and digits alone (ms([0-9]+)\n?)
+                raise DealNumberError(f"invalid game number {quoted(text)}: 'ms' is followed by digits only")
         if re.sub(r"[\s#_.,]", "", body).startswith("-"):
             raise DealNumberError(f"invalid game number {quoted(text)}: negative")
         digits = _SEPARATORS.sub("", body)
@@ -106,13 +109,13 @@ class GameNumber:
     @classmethod
     def of(cls, value: GameNumber | str | numbers.Number) -> GameNumber:
         """What the Python API (`deal`, `Solver.solve_deal`) takes: `parse`, but text that is also a
-        decimal of another value (`"1.0"`, `"ms2.5"`, `"1,000.5"`: a float column of a CSV read as
-        text, as `board_of` reads it) is refused, since the dialog drops the '.' (10, ms25, 10005)."""
+        decimal of another value (`"1.0"`, `"1,000.5"`: a float column of a CSV read as text, as
+        `board_of` reads it) is refused, since the dialog drops the '.' (10, 10005)."""
         if isinstance(value, cls):
             return value
         value = _text_cell(value)
         number = cls.parse(value)
-        text = value.strip().removeprefix("ms") if isinstance(value, str) else ""
+        text = value.strip() if isinstance(value, str) and not number.ms else ""  # ms: digits alone (parse)
         if decimal := _DECIMAL.fullmatch(re.sub(r"[\s#]", "", text).removesuffix("L")):  # the dialog's
             # decorations aside ('#', spaces, a final L): a decimal ("1,0" stays the dialog's 10, as "12,345")
             if Decimal(re.sub(r"[,_]", "", decimal[0])) != number.number:
