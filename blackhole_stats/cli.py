@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import io
 import json
 import os
 import re
@@ -18,6 +17,7 @@ from . import __version__, interrupts
 from ._testhooks import pause
 from .arguments import is_seconds
 from .board import Board, BoardParseError
+from .console import StdoutFailed, take_stdout
 from .dealing import DealNumberError, GameNumber, deal
 from .games import DEFAULT_GAME, GAMES, Game, UnknownGameError, get_game
 from .quoting import quoted
@@ -33,24 +33,6 @@ ITERATION_BUDGET = click.IntRange(1, MAX_ITERS)
 
 _NoArgsIsHelp = getattr(click.exceptions, "NoArgsIsHelpError", ())
 """click >= 8.2 raises it for a group called with nothing; older clicks print the help themselves."""
-
-
-class StdoutFailed(Exception):
-    """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened."""
-
-    def __init__(self, error: OSError) -> None:
-        super().__init__(error.strerror or str(error))
-        self.errno = error.errno
-
-
-class _Stdout(io.FileIO):
-    """File descriptor 1, whose write errors say that they are standard output's."""
-
-    def write(self, data) -> int | None:
-        try:
-            return super().write(data)
-        except OSError as error:
-            raise StdoutFailed(error) from error
 
 
 class Command(click.Command):
@@ -126,9 +108,7 @@ class Commands(click.Group):
             click.echo("Error: standard output is closed", err=True)
             return 1
         if ours:
-            sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)),
-                                          encoding=sys.stdout.encoding, errors=sys.stdout.errors,
-                                          line_buffering=sys.stdout.line_buffering)
+            take_stdout()
         try:
             try:
                 status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)

@@ -10,7 +10,37 @@ library's cheapest only.
 """
 from __future__ import annotations
 
+import io
+import sys
+
 from . import _testhooks, interrupts
+
+
+class StdoutFailed(Exception):
+    """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(error.strerror or str(error))
+        self.errno = error.errno
+
+
+class _Stdout(io.FileIO):
+    """File descriptor 1, whose write errors say that they are standard output's. Written through
+    Python, not the interpreter's own sys.stdout: that one returned from a write the pipe took only
+    part of when its reader was gone meanwhile, with no error and the rest unwritten (exit 0, cut short)."""
+
+    def write(self, data) -> int | None:
+        try:
+            return super().write(data)
+        except OSError as error:
+            raise StdoutFailed(error) from error
+
+
+def take_stdout() -> None:
+    """Point sys.stdout at file descriptor 1 through `_Stdout`, as it was set up (encoding, errors, line
+    buffering); for a process that is one of our commands, whose standard output is its own."""
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)), encoding=sys.stdout.encoding,
+                                  errors=sys.stdout.errors, line_buffering=sys.stdout.line_buffering)
 
 
 def main() -> None:

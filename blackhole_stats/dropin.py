@@ -23,10 +23,12 @@ not installed).
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 
 from . import _testhooks, interrupts
+from .console import StdoutFailed, take_stdout
 from ._version import __version__
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_INTRACTABLE = 0, 255, 254
@@ -328,10 +330,10 @@ def _write(text: str, path: str | None) -> None:
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
-    except BrokenPipeError:  # the reader stopped early: quiet, as any tool in a pipe
-        raise SystemExit(EXIT_BROKEN_PIPE) from None
-    except OSError as error:
-        raise Failure(f"Error! Cannot write to standard output: {error.strerror}", EXIT_ERROR) from None
+    except StdoutFailed as error:
+        if error.errno == errno.EPIPE:  # the reader stopped early: quiet, as any tool in a pipe
+            raise SystemExit(EXIT_BROKEN_PIPE) from None
+        raise Failure(f"Error! Cannot write to standard output: {error}", EXIT_ERROR) from None
 
 
 def _say(line: str) -> None:
@@ -351,6 +353,8 @@ def main(argv: list[str] | None = None) -> None:
     than an easy solve, and there is nothing left to clean up.
     """
     line = None
+    if sys.stdout is not None:
+        take_stdout()
     try:
         interrupts.ready()  # a signal that came while the program started raises here
         with interrupts.unwrapped():

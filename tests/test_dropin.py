@@ -264,6 +264,29 @@ def test_file_and_stdin_give_the_same_output(tmp_path):
     assert (written.returncode, written.stdout) == (0, b"") and out.read_bytes() == from_file.stdout
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ and FIONREAD on a pipe are Linux's")
+def test_a_reader_gone_while_the_output_waits_for_room_is_a_broken_pipe(tmp_path):
+    """A 4 KiB pipe, 13 KB of --display-boards, the reader gone once the pipe is full: the interpreter's
+    own stdout took the partial write and returned, and the solve exited 0 with its output cut short."""
+    import fcntl
+    import struct
+    import termios
+    import time
+
+    (tmp_path / "board.txt").write_text(reference_boards("black_hole")[2])
+    read, write = os.pipe()
+    fcntl.fcntl(write, 1031, 4096)  # F_SETPIPE_SZ: the pipe holds one page
+    process = subprocess.Popen([str(SOLVE), "--game", "black_hole", "--display-boards", str(tmp_path / "board.txt")],
+                               stdout=write, stderr=subprocess.PIPE)
+    os.close(write)
+    waiting = time.monotonic() + 60
+    while struct.unpack("i", fcntl.ioctl(read, termios.FIONREAD, b"\0" * 4))[0] < 4096:  # full: the rest waits
+        assert process.poll() is None and time.monotonic() < waiting, "the output fit, or the solve never wrote"
+        time.sleep(0.01)
+    os.close(read)
+    assert (process.wait(timeout=60), process.stderr.read()) == (141, b"")
+
+
 def test_output_to_a_full_disk_leaves_the_old_file_whole(tmp_path):
     """--output replaces the file whole: a disk too full for the solution keeps the old one, not a cut
     one, and says so in one line. (Written in place, emptying the old file frees a page, and a won
