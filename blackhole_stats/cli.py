@@ -437,7 +437,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         result = report.build_report(data, dataset, manifest, game)
         assumed = [(data, manifest, game_kind, dataset, game, "--game")]
         if other is not None:
-            other_data = report.load(other, required=report.VERDICTS, game=compare_game)
+            other_data = report.load(other, required=report.VERDICTS, game=compare_game or game)  # as _game_of
             other_manifest = read_manifest(other)
             other_game = _game_of(other_data, other, other_manifest, compare_game, "--compare-game", default=game)
             assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))

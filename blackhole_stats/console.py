@@ -6,7 +6,8 @@ So `main` first has signals recorded (`interrupts.record_until_ready`), then
 loads the command line, whose commands raise a recorded signal as soon as
 they can report it (`cli.Command`): it ends the same way as one during the
 command. Every command pays for what this module imports: the standard
-library's cheapest only.
+library's cheapest only. Both commands write their standard output through
+`take_stdout`, so that a reader gone early is an error they see (exit 141).
 """
 from __future__ import annotations
 

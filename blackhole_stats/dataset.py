@@ -1618,8 +1618,8 @@ def check_held_settings(out: str, manifest: dict, game: Game | None = None) -> G
         problem = f"difficulty scale {quoted(scale)}"
     else:
         return game
-    raise DatasetError(f"{out} holds a run with {problem}, which this version ({__version__}) cannot resume "
-                       f"{game.name} runs with: use another --out")
+    raise DatasetError(f"{out} holds a run of {game.name} with {problem}, which this version ({__version__}) "
+                       "cannot resume: use another --out")
 
 
 def _upgrade_manifest(manifest: dict) -> None:

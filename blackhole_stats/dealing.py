@@ -1,8 +1,8 @@
 """PySolFC game numbers and the boards they deal.
 
 Plain `N` is what today's PySolFC deals: the Microsoft LCG below 32000 and
-CPython's Mersenne Twister (`random.Random(N)`) from 32000 up, with no upper
-bound. `msN` is always the LCG (1 <= N <= 2^33 - 1). The one trap is 32000:
+CPython's Mersenne Twister (`random.Random(N)`) from 32000 up, to MAX_DIGITS
+digits. `msN` is always the LCG (1 <= N <= 2^33 - 1). The one trap is 32000:
 older dealers (pysol-cards, the 2010 study) use the LCG for it, i.e. their
 "32000" is PySolFC's `ms32000`. Every game of the family shuffles alike and
 then lays the cards out as its `Game` says. The shuffle itself runs in C (`_core`).

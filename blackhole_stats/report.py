@@ -491,15 +491,13 @@ class IterationStats:
 
     @classmethod
     def of(cls, values: np.ndarray) -> IterationStats:
-        low, high = int(values.min()), int(values.max())
+        high = int(values.max())
         # int64's sum wraps around past 2^63 - 1 (a negative mean); Python's ints do not
         total = int(values.sum()) if high <= np.iinfo(np.int64).max // len(values) else sum(values.tolist())
-        # percentiles are floats: past 2^53 one rounds beyond the counts it lies between
-        q1, median, q3, p99 = (q if low <= q <= high else min(max(low, q), high)
-                               for q in map(float, np.percentile(values, [25, 50, 75, 99])))
-        return cls(count=len(values), min=low, max=high, mean=total / len(values),
+        q1, median, q3, p99 = np.percentile(values, [25, 50, 75, 99])
+        return cls(count=len(values), min=int(values.min()), max=high, mean=total / len(values),
                    std=float(values.std(ddof=1)) if len(values) > 1 else None,
-                   median=median, q1=q1, q3=q3, p99=p99)
+                   median=float(median), q1=float(q1), q3=float(q3), p99=float(p99))
 
 
 @dataclass(frozen=True)
@@ -637,6 +635,8 @@ class Report:
     deals: int
     ms_deals: int
     duplicates: int
+    duplicates_of_other_effort: int
+    """Of `duplicates`, those with other iterations than the row counted (`repeats_of_other_effort`)."""
     first_deal: str | None
     last_deal: str | None
     outcomes: dict[str, int]
@@ -677,17 +677,26 @@ def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
 
 
 def _check_repeats_agree(data: pd.DataFrame, source: str) -> None:
-    """DatasetError naming the first deal listed twice with different results (outcome, cards played or
-    iterations, which a deal's search under one run's settings repeats exactly): which one stands is no
-    guess to make, for a report or a comparison (repeats that agree get the report's warning)."""
+    """DatasetError naming the first deal listed twice with different results (outcome or cards played):
+    which one stands is no guess to make, for a report or a comparison (repeats that agree get the
+    report's warning, which counts those of other iterations: `repeats_of_other_effort`)."""
     keys = ["ms", "deal"]
-    verdicts = [name for name in ("outcome", "cards_played", "iterations") if name in data]
+    verdicts = [name for name in ("outcome", "cards_played") if name in data]
     repeated = data.loc[data.duplicated(keys, keep=False), keys + verdicts].astype({"outcome": object})
     differ = repeated.groupby(keys, sort=False)[verdicts].nunique(dropna=False).gt(1).any(axis=1)
     if differ.any():
         ms, number = differ.index[differ.to_numpy().argmax()]
         raise DatasetError(f"{source}: deal {game_name(number, ms)} is listed more than once, with different "
-                           f"results (outcome, cards_played or iterations)")
+                           f"results (outcome or cards_played)")
+
+
+def repeats_of_other_effort(data: pd.DataFrame) -> int:
+    """The rows that repeat a deal with other iterations than its first row, the one counted (the same
+    verdict solved under other settings, or a copy edited): the effort figures are that row's alone."""
+    if "iterations" not in data:
+        return 0
+    first = data.groupby(["ms", "deal"], sort=False)["iterations"].transform("first")
+    return int((data.duplicated(["ms", "deal"]) & (data["iterations"] != first)).sum())
 
 
 def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:
@@ -713,8 +722,10 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
     game = game_of(data, source, manifest, given=game)
     listed = data
     duplicates = int(data.duplicated(["ms", "deal"]).sum())
+    other_effort = 0
     if duplicates:
         _check_repeats_agree(data, source)
+        other_effort = repeats_of_other_effort(data)
         data = one_row_per_deal(data)
     counts = data["outcome"].value_counts()
     outcomes = {outcome: int(counts.get(outcome, 0)) for outcome in OUTCOMES}
@@ -738,6 +749,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         deals=len(data),
         ms_deals=int(data["ms"].sum()),
         duplicates=duplicates,
+        duplicates_of_other_effort=other_effort,
         first_deal=names[0],
         last_deal=names[-1],
         outcomes=outcomes,
@@ -986,8 +998,10 @@ def _of_cards(game: Game) -> str:
 def _warnings(report: Report) -> list[str]:
     """What makes a dataset's figures suspect, above a report and each side of a comparison: repeated
     deals, then what `_suspicions` finds."""
-    repeated = [f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once)"] \
-        if report.duplicates else []
+    other = report.duplicates_of_other_effort
+    repeated = [f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once"
+                + (f"; {other:,} of them with other iterations than the row counted, whose file sorts first)"
+                   if other else ")")] if report.duplicates else []
     return repeated + _suspicions(report.against_manifest, report.mixed_settings, report.manifest, report.source)
 
 

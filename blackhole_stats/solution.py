@@ -158,8 +158,9 @@ def board_of(row: Any) -> Board:
     compact files written before the family; a warning for a run's row without it, which has `deal_exact`).
 
     `row` is anything with `deal` and `ms` by key or attribute: a pandas row
-    (`df.iloc[i]`, `itertuples()`), a dict from pyarrow's `to_pylist()`,
-    polars' `rows(named=True)`, a CSV read as text, or `Solver.solve_deal`. The
+    (`df.iloc[i]`, `itertuples()`, `to_records()[i]`), a dict from pyarrow's
+    `to_pylist()`, polars' `rows(named=True)`, a CSV read as text, or
+    `Solver.solve_deal`; a whole table is refused (ValueError). The
     number may be any integral value a reader hands back (numpy integers,
     Decimal, float, digits); `deal_exact`, where a row has it and `deal` is
     null, is the exact number. Values are read as `report` reads a file's
@@ -306,13 +307,13 @@ def _field(row: Any, name: str, absent: Any = None) -> Any:
 
     try:
         value = row[name]
-    except (KeyError, IndexError, TypeError, AttributeError, ValueError):  # a DuckDB relation's AttributeError,
-        value = getattr(row, name, absent)                                 # numpy records' ValueError
+    except (KeyError, IndexError, TypeError, ValueError):  # ValueError: a numpy record's for a field it lacks
+        value = getattr(row, name, absent)
     return python_value(value)
 
 
 def _one_value(name: str, value: Any) -> None:
-    """Refuse a field that holds a column (a one-row table's, or a whole frame's)."""
+    """Refuse a field that holds a column (a dict of lists; tables are refused as a whole by `board_of`)."""
     if hasattr(value, "__len__") and not isinstance(value, (str, bytes)) and getattr(value, "ndim", 1) != 0:
         raise ValueError(f"the row's {name} is a column of values: pass one row (df.iloc[i]), not a table")
 

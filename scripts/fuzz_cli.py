@@ -246,11 +246,14 @@ def game_name(key: tuple[bool, int]) -> str:
 def pysol_reading(token: str) -> str | None:
     """How PySolFC's game-number dialog reads `token` (README, issue 7): the canonical name or None.
 
-    It strips spaces, '#', '-', '_', '.' and ',' and a trailing 'L'; 'ms' is case-sensitive.
+    It strips spaces, '#', '-', '_', '.' and ',' and a trailing 'L' from a plain number; 'ms' is
+    case-sensitive and only digits follow it (PySolFC's `ms([0-9]+)`).
     """
     body = token.strip()
     ms = body.startswith("ms")
     body = body[2:] if ms else body
+    if ms and not (body.isascii() and body.isdigit()):
+        return None
     if re.sub(r"[\s#_.,]", "", body).startswith("-"):
         return None
     digits = re.sub(r"[\s#\-_.,]", "", body)
