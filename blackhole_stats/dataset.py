@@ -396,6 +396,9 @@ class RunFiles:
     """Names of 0.1.0's side files inside DIR (`_manifest.json`, `_run.log`): `run` moves them beside DIR."""
     strays: list[tuple[str, str]] = field(default_factory=list)
     """(name, which readers of DIR read it) for every other entry of DIR that a reader picks up."""
+    taken: list[str] = field(default_factory=list)
+    """Names of the other entries that no reader picks up but a chunk file would have (an empty folder
+    `part-3-3-1.parquet`): the run's rename of that chunk's file onto it would fail."""
 
 
 def list_run(out: str) -> RunFiles:
@@ -419,6 +422,8 @@ def list_run(out: str) -> RunFiles:
             readers = _readers_of(name, is_file, info.size if is_file else folder_entries(paths.fs, info.path, out))
             if readers:
                 files.strays.append((name + ("" if is_file else "/"), readers))
+            elif _PART.fullmatch(name):
+                files.taken.append(name)
     files.strays = sorted(files.strays + _dangling_links(local_path(out)))
     if paths.side is not None:
         files.temporary += sorted(info.path for info in folder_entries(paths.fs, paths.side, out)
@@ -1389,9 +1394,12 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                             "search": search, "max_iters": max_iters, "difficulty_scale": difficulty_scale,
                             "deals": [], "total_deals": 0, "started": _utc_now(), "sessions": []}
             _check_settings(out, manifest, search, max_iters, difficulty_scale, game)
-            strays = list_run(out).strays
-            if strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
-                raise DatasetError(strays_problem(out, strays))
+            files = list_run(out)
+            if files.strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
+                raise DatasetError(strays_problem(out, files.strays))
+            if files.taken:  # else the chunk would be solved, then fail to land, at every resume
+                raise DatasetError(f"{out} holds {files.taken[0]}, which is no file yet is named as the run's chunk "
+                                   "files are (the run could not write one there): move it away")
             done = read_done(out, manifest)  # before writing: a refused run leaves DIR as it was
             solved = sum(session.get("deals_solved") or 0 for session in manifest.get("sessions") or [])
             if deals is not None and solved and not done:  # DIR deleted or emptied by hand: a new range there

@@ -126,27 +126,41 @@ def fits(card: str, foundation: str) -> bool:
 
 
 def parse_board(data: bytes) -> Position | str:
-    """The README's board text: a Position, or why `data` is not one."""
+    """The README's board text: a Position, or why `data` is not one. A byte-order mark first, CRLF line
+    ends, blank lines before the board or after its last pile are fine; cards are separated by spaces
+    (one or more), and a pile's line does not start with one; at most 1,000 lines."""
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
         return "not UTF-8"
-    if "\r" in text:
-        return "a '\\r' in the text"
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()
+    if len(lines) > MAX_BOARD_LINES:
+        return "more than 1,000 lines"
+    if any(len(line.removesuffix("\r")) > MAX_BOARD_LINE for line in lines):
+        return "a line of more than 4,096 characters"
+    lines = [line.removesuffix("\r") for line in lines]
+    if any("\r" in line for line in lines):
+        return "a '\\r' other than a CRLF line end"
+    while lines and lines[0] == "":
+        lines.pop(0)
+    while len(lines) > NUM_PILES + 1 and lines[-1] == "":
+        lines.pop()
     if not lines or not lines[0].startswith(FOUNDATION_PREFIX):
         return "no 'Foundations: ' line first"
-    foundation = lines[0][len(FOUNDATION_PREFIX):]
-    if foundation not in CARD_SET:
-        return f"foundation {foundation[:20]!r} is not one card"
+    foundation = [token for token in lines[0][len(FOUNDATION_PREFIX):].split(" ") if token]
+    if len(foundation) != 1 or foundation[0] not in CARD_SET:
+        return f"foundation {lines[0][len(FOUNDATION_PREFIX):][:20]!r} is not one card"
+    foundation = foundation[0]
     if len(lines) - 1 > NUM_PILES:
         return "more than 17 piles"
     seen = {foundation}
     piles = []
     for line in lines[1:]:
-        tokens = line.split(" ") if line else []
+        if line.startswith(" "):
+            return "a pile's line starts with a space"
+        tokens = [token for token in line.split(" ") if token]
         if len(tokens) > PILE_SIZE:
             return "more than 3 cards in a pile"
         for token in tokens:
@@ -471,6 +485,8 @@ SCHEMA_V1_TEXT = [("deal", "decimal128(38, 0)"), ("ms", "bool"), ("outcome", DIC
                   ("iterations", "int64"), ("cards_played", "int8"), ("solution", "string"),
                   ("seconds", "double")]
 """Results format 1 (0.1.0): `report` and `verify` still read it."""
+MAX_BOARD_LINES, MAX_BOARD_LINE = 1000, 4096
+"""README: a board file of more than 1,000 lines, or a line of more than 4,096 characters, is refused."""
 PART_NAME = re.compile(r"part-(ms)?\d+-(ms)?\d+-\d+\.parquet")
 """README: DIR holds one `part-<first>-<last>-<count>.parquet` per chunk."""
 SIDE, MANIFEST, OLD_MANIFEST, OLD_LOG = ".run", "manifest.json", "_manifest.json", "_run.log"
@@ -484,7 +500,9 @@ MANIFEST_TYPES = {
     "finished": lambda v: v is None or isinstance(v, str), "machine": lambda v: v is None or isinstance(v, dict),
     "elapsed_seconds": lambda v: v is None or isinstance(v, (int, float)) and not isinstance(v, bool)
     and 0 <= v < float("inf"),
-    "sessions": lambda v: isinstance(v, list) and all(isinstance(s, dict) for s in v)}
+    "sessions": lambda v: isinstance(v, list) and all(isinstance(s, dict) for s in v),
+    "game": lambda v: isinstance(v, str), "iterations_revision": lambda v: _count(v, 1),
+    "difficulty_scale": lambda v: v is None or isinstance(v, str)}
 """README's manifest fields and what each holds; `verify` may refuse a field of another type."""
 
 

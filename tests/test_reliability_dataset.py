@@ -550,6 +550,19 @@ def test_files_no_reader_reads_are_no_problem(run_copy):
     assert assert_ok(cli("verify", run_copy)).startswith("ok: 6 rows")
 
 
+def test_a_folder_named_as_a_missing_chunk_file_is_refused_before_anything_is_solved(tmp_path):
+    """No reader reads an empty folder `part-3-3-1.parquet`, but the run's rename of chunk 3 onto it failed
+    at every resume, after solving it: "chunk 3 failed: IsADirectoryError" and a resume command that failed too."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-3", "--chunk-size", "1", "--workers", "1", "--out", out).returncode == 0
+    (out / "part-3-3-1.parquet").unlink()
+    (out / "part-3-3-1.parquet").mkdir()
+    line = assert_one_line_failure(cli("run", "--out", out, "--workers", "1"))
+    assert f"{out} holds part-3-3-1.parquet, which is no file yet is named as the run's chunk files are" in line
+    (out / "part-3-3-1.parquet").rmdir()
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0 and len(pd.read_parquet(out)) == 3
+
+
 STRAYS = {
     "backup.parquet": "a copy",
     "_backup.parquet": "a copy",
