@@ -14,9 +14,11 @@ with budget B if it needs at most B positions.
 
 The measurements are kept in `results/difficulty/GAME/validation_deals.csv`
 (one row a deal; score and positions empty where not winnable, positions
-empty where a planner needs more than the largest budget); a later call
-measures only the deals of the range not in it yet, so a range can be
-extended. Each call then writes the game's plot (`GAME/validation.png`) and
+empty where a planner needs more than the largest budget, which `budget`
+records; rows without it were measured with the game's budgets below); a
+later call measures only the deals of the range not in it yet, or measured
+with a smaller largest budget than it asks for, so a range can be extended.
+Each call then writes the game's plot (`GAME/validation.png`) and
 `results/difficulty/VALIDATION.md`, the tables of every game measured so far
 (win rate per tag on the game's current scale, with 95% Wilson intervals).
 Exits 1 if some planner's win rate does not fall from each tag to the next
@@ -72,13 +74,24 @@ def measure(number: int, game: str, budget: int) -> dict:
     global _solver
     _solver = _solver or Solver()
     board = deal(number, get_game(game))
-    row = {"deal": number, "score": None, **dict.fromkeys(PLANNERS)}
+    row = {"deal": number, "score": None, **dict.fromkeys(PLANNERS), "budget": budget}
     if _solver.solve(board, most_played=False).solved:
         row["score"] = difficulty(board, _solver)
         for name, order in PLANNERS.items():
             won, positions = _core.plan(*board.solver_input(), budget, order, True, **board.solver_rules())
             row[name] = positions if won else None
     return row
+
+
+def measurements(path: str, game: str) -> pd.DataFrame:
+    """A game's validation_deals.csv (empty if there is none), with the largest budget each row was measured
+    with: the game's own (VALIDATION) for rows from before the column."""
+    if not os.path.exists(path):
+        return pd.DataFrame(columns=["deal", "score", *PLANNERS, "budget"])
+    held = pd.read_csv(path)
+    if "budget" not in held:
+        held["budget"] = max(VALIDATION[game].budgets)
+    return held
 
 
 def wilson(won: int, deals: int) -> tuple[float, float]:
@@ -162,6 +175,10 @@ def game_section(game_key: str, frame: pd.DataFrame, settings: Validation, resul
     """The game's part of VALIDATION.md (and its plot), and whether its planners' win rates fall."""
     game, scale = get_game(game_key), current_scale(game_key)
     frame = frame[frame.deal.between(settings.first, settings.last)]
+    if (frame.budget < max(settings.budgets)).any():  # a planner's miss then says nothing of a larger budget
+        return [f"## {game.name}", "", f"Measured with budgets up to {int(frame.budget.min()):,}, not "
+                f"{max(settings.budgets):,}: `python scripts/validate_difficulty.py --game {game_key}` measures "
+                "it again.", ""], False
     winnable = frame[frame.score.notna()].copy()
     winnable["tag"] = winnable.score.map(scale.tag)
     rates = win_rates(winnable, settings.budgets)
@@ -176,8 +193,9 @@ def game_section(game_key: str, frame: pd.DataFrame, settings: Validation, resul
              f"`python scripts/validate_difficulty.py --game {game_key}`; plot: "
              f"[{game_key}/validation.png]({game_key}/validation.png); measurements: "
              f"`{game_key}/validation_deals.csv`.", "",
-             f"Deals {settings.first:,}..{settings.last:,}: {len(winnable):,} of {len(frame):,} winnable, none of "
-             f"them among the deals scale `{scale.name}` was fixed from ({scale.basis}). Winnable deals per tag: "
+             f"Deals {settings.first:,}..{settings.last:,}: {len(winnable):,} of {len(frame):,} winnable, "
+             f"{_in_the_scale_sample(game_key, winnable.deal)} among the deals scale `{scale.name}` was fixed from "
+             f"({scale.basis}). Winnable deals per tag: "
              + ", ".join(f"{tag} {counts[tag]:,}" for tag in TAGS)
              + f"; a win rate's 95% interval is at most +-{halves.max() * 100:.1f} points.", "",
              "Share of each tag's winnable deals that a planner wins within its budget of positions "
@@ -196,6 +214,16 @@ def game_section(game_key: str, frame: pd.DataFrame, settings: Validation, resul
               f"needs, twice the largest budget where it needs more): {spearman(winnable, settings.budgets):.3f}.",
               ""]
     return lines, ok
+
+
+def _in_the_scale_sample(game_key: str, deals: pd.Series) -> str:
+    """How many of `deals` the scale's committed sample holds, in words ("none of them", "3 of them")."""
+    sample = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "results", "difficulty",
+                          game_key, "scale_sample.parquet")
+    if not os.path.exists(sample):
+        return "whether any of them is (its sample is not in this checkout) is not known"
+    shared = int(deals.isin(pd.read_parquet(sample, columns=["deal"]).deal).sum())
+    return "none of them" if not shared else f"{shared:,} of them"
 
 
 def main() -> int:
@@ -217,11 +245,14 @@ def main() -> int:
     wanted = settings[game]
     path = os.path.join(args.results, game, "validation_deals.csv")
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    held = pd.read_csv(path) if os.path.exists(path) else pd.DataFrame(columns=["deal", "score", *PLANNERS])
-    missing = sorted(set(range(wanted.first, wanted.last + 1)) - set(held.deal))
+    held = measurements(path, game)
+    # a planner that needed more than a smaller budget is no answer for a larger one: measured again
+    answered = held.deal[held.budget >= max(wanted.budgets)]
+    missing = sorted(set(range(wanted.first, wanted.last + 1)) - set(answered))
     if missing:
         with Pool(args.workers) as pool:
             rows = pool.map(partial(measure, game=game, budget=max(wanted.budgets)), missing, chunksize=10)
+        held = held[~held.deal.isin(missing)]
         held = pd.concat([held, pd.DataFrame(rows)]) if len(held) else pd.DataFrame(rows)
         held.sort_values("deal").to_csv(path, index=False)
     lines = ["# Difficulty tags against bounded planners", "",
@@ -234,8 +265,8 @@ def main() -> int:
     for other in GAMES:
         csv = os.path.join(args.results, other.key, "validation_deals.csv")
         if other.key in settings and os.path.exists(csv):
-            section, falls = game_section(other.key, pd.read_csv(csv), settings[other.key], args.results,
-                                          args.coarse)
+            section, falls = game_section(other.key, measurements(csv, other.key), settings[other.key],
+                                         args.results, args.coarse)
             lines += section
             ok = ok and falls
     replace_text(os.path.join(args.results, "VALIDATION.md"), "\n".join(lines))

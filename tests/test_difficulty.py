@@ -114,6 +114,22 @@ def test_tags_are_read_as_users_type_them_and_unknown_ones_are_refused():
 
 
 @pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
+def test_validation_measures_again_what_a_smaller_budget_measured(tmp_path):
+    """Measurements made with budgets up to 30 were read as answers for 30,000: a planner that needed more
+    than 30 positions counted as lost at every budget (the tester's 7.4% where a fresh folder gave 75.9%)."""
+    def validate(results, *budgets):
+        return subprocess.run([sys.executable, str(REPO / "scripts" / "validate_difficulty.py"), "--range",
+                               "1002001-1002040", "--results", str(results), "--budgets", ",".join(budgets),
+                               "--coarse", "--workers", "1"], capture_output=True, text=True, timeout=600)
+
+    validate(tmp_path / "reused", "10", "20", "30")
+    reused, fresh = validate(tmp_path / "reused", "300", "30000"), validate(tmp_path / "fresh", "300", "30000")
+    assert reused.stdout == fresh.stdout and "| 30,000 |" in fresh.stdout, reused.stdout + reused.stderr
+    measured = pd.read_csv(tmp_path / "reused" / "black_hole" / "validation_deals.csv")
+    assert set(measured.budget) == {30000} and len(measured) == 40
+
+
+@pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 def test_bounded_planners_win_fewer_of_the_hard_tags_on_deals_the_scale_never_saw(tmp_path):
     """The validation script on a small sample: the easier two tags' deals are won more often than the
     harder two's by each planner (the full fall over five tags needs the committed samples)."""
