@@ -327,7 +327,7 @@ def render_readme(facts: dict) -> str:
     solved, unsolved = full["solved"], full["unsolved"]
     # the million's, as the text says, whatever --deals the run solved
     peer_hours = PEER_CPU_SECONDS_1_1000 * MILLION / 1000 / 3600
-    classic_hours = classic_time["cpu_seconds"] / classic["deals"] * MILLION / 3600
+    classic_hours = classic_time["cpu_seconds"] / classic_time["deals_solved"] * MILLION / 3600
     agree = facts["classic_vs_fast"]
     peer = facts.get("classic_vs_peer")
     reversed_ = standard_errors(solved, STUDY_2010["mean_b"]) < Z95 <= standard_errors(solved, STUDY_2010["mean_a"])
@@ -384,7 +384,7 @@ prefix for the iteration counts; then this file and `study.json`.
   a shared machine, so other work ran beside the study (load averages below).
 * `{fast_time['command']}` ({fast_time['deals_solved']:,} deals):
   {fast_time['wall_seconds']:,} s of wall time ({duration(fast_time['wall_seconds'])}), {fast_time['cpu_seconds']:,} CPU-seconds
-  (the run and its workers), {fast['deals'] / fast_time['wall_seconds']:,.0f} deals per second, at most
+  (the run and its workers), {fast_time['deals_solved'] / fast_time['wall_seconds']:,.0f} deals per second, at most
   {fast_time['max_rss_mb']:,} MB resident for the largest process; load average
   {fast_time['load_average_start']:.2f} at the start, {fast_time['load_average_end']:.2f} at the end. `verify` then replayed all
   {fast['solved']:,} solutions and found every deal exactly once.
@@ -394,7 +394,7 @@ prefix for the iteration counts; then this file and `study.json`.
 * For scale: the peer solver (black-hole-solver 1.14, default mode) needs
   {PEER_CPU_SECONDS_1_1000:.0f} CPU-seconds for deals 1..1000 alone on this machine kind; at that
   rate the million would take about {peer_hours:.0f} CPU-hours. Our `classic` search, at this
-  run's {classic_time['cpu_seconds'] / classic['deals'] * 1000:,.0f} CPU-seconds per 1000 deals, would need about
+  run's {classic_time['cpu_seconds'] / classic_time['deals_solved'] * 1000:,.0f} CPU-seconds per 1000 deals, would need about
   {classic_hours:.0f} CPU-hours for the million.
 
 ## Results
@@ -516,8 +516,7 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     target.mkdir(parents=True, exist_ok=True)
     facts_path = target / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
-    started = (manifest(run) or {}).get("started")
-    sessions = previous.get("sessions", []) if started and previous.get("run_started") == started else []
+    sessions = kept_sessions(previous, run)
     try:
         timed_run(run, "--range", str(deals), "--game", game.key, sessions=sessions)
     finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
@@ -546,6 +545,13 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     replace_text(facts_path, json.dumps(facts, indent=2) + "\n")
     write_family(results)
     print(f"results in {target}/")
+
+
+def kept_sessions(kept: dict, run: Path) -> list[dict]:
+    """The timed sessions `kept` (a study.json's record of one run) holds for `run`: none if that record is
+    of another run (another start), which a study must not time this one by."""
+    started = (manifest(run) or {}).get("started")
+    return list(kept.get("sessions", [])) if started and kept.get("run_started") == started else []
 
 
 def summed(sessions: list[dict]) -> dict | None:
@@ -678,14 +684,19 @@ def main() -> None:
     args.results.mkdir(parents=True, exist_ok=True)
     facts_path = args.results / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
-    timings = previous.get("timings", {})
-
-    timings["fast"] = timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key) or timings.get("fast")
+    timings, runs = previous.get("timings", {}), previous.get("runs", {})  # runs: each run's start and sessions
+    sessions = {"fast": kept_sessions(runs.get("fast", {}), fast),
+                "classic": kept_sessions(runs.get("classic", {}), classic)}
     try:
-        timings["classic"] = timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key,
-                                       "--search", "classic") or timings.get("classic")
-    finally:  # the fast run's time is kept when the classic run is stopped (the rerun finds the fast run done)
-        replace_text(facts_path, json.dumps({**previous, "timings": timings}, indent=2) + "\n")
+        timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key, sessions=sessions["fast"])
+        timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key, "--search", "classic",
+                  sessions=sessions["classic"])
+    finally:  # an interrupted study keeps its sessions' timings for the one that finishes the runs
+        for name, run in (("fast", fast), ("classic", classic)):
+            if (recorded := manifest(run)) is not None:
+                runs[name] = {"run_started": recorded["started"], "sessions": sessions[name]}
+            timings[name] = summed(sessions[name]) or timings.get(name)  # (a study.json from before "runs")
+        replace_text(facts_path, json.dumps({**previous, "runs": runs, "timings": timings}, indent=2) + "\n")
     untimed = [name for name in ("fast", "classic") if timings[name] is None]
     if untimed:  # results/README.md quotes each run's time
         sys.exit(f"study stopped before writing its results: the {' and '.join(untimed)} run had nothing left to "
@@ -712,7 +723,7 @@ def main() -> None:
                "--compare-game", "black_hole")
     facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
              "classic_prefixes": classic_prefixes(classic_data),
-             "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings}
+             "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings, "runs": runs}
     if peer is not None:
         facts["classic_vs_peer"] = peer_agreement(classic_data, peer)
     replace_text(facts_path, json.dumps(facts, indent=2) + "\n")

@@ -284,6 +284,26 @@ def test_a_black_hole_study_stopped_in_its_classic_run_keeps_the_fast_run_s_time
     assert json.loads((tmp_path / "results" / "study.json").read_text())["fast"]["deals"] == 25
 
 
+def test_a_black_hole_study_stopped_in_its_fast_run_times_every_session_of_it(tmp_path):
+    """The interrupted session's time was dropped and the finishing session's taken for the whole run: its
+    README gave every deal over one session's time ("10,526 deals per second", at most half that)."""
+    require_reference("peer_1_1000.csv")
+    args = [sys.executable, REPO / "scripts" / "study.py", "--deals", "1-40", "--classic", "1-30", "--runs",
+            tmp_path / "runs", "--results", tmp_path / "results"]
+    stopped = signal_at_pause(tmp_path, args, "deal-30", lambda pid: os.killpg(pid, signal.SIGINT))  # the fast run
+    assert stopped.returncode == -signal.SIGINT, stopped.stderr
+    again = script("study.py", *map(str, args[2:]))
+    assert again.returncode == 0, again.stderr
+    facts = json.loads((tmp_path / "results" / "study.json").read_text())
+    fast = facts["timings"]["fast"]
+    sessions = facts["runs"]["fast"]["sessions"]
+    assert fast["deals_solved"] == sum(session["deals_solved"] for session in sessions) == 40
+    assert fast["wall_seconds"] == pytest.approx(sum(session["wall_seconds"] for session in sessions), abs=0.11)
+    readme = " ".join((tmp_path / "results" / "README.md").read_text().split())
+    assert f"({40:,} deals): {fast['wall_seconds']:,} s of wall time" in readme
+    assert f"{40 / fast['wall_seconds']:,.0f} deals per second" in readme
+
+
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
     """A run made with --max-iters was checked without a limit: every intractable deal a "mismatch"."""
     out = tmp_path / "run"
