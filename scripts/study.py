@@ -38,6 +38,7 @@ import sys
 
 try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other time
     import argparse
+    import ctypes
     import json
     import math
     import os
@@ -96,17 +97,35 @@ def raise_terminated(signum, frame) -> None:
     raise Terminated(signum)
 
 
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when its parent dies."""
+
+
+def _ends_with(parent: int, prctl):
+    """What a command's child runs before it becomes the command (Linux): SIGTERM when the study dies, even
+    of kill -9, so that no run goes on solving for a study that is gone; if the study is gone already, at once."""
+    def set_up() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+    return set_up
+
+
 def cli(*args: str, stdout=None) -> None:
     """Run the console script installed next to this Python; stop the study if it fails.
 
     The command runs in a session of its own, so that a signal meant for the study (Ctrl-C, SIGTERM to
     the study's process or process group, or its terminal's hang-up, which would not reach it) reaches
     it exactly once, forwarded from here (SIGINT for Ctrl-C, else SIGTERM): it then stops as it does on
-    its own (a run records what it solved) before the study records its timing.
+    its own (a run records what it solved) before the study records its timing. A study killed outright
+    (kill -9, out of memory) cannot forward anything: on Linux the command then gets SIGTERM from the
+    kernel (`_ends_with`).
     """
     command = [str(Path(sys.executable).with_name("blackhole-stats")), *args]
     print("$ blackhole-stats", " ".join(args), flush=True)
-    child = subprocess.Popen(command, stdout=stdout, start_new_session=True)
+    linux = sys.platform.startswith("linux")
+    child = subprocess.Popen(command, stdout=stdout, start_new_session=True,
+                             preexec_fn=_ends_with(os.getpid(), ctypes.CDLL(None).prctl) if linux else None)
     try:
         while True:  # short waits: a signal another thread took still gets its handler run here
             try:

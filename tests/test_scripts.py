@@ -1,6 +1,7 @@
 """The measuring scripts still run and measure what they say: the figures in README come from them."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -9,10 +10,12 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SCRIPT, release_pause, require_reference, signal_at_pause
+from conftest import REPO, SCRIPT, pause_env, release_pause, require_reference, signal_at_pause, wait_for_pause
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -302,6 +305,37 @@ def test_a_black_hole_study_stopped_in_its_fast_run_times_every_session_of_it(tm
     readme = " ".join((tmp_path / "results" / "README.md").read_text().split())
     assert f"({40:,} deals): {fast['wall_seconds']:,} s of wall time" in readme
     assert f"{40 / fast['wall_seconds']:,.0f} deals per second" in readme
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_study_killed_outright_stops_its_run(tmp_path):
+    """kill -9 of the study (or the OOM killer) left its run, in a session of its own, solving on every core
+    for nobody (ten_million's: an hour and a half); now the kernel sends the run SIGTERM, and it stops as
+    it does on its own, recording what it solved."""
+    args = [sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf", "--deals", "1-40",
+            "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    study = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                             env={**os.environ, **pause_env(tmp_path, **{"deal-15": 120})})
+    try:
+        wait_for_pause(tmp_path, "deal-15", study)
+        [run] = map(int, Path(f"/proc/{study.pid}/task/{study.pid}/children").read_text().split())
+        study.kill()
+        study.wait()
+
+        def alive() -> bool:  # a zombie nobody has reaped yet is gone too
+            try:
+                return Path(f"/proc/{run}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+            except FileNotFoundError:
+                return False
+        deadline = time.monotonic() + 60
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(), "the run outlived its study"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(study.pid, signal.SIGKILL)
+    log = (tmp_path / "runs" / "relaxed_golf.run" / "run.log").read_text()
+    assert "interrupted by SIGTERM" in log, log[-2000:]
 
 
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
