@@ -446,9 +446,9 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
     except (DatasetError, PlotsUnavailable) as error:
         raise click.ClickException(str(error)) from None
-    for note in assumed:  # once the report stands: a refusal stays one line
-        _note_assumed_game(*note)
     click.echo(report.render(result, fmt))
+    for note in assumed:  # once the report is out: a refusal stays one line, a reader gone early quiet
+        _note_assumed_game(*note)
     for path in written:
         click.echo(f"wrote {path}", err=True)
 
@@ -552,10 +552,10 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
         warnings = report.source_warnings(data, manifest, dataset)
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
-    _note_assumed_game(data, manifest, game_kind, dataset, game, "--game")
+    click.echo(export.render(rows, fmt, game), nl=False)
+    _note_assumed_game(data, manifest, game_kind, dataset, game, "--game")  # after: a reader gone early, quiet
     for line in warnings:
         click.echo(line, err=True)
-    click.echo(export.render(rows, fmt, game), nl=False)
 
 
 class RunCommand(Command):

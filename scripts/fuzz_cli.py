@@ -554,7 +554,7 @@ def _manifest_verdict(root: Path) -> Verdict:
             runs += value
     expected = merge(runs)
     max_iters = manifest.get("max_iters")
-    if max_iters is not None and (type(max_iters) is not int or max_iters < 1):
+    if max_iters is not None and (type(max_iters) is not int or not 1 <= max_iters <= 2**63 - 1):  # README's range
         return Verdict("bad", f"the manifest's max_iters is {max_iters!r}", expected, manifest)
     if manifest.get("tool") != "blackhole-stats":
         doubtful.append("tool")
@@ -702,6 +702,19 @@ def _temporary(name: str) -> bool:
     return bool(re.fullmatch(r"\..*\.tmp", name))
 
 
+def _recorded_settings(schema) -> dict | None:
+    """README: each part records in its Parquet metadata the settings its rows were solved with (game,
+    search, max_iters, ...): the metadata value that is a JSON object holding those, if any."""
+    for value in (schema.metadata or {}).values():
+        try:
+            found = json.loads(value)
+        except ValueError:
+            continue
+        if isinstance(found, dict) and {"search", "max_iters"} <= found.keys():
+            return found
+    return None
+
+
 def dataset_verdict(root: Path, boards: dict | None = None) -> Verdict:
     """Is `root` a run whose every reader sees exactly the manifest's deals, each once, rows sound?
 
@@ -738,6 +751,11 @@ def dataset_verdict(root: Path, boards: dict | None = None) -> Verdict:
             return Verdict("bad", f"{relative} is unreadable", verdict.expected, verdict.manifest)
         if not _documented_schema(table.schema):
             return Verdict("bad", f"{relative} has another schema", verdict.expected, verdict.manifest)
+        settings = _recorded_settings(table.schema)
+        if settings is not None and any(settings.get(key, default) != verdict.manifest.get(key, default) for key,
+                                        default in (("game", "black_hole"), ("search", None), ("max_iters", None))):
+            return Verdict("bad", f"{relative} was solved with other settings than the manifest's",
+                           verdict.expected, verdict.manifest)
         schemas.add(str(table.schema.field("deal").type))
         tables.append(table)
     if len(schemas) > 1:

@@ -81,6 +81,23 @@ def test_a_reader_gone_before_the_output_ends_every_export_format_quietly_with_1
     assert (result.returncode, result.stderr) == (EXIT_BROKEN_PIPE, b"")
 
 
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_a_reader_gone_is_quiet_also_where_a_note_on_the_game_is_due(tmp_path, command):
+    """A CSV that names no game gets its note on stderr: that came before the output, so a reader gone
+    early got exit 141 with the note, not quietly."""
+    (tmp_path / "rows.csv").write_text("deal,outcome,iterations,cards_played\n1,unsolved,9,3\n2,solved,9,51\n")
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        result = subprocess.run([str(SCRIPT), command, str(tmp_path / "rows.csv")], stdout=write,
+                                stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+    assert (result.returncode, result.stderr) == (EXIT_BROKEN_PIPE, b"")
+    shown = subprocess.run([str(SCRIPT), command, str(tmp_path / "rows.csv")], capture_output=True, timeout=120)
+    assert shown.returncode == 0 and shown.stderr.startswith(b"note: ") and shown.stdout  # said once it is out
+
+
 # ------------------------------------------------------------------ board text
 def golf_board(number: int) -> str:
     """Deal `number` of Golf as pysol-cards wrote it (the reference, not our dealer)."""
