@@ -83,14 +83,14 @@ def main(argv: list[str] | None = None) -> None:
     made.add_argument("--deals", default="1-1000", help="deals FIRST-LAST (default 1-1000)")
     made.add_argument("--search", choices=SEARCH_CODES, default="fast")
     args = benchlib.parse(made, argv)
-    first, last = (int(end) for end in args.deals.split("-"))
+    numbers = benchlib.deal_range(args.deals, made)
     with tempfile.TemporaryDirectory() as scratch:
         cores = {}
         for name, spec in (("base", args.base), ("other", args.other)):
             folder = Path(scratch, name)
             folder.mkdir()
             cores[name] = built(source_of(spec, folder), folder).Solver()
-        boards = [deal(number, args.game) for number in range(first, last + 1)]
+        boards = [deal(number, args.game) for number in numbers]
         inputs = [(board.solver_input(), board.solver_rules()) for board in boards]
         code = SEARCH_CODES[args.search]
         load = benchlib.load_average()
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
                 totals[name].append(spent[name])
     differing = sum(a != b for a, b in zip(answers["base"], answers["other"]))
     base, other = (statistics.median(totals[name]) for name in names)
-    print(f"{args.game.name} deals {first}..{last}, search {args.search}, raw C search, {args.repeats} repeats "
+    print(f"{args.game.name} deals {numbers.start}..{numbers.stop - 1}, search {args.search}, raw C search, {args.repeats} repeats "
           f"interleaved in blocks of {BLOCK}; {benchlib.shown_load(load)}")
     for name, spec in (("base", args.base), ("other", args.other)):
         values = totals[name]

@@ -26,11 +26,6 @@ import time
 import benchlib
 
 
-def deal_range(text: str) -> range:
-    first, _, last = text.partition("-")
-    return range(int(first), int(last or first) + 1)
-
-
 def measure(game_key: str, numbers: range) -> dict:
     """One measurement in this interpreter: the scores (as exact hex floats) and the CPU seconds they took."""
     from blackhole_stats import deal
@@ -58,19 +53,14 @@ def measured(python: str, game_key: str, deals: str) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     if argv is None and sys.argv[1:2] == ["--measure"]:
-        print(json.dumps(measure(sys.argv[2], deal_range(sys.argv[3]))))
+        print(json.dumps(measure(sys.argv[2], benchlib.deal_range(sys.argv[3]))))
         return
     made = benchlib.parser(__doc__, game=True)
     made.add_argument("--deals", default="1-1000", help="deal numbers FIRST-LAST (default %(default)s)")
     made.add_argument("--baseline", metavar="PYTHON", help="an interpreter whose installed blackhole-stats is "
                                                            "the baseline, timed alternately in the same run")
     args = benchlib.parse(made, argv)
-    try:
-        numbers = deal_range(args.deals)
-    except ValueError:
-        made.error(f"--deals must be FIRST-LAST, not {args.deals!r}")
-    if not numbers:
-        made.error(f"--deals {args.deals} holds no deal")
+    benchlib.deal_range(args.deals, made)  # a bad one refused here, not by each measuring subprocess
     load = benchlib.load_average()
     builds = {"this build": sys.executable, **({"baseline": args.baseline} if args.baseline else {})}
     spent: dict[str, list[float]] = {name: [] for name in builds}

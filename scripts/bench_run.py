@@ -67,7 +67,8 @@ def median(values: tuple[float, ...]) -> str:
 def main() -> None:
     parser = benchlib.parser(__doc__)
     parser.add_argument("--range", dest="deals", default="1-20000", help="as for run --range (default 1-20000)")
-    parser.add_argument("--chunk-size", type=int, default=None, help="run's --chunk-size (default: run's own)")
+    parser.add_argument("--chunk-size", type=benchlib.positive, default=None,
+                        help="run's --chunk-size (default: run's own)")
     parser.add_argument("--baseline", type=Path, metavar="CLI",
                         help="another install's blackhole-stats script (e.g. v0.1.0 in its own venv): its whole "
                              "2-worker run is timed in the same rotation and compared")

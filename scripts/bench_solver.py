@@ -148,8 +148,8 @@ def main() -> None:
     game = args.game
     if args.classic and not game.classic_search:
         parser.error(f"--classic times the peer's Black Hole search; {game.name} has only the fast search")
-    first, last = (int(part) for part in args.deals.split("-"))
-    numbers = range(first, last + 1)
+    numbers = benchlib.deal_range(args.deals, parser)
+    first, last = numbers.start, numbers.stop - 1
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     load = benchlib.load_average()

@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 from pathlib import Path
 
 from blackhole_stats.atomic import replace_text
@@ -36,10 +37,18 @@ def parser(doc: str, *, repeats: int = MIN_REPEATS, floor: int = MIN_REPEATS,
 
 
 def parse(made: argparse.ArgumentParser, argv: list[str] | None = None) -> argparse.Namespace:
-    """The arguments, with --repeats checked and --game turned into its Game; usage errors exit 2."""
+    """The arguments, with --repeats and --summary checked (before anything is measured: a summary that
+    cannot be written would fail only once it all was) and --game turned into its Game; usage errors exit 2."""
     args = made.parse_args(argv)
     if args.repeats < args.repeats_floor:
         made.error(f"--repeats must be at least {args.repeats_floor}: a median of fewer runs does not reproduce")
+    if args.summary is not None:
+        try:
+            args.summary.parent.mkdir(parents=True, exist_ok=True)  # as write_summary would, now
+        except OSError as error:
+            made.error(f"--summary {args.summary}: cannot make its folder ({error.strerror})")
+        if args.summary.exists() and not args.summary.is_file():
+            made.error(f"--summary {args.summary}: not a regular file")
     if "game" in args:
         from blackhole_stats.games import UnknownGameError, get_game
 
@@ -48,6 +57,32 @@ def parse(made: argparse.ArgumentParser, argv: list[str] | None = None) -> argpa
         except UnknownGameError as error:
             made.error(str(error))
     return args
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of 1 or more (a count of chunks, workers, ...)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is no whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is less than 1")
+    return value
+
+
+def deal_range(text: str, made: argparse.ArgumentParser | None = None) -> range:
+    """--deals FIRST-LAST (or one number) as the range of plain game numbers it names; anything else is a
+    usage error of `made` (exit 2; without one, SystemExit with the reason)."""
+    first, _, last = text.partition("-")
+    try:
+        numbers = range(int(first), int(last or first) + 1)
+        problem = (f"--deals {text} holds no deal" if not numbers else
+                   f"--deals {text}: game numbers start at 1" if numbers.start < 1 else None)
+    except ValueError:
+        problem = f"--deals must be FIRST-LAST, not {text!r}"
+    if problem is not None:
+        made.error(problem) if made is not None else sys.exit(problem)
+    return numbers
 
 
 def load_average() -> float | None:

@@ -49,6 +49,20 @@ def test_bench_scripts_refuse_fewer_than_five_repeats():
         assert result.returncode == 2 and "at least 5" in result.stderr
 
 
+@pytest.mark.parametrize("name, args, message", [
+    ("bench_solver.py", ["--deals", "x"], "--deals must be FIRST-LAST, not 'x'"),  # were tracebacks
+    ("bench_solver.py", ["--deals", "0-10"], "--deals 0-10: game numbers start at 1"),
+    ("bench_difficulty.py", ["--deals", "5-1"], "--deals 5-1 holds no deal"),
+    ("bench_builds.py", ["--base", "HEAD", "--deals", "50-1"], "--deals 50-1 holds no deal"),  # ZeroDivisionError
+    ("bench_run.py", ["--chunk-size", "0"], "argument --chunk-size: 0 is less than 1"),  # was dropped, unsaid
+    ("bench_solver.py", ["--summary", "/dev/null"], "--summary /dev/null: not a regular file"),  # once timed
+])
+def test_bench_scripts_refuse_bad_options_before_measuring(name, args, message):
+    result = script(name, *args)
+    assert result.returncode == 2 and result.stderr.splitlines()[-1].endswith(message), result.stderr
+    assert "Traceback" not in result.stderr
+
+
 @pytest.mark.skipif(not shutil.which(os.environ.get("CC", "cc").split()[0]), reason="no C compiler (cc or $CC)")
 def test_bench_builds_times_two_builds_and_names_one_that_answers_differently(tmp_path):
     """The script README's comparisons of two builds come from: the same source twice agrees; one whose
