@@ -157,10 +157,11 @@ def manifest(run: Path) -> dict | None:
         sys.exit(f"{SCRIPT} stopped: {error}")
 
 
-def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs") -> None:
-    """Stop before anything is written where RUN is a run of another game, or asks for deals outside
-    `deals`: the run would go on with them, and the study would write their figures as those asked for
-    (another game's as Black Hole's, or a report of deals 1..200 for --deals 50-150)."""
+def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs", search: str = "fast") -> None:
+    """Stop before anything is written where RUN is a run of another game or search, made with --max-iters,
+    or asks for deals outside `deals`: the run would go on with them, and the study would write their
+    figures as those asked for (another game's as Black Hole's, a report of deals 1..200 for --deals
+    50-150, deals left intractable by a budget among exact verdicts)."""
     from blackhole_stats.dataset import DatasetError, run_game
     recorded = manifest(run)
     if recorded is None:
@@ -173,6 +174,11 @@ def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--run
     if played is not game:
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run of {played.name}, not {game.name}: "
                  f"give another {folder}")
+    if recorded.get("search", "fast") != search or recorded.get("max_iters") is not None:
+        made = f"--search {recorded.get('search')}" + (f" --max-iters {recorded['max_iters']}"
+                                                       if recorded.get("max_iters") is not None else "")
+        sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with {made}, where the study's "
+                 f"is the {search} search without a budget: give another {folder}")
     if beyond:
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {beyond} beyond {option} {deals}: "
                  + (f"give {option} every deal of the run, or another {folder}" if option.startswith("--")
@@ -699,7 +705,7 @@ def main() -> None:
         return
     fast, classic = args.runs / "million", args.runs / "classic"
     check_run(fast, BLACK_HOLE, deals, "--deals")
-    check_run(classic, BLACK_HOLE, classic_deals, "--classic")
+    check_run(classic, BLACK_HOLE, classic_deals, "--classic", search="classic")
     args.results.mkdir(parents=True, exist_ok=True)
     facts_path = args.results / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}

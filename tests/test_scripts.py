@@ -222,6 +222,22 @@ def test_a_study_refuses_a_run_of_another_game_or_of_other_deals_before_writing_
     assert refused.stderr.startswith("study stopped: ") and "manifest" in refused.stderr, refused.stderr
 
 
+@pytest.mark.parametrize("game, folder, options", [("relaxed_golf", "relaxed_golf", ["--max-iters", "100"]),
+                                                   ("black_hole", "million", ["--search", "classic"])])
+def test_a_study_refuses_a_run_of_other_settings_before_writing_anything(tmp_path, game, folder, options):
+    """A run made with --max-iters was resumed as it was (a ten-million study grew one to 280,500 deals
+    that no bitmap can hold, intractable ones among them), and a classic run taken for the fast one."""
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    made = subprocess.run([str(SCRIPT), "run", "--range", "1-12", *options, "--out", str(runs / folder),
+                           "--game", game, "--workers", "1"], capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    refused = script("study.py", *(["--game", game] if game != "black_hole" else []), "--deals", "1-12",
+                     "--runs", str(runs), "--results", str(results))
+    assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.startswith("study stopped before writing anything: ") and \
+        f"is a run made with --search" in refused.stderr and not results.exists(), refused.stderr
+
+
 def test_a_study_reads_a_run_where_0_1_0_kept_its_manifest_and_needs_its_timings(tmp_path):
     """check_run looked beside RUN only: a 0.1.0 run (its manifest inside) of deals 1..14 was resumed and
     reported for --deals 1-12. Complete runs and a new --results (no study.json with their times) ended
