@@ -45,6 +45,7 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     import resource
     import signal
     import subprocess
+    import tempfile
     import time
     from pathlib import Path
 
@@ -183,6 +184,16 @@ def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--run
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {beyond} beyond {option} {deals}: "
                  + (f"give {option} every deal of the run, or another {folder}" if option.startswith("--")
                     else f"give another {folder}"))
+
+
+def writable_folder(folder: Path, option: str) -> None:
+    """Make `folder` (the results' place) and try a file in it, before a run solves anything: a folder it
+    cannot write in stopped the study after its runs, with a traceback and their timings lost."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as error:
+        sys.exit(f"{SCRIPT} stopped before writing anything: {option} {folder}: {error.strerror}")
 
 
 def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:
@@ -538,7 +549,7 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     from winnable_bitmap import pack
     run, target = runs / game.key, results / game.key
     check_run(run, game, deals, "--deals")
-    target.mkdir(parents=True, exist_ok=True)
+    writable_folder(target, "--results")
     facts_path = target / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
     sessions = kept_sessions(previous, run)
@@ -706,7 +717,7 @@ def main() -> None:
     fast, classic = args.runs / "million", args.runs / "classic"
     check_run(fast, BLACK_HOLE, deals, "--deals")
     check_run(classic, BLACK_HOLE, classic_deals, "--classic", search="classic")
-    args.results.mkdir(parents=True, exist_ok=True)
+    writable_folder(args.results, "--results")
     facts_path = args.results / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
     timings, runs = previous.get("timings", {}), previous.get("runs", {})  # runs: each run's start and sessions

@@ -31,7 +31,7 @@ from blackhole_stats.atomic import replace_text
 from blackhole_stats.deals import DealSet
 from blackhole_stats.games import BLACK_HOLE
 from blackhole_stats.report import Proportion
-from study import check_run, cli, manifest, stopping_cleanly
+from study import check_run, cli, manifest, stopping_cleanly, writable_folder
 from winnable_bitmap import pack
 
 DEALS = 10_000_000
@@ -171,12 +171,12 @@ def main() -> None:
         parser.error(f"--million {args.million}: no such file (the million-deal study's bitmap)")
     deals = DealSet.parse(f"1-{DEALS}")
     check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run")
+    writable_folder(args.results, "--results")
     if not args.skip_run:
         cli("run", "--range", str(deals), "--game", BLACK_HOLE.key, "--out", str(args.run), "--no-progress")
     elif manifest(args.run) is None or DealSet.parse(manifest(args.run)["deals"]) != deals:
         parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
     cli("verify", str(args.run))
-    args.results.mkdir(parents=True, exist_ok=True)
     bitmap = args.results / f"black_hole_1_{DEALS}.bits"
     pack(str(args.run), str(bitmap))
     facts = figures(read_bits(bitmap, DEALS), read_bits(args.million, BLOCK))

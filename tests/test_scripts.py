@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, SCRIPT, pause_env, release_pause, require_reference, signal_at_pause, wait_for_pause
+from conftest import (REPO, SCRIPT, pause_env, release_pause, require_reference, signal_at_pause, tmpfs,
+                      wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -236,6 +237,19 @@ def test_a_study_refuses_a_run_of_other_settings_before_writing_anything(tmp_pat
     assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("study stopped before writing anything: ") and \
         f"is a run made with --search" in refused.stderr and not results.exists(), refused.stderr
+
+
+def test_a_study_whose_results_cannot_be_written_stops_before_it_runs(tmp_path):
+    """A read-only --results: the study solved every deal, then died in a traceback writing study.json, its
+    runs' timings lost, so that every rerun refused for want of them until the runs were solved again."""
+    with tmpfs(tmp_path / "mnt", size="1m") as mount:
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        refused = script("study.py", "--game", "relaxed_golf", "--deals", "1-10", "--runs", str(tmp_path / "runs"),
+                         "--results", str(mount / "results"))
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr, refused.stderr
+    assert refused.stderr.splitlines()[-1] == (f"study stopped before writing anything: --results {mount / 'results'}"
+                                               "/relaxed_golf: Read-only file system"), refused.stderr
+    assert not (tmp_path / "runs").exists()  # nothing solved for results it could not write
 
 
 def test_a_study_reads_a_run_where_0_1_0_kept_its_manifest_and_needs_its_timings(tmp_path):
