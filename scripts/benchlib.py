@@ -70,16 +70,16 @@ def positive(text: str) -> int:
     return value
 
 
-def deal_range(text: str, made: argparse.ArgumentParser | None = None) -> range:
-    """--deals FIRST-LAST (or one number) as the range of plain game numbers it names; anything else is a
+def deal_range(text: str, made: argparse.ArgumentParser | None = None, option: str = "--deals") -> range:
+    """`option` FIRST-LAST (or one number) as the range of plain game numbers it names; anything else is a
     usage error of `made` (exit 2; without one, SystemExit with the reason)."""
     first, _, last = text.partition("-")
     try:
         numbers = range(int(first), int(last or first) + 1)
-        problem = (f"--deals {text} holds no deal" if not numbers else
-                   f"--deals {text}: game numbers start at 1" if numbers.start < 1 else None)
+        problem = (f"{option} {text} holds no deal" if not numbers else
+                   f"{option} {text}: game numbers start at 1" if numbers.start < 1 else None)
     except ValueError:
-        problem = f"--deals must be FIRST-LAST, not {text!r}"
+        problem = f"{option} must be FIRST-LAST, not {text!r}"
     if problem is not None:
         made.error(problem) if made is not None else sys.exit(problem)
     return numbers

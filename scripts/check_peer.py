@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from blackhole_stats import Solver, deal
-from blackhole_stats.games import get_game
+from blackhole_stats.games import UnknownGameError, get_game
 
 SHARED = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 REFERENCE = SHARED / "reference" if (SHARED / "reference").is_dir() else SHARED
@@ -35,10 +35,24 @@ def main() -> None:
     parser.add_argument("--skip-classic", action="store_true")
     parser.add_argument("--game", default="black_hole", help="key, PySolFC id or name (default black_hole)")
     args = parser.parse_args()
-    game = get_game(args.game)
+    try:
+        game = get_game(args.game)
+    except UnknownGameError as error:
+        parser.error(str(error))
     default = "peer_1_1000.csv" if game.classic_search else f"family/peer_{game.key}_1_1000.csv"
-    with (args.csv or REFERENCE / default).open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
+    path = args.csv or REFERENCE / default
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.DictReader(handle))
+    except (OSError, UnicodeDecodeError) as error:
+        parser.error(f"cannot read {path}: {getattr(error, 'strerror', None) or error}")
+    missing = {"deal", "outcome", "max_played", "iterations"} - set(rows[0] if rows else ())
+    if missing:
+        parser.error(f"{path} has no column {', '.join(sorted(missing))} (the peer's CSV has deal, outcome, "
+                     "iterations and max_played)")
+    repeated = len(rows) - len({row["deal"] for row in rows})
+    if repeated:
+        parser.error(f"{path} lists {repeated} deal(s) twice")
     solver = Solver()
     searches = ["fast"] if args.skip_classic or not game.classic_search else ["fast", "classic"]
     failures = 0

@@ -29,8 +29,10 @@ import pyarrow.parquet as pq
 from blackhole_stats import deal
 from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.difficulty import difficulty
-from blackhole_stats.games import get_game
+from blackhole_stats.games import UnknownGameError, get_game
 from blackhole_stats.solver import Solver
+
+import benchlib
 
 _solver = None
 
@@ -50,17 +52,27 @@ def score(number: int, game: str) -> tuple[int, float | None, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="black_hole", help="a game key (default: %(default)s)")
-    parser.add_argument("--step", type=int, default=200)
-    parser.add_argument("--last", type=int, default=1_000_000)
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--step", type=benchlib.positive, default=200)
+    parser.add_argument("--last", type=benchlib.positive, default=1_000_000)
+    parser.add_argument("--workers", type=benchlib.positive, default=2)
     parser.add_argument("--results", default="results/difficulty", help="the game's folder goes here")
     args = parser.parse_args()
-    game = get_game(args.game)
+    try:
+        game = get_game(args.game)
+    except UnknownGameError as error:
+        parser.error(str(error))
+    if args.last < args.step:
+        parser.error(f"--last {args.last} is below --step {args.step}: the sample would hold no deal")
     folder = os.path.join(args.results, game.key)
-    os.makedirs(folder, exist_ok=True)
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        parser.error(f"--results {args.results}: {error.strerror}")
     with Pool(args.workers) as pool:
         rows = pool.map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), chunksize=20)
     winnable = [(n, s, t) for n, s, _, t in rows if s is not None]
+    if not winnable:  # quintiles of nothing
+        sys.exit(f"difficulty_scale stopped: none of the {len(rows):,} deals of the sample is winnable")
     with replacing(os.path.join(folder, "scale_sample.parquet")) as temp:
         pq.write_table(pa.table({"deal": [n for n, _, _ in winnable], "score": [s for _, s, _ in winnable]}),
                        temp, compression="zstd")

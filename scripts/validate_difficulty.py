@@ -42,8 +42,10 @@ import pandas as pd
 from blackhole_stats import _core, deal
 from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.difficulty import TAGS, current_scale, difficulty
-from blackhole_stats.games import GAMES, get_game
+from blackhole_stats.games import GAMES, UnknownGameError, get_game
 from blackhole_stats.solver import Solver
+
+import benchlib
 
 PLANNERS = {"left to right": 0, "right to left": 1, "tallest pile first": 2}
 """Planner name -> move order of `_core.plan`."""
@@ -230,21 +232,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default="black_hole", help="a game key (default: %(default)s)")
     parser.add_argument("--range", help="deals FIRST-LAST instead of the game's validation range")
-    parser.add_argument("--budgets", type=lambda text: tuple(map(int, text.split(","))),
+    parser.add_argument("--budgets", type=lambda text: tuple(map(benchlib.positive, text.split(","))),
                         help="positions per game, comma-separated, instead of the game's")
     parser.add_argument("--results", default="results/difficulty", help="where to write (default: %(default)s)")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=benchlib.positive, default=2)
     parser.add_argument("--coarse", action="store_true", help="the weaker check, for small samples")
     args = parser.parse_args()
     settings = dict(VALIDATION)
-    game = get_game(args.game).key
+    try:
+        game = get_game(args.game).key
+    except UnknownGameError as error:
+        parser.error(str(error))
     if args.range or args.budgets or game not in settings:
         known = settings.get(game, Validation(1_000_001, 1_002_000, (3_000, 30_000, 300_000)))
-        first, last = map(int, args.range.split("-")) if args.range else (known.first, known.last)
-        settings[game] = Validation(first, last, args.budgets or known.budgets)
+        numbers = benchlib.deal_range(args.range, parser, "--range") if args.range else range(known.first, known.last + 1)
+        settings[game] = Validation(numbers.start, numbers.stop - 1, args.budgets or known.budgets)
     wanted = settings[game]
     path = os.path.join(args.results, game, "validation_deals.csv")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError as error:
+        parser.error(f"--results {args.results}: {error.strerror}")
     held = measurements(path, game)
     # a planner that needed more than a smaller budget is no answer for a larger one: measured again
     answered = held.deal[held.budget >= max(wanted.budgets)]

@@ -51,6 +51,22 @@ def test_bench_scripts_refuse_fewer_than_five_repeats():
 
 
 @pytest.mark.parametrize("name, args, message", [
+    ("difficulty_scale.py", ["--step", "0"], "argument --step: 0 is less than 1"),  # were tracebacks
+    ("difficulty_scale.py", ["--last", "500", "--step", "1000"], "--last 500 is below --step 1000"),
+    ("difficulty_scale.py", ["--game", "nonsense"], "unknown game 'nonsense'"),
+    ("validate_difficulty.py", ["--range", "abc"], "--range must be FIRST-LAST, not 'abc'"),
+    ("validate_difficulty.py", ["--range", "5-1"], "--range 5-1 holds no deal"),  # was an empty VALIDATION.md
+    ("validate_difficulty.py", ["--budgets", "0,-1"], "argument --budgets: 0 is less than 1"),
+    ("check_peer.py", ["--csv", "nonexistent.csv"], "cannot read nonexistent.csv: No such file or directory"),
+    ("check_peer.py", ["--game", "nope"], "unknown game 'nope'"),
+])
+def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, message):
+    result = script(name, *args, *(["--results", str(tmp_path / "results")] if name != "check_peer.py" else []))
+    assert result.returncode == 2 and message in result.stderr.splitlines()[-1], result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("name, args, message", [
     ("bench_solver.py", ["--deals", "x"], "--deals must be FIRST-LAST, not 'x'"),  # were tracebacks
     ("bench_solver.py", ["--deals", "0-10"], "--deals 0-10: game numbers start at 1"),
     ("bench_difficulty.py", ["--deals", "5-1"], "--deals 5-1 holds no deal"),
