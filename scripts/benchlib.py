@@ -10,13 +10,16 @@ The summary names the command that reproduces it.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import signal
 import statistics
 import sys
 from pathlib import Path
 
 from blackhole_stats.atomic import replace_text
+from blackhole_stats.console import StdoutFailed, take_stdout
 
 MIN_REPEATS = 5
 """Fewest repeats whose median holds up on a shared machine (a script may ask for more)."""
@@ -83,6 +86,36 @@ def deal_range(text: str, made: argparse.ArgumentParser | None = None, option: s
     if problem is not None:
         made.error(problem) if made is not None else sys.exit(problem)
     return numbers
+
+
+def run_script(main) -> None:
+    """Run a script's `main` as the package's commands end: Ctrl-C with one line, dying of the signal (a
+    shell's loop stops); a reader gone early (`| head`) quietly with 141; standard output that cannot be
+    written (a full disk) with one line and 1. Each was a traceback."""
+    name = Path(sys.argv[0]).name
+    if sys.stdout is not None:
+        take_stdout()  # its write errors are standard output's, and no partial write is lost unsaid
+    try:
+        try:
+            main()
+        finally:
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGINT)
+        sys.exit(130)  # (Windows: no status for a signal)
+    except StdoutFailed as error:
+        if error.errno != errno.EPIPE:
+            print(f"{name}: cannot write to standard output: {error}", file=sys.stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # what is left goes nowhere: the last flush must not fail
+        sys.exit(141 if error.errno == errno.EPIPE else 1)
+
+
+def ignore_interrupts() -> None:
+    """A worker process's initializer: Ctrl-C reaches the whole process group, and the script that started
+    the worker stops it (a worker of its own would print a KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def load_average() -> float | None:

@@ -36,6 +36,8 @@ from blackhole_stats.report import RUN_SETTINGS, load
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import SEARCHES, Solver, check_search
 
+import benchlib
+
 BLOCK = 5000
 """Deals per task."""
 
@@ -71,13 +73,6 @@ def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None]:
     return manifest.get("search", "fast"), manifest.get("max_iters")
 
 
-def positive(text: str) -> int:
-    number = int(text)
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not 1 or more")
-    return number
-
-
 def _worker_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -88,10 +83,10 @@ def main() -> None:
     parser.add_argument("dataset", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "results"
                         / "deals.parquet", help="a Parquet file or CSV, or a run directory (default: the "
                         "checkout's results/deals.parquet)")
-    parser.add_argument("--limit", type=positive, help="only the first N deals (by number)")
-    parser.add_argument("--jobs", type=positive, default=1, help="worker processes (default 1)")
+    parser.add_argument("--limit", type=benchlib.positive, help="only the first N deals (by number)")
+    parser.add_argument("--jobs", type=benchlib.positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--search", choices=SEARCHES, help="how a dataset that records no settings was solved")
-    parser.add_argument("--max-iters", type=positive, help="the budget a dataset that records no settings had")
+    parser.add_argument("--max-iters", type=benchlib.positive, help="the budget a dataset that records no settings had")
     args = parser.parse_args()
     try:
         data = load(str(args.dataset))  # the one reader: run directories, CSVs, deal_exact, checked bytes
@@ -111,7 +106,7 @@ def main() -> None:
     blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
               for i in range(0, len(stored), BLOCK)]
     started = time.perf_counter()
-    with ProcessPoolExecutor(args.jobs) as pool:
+    with ProcessPoolExecutor(args.jobs, initializer=benchlib.ignore_interrupts) as pool:
         found = [row for block in pool.map(solve_block, blocks, repeat(search), repeat(max_iters)) for row in block]
     mismatches = differing_counts = 0
     ours_total = theirs_total = 0
@@ -131,4 +126,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    benchlib.run_script(main)

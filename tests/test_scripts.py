@@ -398,6 +398,43 @@ def test_a_study_killed_outright_stops_its_run(tmp_path):
     assert "interrupted by SIGTERM" in log, log[-2000:]
 
 
+def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(tmp_path):
+    """Each was a traceback: Ctrl-C (one from each worker too), standard output on a full disk; a reader
+    gone before the first line is quiet (141), as for the package's commands."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "200000", "--jobs", "2"]
+    process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                               text=True)
+    try:
+        def workers_ignoring_ctrl_c() -> int:  # as their initializer set them: from then on only the script stops
+            workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+            masks = [line.split()[1] for worker in workers for line in Path(f"/proc/{worker}/status").read_text()
+                     .splitlines() if line.startswith("SigIgn:")]
+            return sum(int(mask, 16) >> (signal.SIGINT - 1) & 1 for mask in masks)
+
+        deadline = time.monotonic() + 120
+        while workers_ignoring_ctrl_c() < 2:
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err, out) == (-signal.SIGINT, "check_results.py: interrupted\n", "")
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*check[:2], "--limit", "10"], stdout=full, stderr=subprocess.PIPE, text=True,
+                              timeout=120)
+    assert (done.returncode, done.stderr) == (1, "check_results.py: cannot write to standard output: "
+                                                 "No space left on device\n")
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        gone = subprocess.run([*check[:2], "--limit", "10"], stdout=write, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+    assert (gone.returncode, gone.stderr) == (141, b"")
+
+
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
     """A run made with --max-iters was checked without a limit: every intractable deal a "mismatch"."""
     out = tmp_path / "run"
