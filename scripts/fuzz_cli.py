@@ -2174,9 +2174,9 @@ def gen_resume(rng: random.Random, index: int, fixtures: Fixtures) -> Case:
             if fixture.max_iters is not None:
                 argv += ["--max-iters", str(fixture.max_iters)]
         else:
-            max_iters = rng.choice([budget for budget in (None, 7, 10**5) if budget != fixture.max_iters])
-            if max_iters is not None:
-                argv += ["--max-iters", str(max_iters)]
+            # another value given (README: `--out DIR` alone, without --max-iters, keeps the run's own)
+            max_iters = rng.choice([budget for budget in (7, 10**5) if budget != fixture.max_iters])
+            argv += ["--max-iters", str(max_iters)]
             if search != "fast":
                 argv += ["--search", search]
         notes.append(f"changed {change}")
