@@ -17,7 +17,7 @@ from . import __version__, interrupts
 from ._testhooks import pause
 from .arguments import is_seconds
 from .board import Board, BoardParseError
-from .console import StdoutFailed, take_stdout
+from .console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
 from .dealing import DealNumberError, GameNumber, deal
 from .games import DEFAULT_GAME, GAMES, Game, UnknownGameError, get_game
 from .quoting import quoted
@@ -25,8 +25,6 @@ from .solver import MAX_ITERS, OUTCOMES, SEARCHES, Solver
 
 EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
 """`solve` exit codes; 1 is an input error, 2 a usage error (click's)."""
-EXIT_BROKEN_PIPE = 141
-"""128 + SIGPIPE: what a shell shows for any tool whose reader stopped early (`| head`)."""
 ITERATION_BUDGET = click.IntRange(1, MAX_ITERS)
 """--max-iters: 1..2^63-1, refused outside (never wrapped around)."""
 
@@ -136,12 +134,12 @@ class Commands(click.Group):
                        "this process may use limited?)", err=True)
             status = 1
         except UnicodeEncodeError as error:  # the suits' symbols, to a terminal or file in cp1252 or latin-1
-            _discard_stdout()
+            discard_stdout()
             click.echo(f"Error: {_unwritable(error)}: set PYTHONIOENCODING=utf-8 (or, where there is one, choose an "
                        "ASCII --format)", err=True)
             status = 1
         except StdoutFailed as error:
-            _discard_stdout()
+            discard_stdout()
             if error.errno == errno.EPIPE:
                 status = EXIT_BROKEN_PIPE
             else:
@@ -152,13 +150,6 @@ class Commands(click.Group):
 
 def _unwritable(error: UnicodeEncodeError) -> str:
     return f"the output's encoding, {sys.stdout.encoding}, cannot write {ascii(error.object[error.start])}"
-
-
-def _discard_stdout() -> None:
-    """Point fd 1 at the null device, so that the interpreter's last flush of unwritten output succeeds."""
-    null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
-    os.close(null)
 
 
 @contextlib.contextmanager
@@ -689,7 +680,7 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
     except (StdoutFailed, UnicodeEncodeError) as failed:  # a script must not take a complete run for a failed one
         if getattr(failed, "errno", None) == errno.EPIPE:
             raise  # a reader that stopped early: quiet, as everywhere
-        _discard_stdout()
+        discard_stdout()
         why = _unwritable(failed) if isinstance(failed, UnicodeEncodeError) else str(failed)
         raise click.ClickException(f"the run is complete ({summary.requested:,} deals in {summary.out}), but its "
                                    f"summary could not be written to standard output: {why}") from None

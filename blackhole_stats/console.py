@@ -12,9 +12,14 @@ library's cheapest only. Both commands write their standard output through
 from __future__ import annotations
 
 import io
+import os
 import sys
 
 from . import _testhooks, interrupts
+
+
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what a shell shows for any tool whose reader stopped early (`| head`)."""
 
 
 class StdoutFailed(Exception):
@@ -42,6 +47,13 @@ def take_stdout() -> None:
     buffering); for a process that is one of our commands, whose standard output is its own."""
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Stdout(1, "w", closefd=False)), encoding=sys.stdout.encoding,
                                   errors=sys.stdout.errors, line_buffering=sys.stdout.line_buffering)
+
+
+def discard_stdout() -> None:
+    """Point fd 1 at the null device, so that the interpreter's last flush of unwritten output succeeds."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.close(null)
 
 
 def main() -> None:

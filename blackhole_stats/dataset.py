@@ -1398,8 +1398,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             if files.strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
                 raise DatasetError(strays_problem(out, files.strays))
             if files.taken:  # else the chunk would be solved, then fail to land, at every resume
-                raise DatasetError(f"{out} holds {files.taken[0]}, which is no file yet is named as the run's chunk "
-                                   "files are (the run could not write one there): move it away")
+                raise DatasetError(f"{out} holds {files.taken[0]}, which is no file yet has a chunk file's name "
+                                   "(a chunk of that name could not be written): move it away")
             done = read_done(out, manifest)  # before writing: a refused run leaves DIR as it was
             solved = sum(session.get("deals_solved") or 0 for session in manifest.get("sessions") or [])
             if deals is not None and solved and not done:  # DIR deleted or emptied by hand: a new range there

@@ -28,14 +28,13 @@ import os
 import sys
 
 from . import _testhooks, interrupts
-from .console import StdoutFailed, take_stdout
+from .console import EXIT_BROKEN_PIPE, StdoutFailed, take_stdout
 from ._version import __version__
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_INTRACTABLE = 0, 255, 254
 """The peer's verdict exit codes (its -1 and -2)."""
 EXIT_ERROR, EXIT_USAGE = 253, 2
 """Our errors: a board or file that cannot be read or written, memory running out; bad usage."""
-EXIT_BROKEN_PIPE = 141
 PRESETS = ("black_hole", "all_in_a_row", "golf")
 """The peer's `--game` values."""
 POSITIONS_PER_STATE = 100

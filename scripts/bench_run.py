@@ -34,7 +34,7 @@ from pathlib import Path
 
 import pyarrow.dataset as pads
 
-from blackhole_stats.deals import DealSet
+from blackhole_stats.deals import DealSet, DealSpecError
 
 import benchlib
 
@@ -75,7 +75,10 @@ def main() -> None:
     args = benchlib.parse(parser)
     if not SCRIPT.exists():
         parser.error(f"the console script is not installed at {SCRIPT}: pip install -e .")
-    count = DealSet.parse([args.deals]).count
+    try:
+        count = DealSet.parse([args.deals]).count
+    except DealSpecError as error:
+        parser.error(f"--range: {error}")
     if args.baseline and not args.baseline.exists():
         parser.error(f"--baseline {args.baseline} does not exist")
     jobs = [(SCRIPT, deals, workers) for workers in (1, 2) for deals in (TRIVIAL, args.deals)]

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from blackhole_stats.atomic import replace_text
-from blackhole_stats.console import StdoutFailed, take_stdout
+from blackhole_stats.console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
 
 MIN_REPEATS = 5
 """Fewest repeats whose median holds up on a shared machine (a script may ask for more)."""
@@ -32,7 +32,7 @@ def parser(doc: str, *, repeats: int = MIN_REPEATS, floor: int = MIN_REPEATS,
     made.add_argument("--repeats", type=int, default=repeats,
                       help=f"runs of each measurement, at least {floor} (default {repeats}): figures are medians")
     if game:
-        made.add_argument("--game", default="black_hole",
+        made.add_argument("--game", type=game_type, default="black_hole",
                           help="the game: key, PySolFC id or name (default black_hole)")
     made.add_argument("--summary", type=Path, metavar="FILE", help="also write the figures printed to this JSON file")
     made.set_defaults(repeats_floor=floor)
@@ -46,20 +46,20 @@ def parse(made: argparse.ArgumentParser, argv: list[str] | None = None) -> argpa
     if args.repeats < args.repeats_floor:
         made.error(f"--repeats must be at least {args.repeats_floor}: a median of fewer runs does not reproduce")
     if args.summary is not None:
-        try:
-            args.summary.parent.mkdir(parents=True, exist_ok=True)  # as write_summary would, now
-        except OSError as error:
-            made.error(f"--summary {args.summary}: cannot make its folder ({error.strerror})")
-        if args.summary.exists() and not args.summary.is_file():
-            made.error(f"--summary {args.summary}: not a regular file")
-    if "game" in args:
-        from blackhole_stats.games import UnknownGameError, get_game
-
-        try:
-            args.game = get_game(args.game)
-        except UnknownGameError as error:
-            made.error(str(error))
+        existing = next(folder for folder in args.summary.absolute().parents if folder.exists())
+        if (args.summary.exists() and not args.summary.is_file()) or not existing.is_dir():
+            made.error(f"--summary {args.summary}: no file can be written there")
     return args
+
+
+def game_type(text: str):
+    """An argparse type: a game of the family by key, PySolFC id or name (its error lists the games)."""
+    from blackhole_stats.games import UnknownGameError, get_game
+
+    try:
+        return get_game(text)
+    except UnknownGameError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def positive(text: str) -> int:
@@ -76,9 +76,9 @@ def positive(text: str) -> int:
 def deal_range(text: str, made: argparse.ArgumentParser | None = None, option: str = "--deals") -> range:
     """`option` FIRST-LAST (or one number) as the range of plain game numbers it names; anything else is a
     usage error of `made` (exit 2; without one, SystemExit with the reason)."""
-    first, _, last = text.partition("-")
+    first, dash, last = text.partition("-")
     try:
-        numbers = range(int(first), int(last or first) + 1)
+        numbers = range(int(first), int(last if dash else first) + 1)
         problem = (f"{option} {text} holds no deal" if not numbers else
                    f"{option} {text}: game numbers start at 1" if numbers.start < 1 else None)
     except ValueError:
@@ -93,8 +93,9 @@ def run_script(main) -> None:
     shell's loop stops); a reader gone early (`| head`) quietly with 141; standard output that cannot be
     written (a full disk) with one line and 1. Each was a traceback."""
     name = Path(sys.argv[0]).name
-    if sys.stdout is not None:
-        take_stdout()  # its write errors are standard output's, and no partial write is lost unsaid
+    if sys.stdout is None:
+        sys.exit(f"{name}: standard output is closed")
+    take_stdout()  # its write errors are standard output's, and no partial write is lost unsaid
     try:
         try:
             main()
@@ -108,13 +109,13 @@ def run_script(main) -> None:
     except StdoutFailed as error:
         if error.errno != errno.EPIPE:
             print(f"{name}: cannot write to standard output: {error}", file=sys.stderr)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # what is left goes nowhere: the last flush must not fail
-        sys.exit(141 if error.errno == errno.EPIPE else 1)
+        discard_stdout()
+        sys.exit(EXIT_BROKEN_PIPE if error.errno == errno.EPIPE else 1)
 
 
 def ignore_interrupts() -> None:
     """A worker process's initializer: Ctrl-C reaches the whole process group, and the script that started
-    the worker stops it (a worker of its own would print a KeyboardInterrupt traceback)."""
+    the worker ends it (a KeyboardInterrupt of the worker's own would be a traceback)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

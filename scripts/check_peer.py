@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 from blackhole_stats import Solver, deal
-from blackhole_stats.games import UnknownGameError, get_game
+
+import benchlib
 
 SHARED = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 REFERENCE = SHARED / "reference" if (SHARED / "reference").is_dir() else SHARED
@@ -33,20 +34,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--csv", type=Path, help="the peer's verdicts (default: the game's reference CSV)")
     parser.add_argument("--skip-classic", action="store_true")
-    parser.add_argument("--game", default="black_hole", help="key, PySolFC id or name (default black_hole)")
+    parser.add_argument("--game", type=benchlib.game_type, default="black_hole",
+                        help="key, PySolFC id or name (default black_hole)")
     args = parser.parse_args()
-    try:
-        game = get_game(args.game)
-    except UnknownGameError as error:
-        parser.error(str(error))
+    game = args.game
     default = "peer_1_1000.csv" if game.classic_search else f"family/peer_{game.key}_1_1000.csv"
     path = args.csv or REFERENCE / default
     try:
         with path.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
+            reader = csv.DictReader(handle)
+            rows = list(reader)
     except (OSError, UnicodeDecodeError) as error:
         parser.error(f"cannot read {path}: {getattr(error, 'strerror', None) or error}")
-    missing = {"deal", "outcome", "max_played", "iterations"} - set(rows[0] if rows else ())
+    missing = {"deal", "outcome", "max_played", "iterations"} - set(reader.fieldnames or ())
+    if not rows and not missing:
+        parser.error(f"{path} lists no deal")
     if missing:
         parser.error(f"{path} has no column {', '.join(sorted(missing))} (the peer's CSV has deal, outcome, "
                      "iterations and max_played)")

@@ -24,8 +24,8 @@ import json
 import resource
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from itertools import repeat
+from multiprocessing import Pool
 from pathlib import Path
 
 import pandas as pd
@@ -106,8 +106,9 @@ def main() -> None:
     blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
               for i in range(0, len(stored), BLOCK)]
     started = time.perf_counter()
-    with ProcessPoolExecutor(args.jobs, initializer=benchlib.ignore_interrupts) as pool:
-        found = [row for block in pool.map(solve_block, blocks, repeat(search), repeat(max_iters)) for row in block]
+    with Pool(args.jobs, initializer=benchlib.ignore_interrupts) as pool:  # leaving it ends the workers at once
+        found = [row for block in pool.starmap(solve_block, zip(blocks, repeat(search), repeat(max_iters)))
+                 for row in block]
     mismatches = differing_counts = 0
     ours_total = theirs_total = 0
     for (deal, ms, game, outcome, iterations, played), (our_outcome, our_iterations, our_played) in zip(stored, found):

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from blackhole_stats import deal
 from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.difficulty import difficulty
-from blackhole_stats.games import UnknownGameError, get_game
+from blackhole_stats.games import get_game
 from blackhole_stats.solver import Solver
 
 import benchlib
@@ -51,16 +51,14 @@ def score(number: int, game: str) -> tuple[int, float | None, float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="black_hole", help="a game key (default: %(default)s)")
+    parser.add_argument("--game", type=benchlib.game_type, default="black_hole",
+                        help="a game key (default: %(default)s)")
     parser.add_argument("--step", type=benchlib.positive, default=200)
     parser.add_argument("--last", type=benchlib.positive, default=1_000_000)
     parser.add_argument("--workers", type=benchlib.positive, default=2)
     parser.add_argument("--results", default="results/difficulty", help="the game's folder goes here")
     args = parser.parse_args()
-    try:
-        game = get_game(args.game)
-    except UnknownGameError as error:
-        parser.error(str(error))
+    game = args.game
     if args.last < args.step:
         parser.error(f"--last {args.last} is below --step {args.step}: the sample would hold no deal")
     folder = os.path.join(args.results, game.key)

@@ -753,7 +753,8 @@ def dataset_verdict(root: Path, boards: dict | None = None) -> Verdict:
             return Verdict("bad", f"{relative} has another schema", verdict.expected, verdict.manifest)
         settings = _recorded_settings(table.schema)
         if settings is not None and any(settings.get(key, default) != verdict.manifest.get(key, default) for key,
-                                        default in (("game", "black_hole"), ("search", None), ("max_iters", None))):
+                                        default in (("game", "black_hole"), ("search", None), ("max_iters", None),
+                                                    ("iterations_revision", 1), ("difficulty_scale", None))):
             return Verdict("bad", f"{relative} was solved with other settings than the manifest's",
                            verdict.expected, verdict.manifest)
         schemas.add(str(table.schema.field("deal").type))

@@ -22,10 +22,11 @@ winnable deals as a bitmap (`scripts/winnable_bitmap.py`), study.json; then
 RESULTS/FAMILY.md, the games studied so far side by side (`--family` writes
 only that table).
 
-Timings are those of the session that solved the deals: wall seconds, CPU
-seconds of the run and its workers, the largest process's peak memory and the
-load average (the machine may be shared). A rerun that finds the runs
-complete keeps the timings recorded in RESULTS/study.json.
+Timings are those of the sessions that solved the deals, summed (a study
+stopped and run again): wall seconds, CPU seconds of the run and its workers,
+the largest process's peak memory and the load averages (the machine may be
+shared). A rerun that finds the runs complete keeps the timings recorded in
+RESULTS/study.json.
 
     python scripts/study.py                       # the whole study
     python scripts/study.py --deals 1-10000 --classic 1-1000 --results /tmp/small
@@ -104,8 +105,10 @@ PR_SET_PDEATHSIG = 1
 
 def _ends_with(parent: int, prctl):
     """What a command's child runs before it becomes the command (Linux): SIGTERM when the study dies, even
-    of kill -9, so that no run goes on solving for a study that is gone; if the study is gone already, at once."""
+    of kill -9, so that no run goes on solving for a study that is gone; if the study is gone already, at once.
+    The kernel watches the thread that starts the child: `cli` runs in the study's main thread."""
     def set_up() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the study's handler, until the exec
         prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
         if os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGTERM)
@@ -721,6 +724,7 @@ def main() -> None:
     facts_path = args.results / "study.json"
     previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
     timings, runs = previous.get("timings", {}), previous.get("runs", {})  # runs: each run's start and sessions
+    recorded_before = set(runs)  # a timing without its run's record is from before "runs": kept as it was
     sessions = {"fast": kept_sessions(runs.get("fast", {}), fast),
                 "classic": kept_sessions(runs.get("classic", {}), classic)}
     try:
@@ -731,7 +735,7 @@ def main() -> None:
         for name, run in (("fast", fast), ("classic", classic)):
             if (recorded := manifest(run)) is not None:
                 runs[name] = {"run_started": recorded["started"], "sessions": sessions[name]}
-            timings[name] = summed(sessions[name]) or timings.get(name)  # (a study.json from before "runs")
+            timings[name] = summed(sessions[name]) or (None if name in recorded_before else timings.get(name))
         replace_text(facts_path, json.dumps({**previous, "runs": runs, "timings": timings}, indent=2) + "\n")
     untimed = [name for name in ("fast", "classic") if timings[name] is None]
     if untimed:  # results/README.md quotes each run's time

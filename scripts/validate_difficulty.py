@@ -42,7 +42,7 @@ import pandas as pd
 from blackhole_stats import _core, deal
 from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.difficulty import TAGS, current_scale, difficulty
-from blackhole_stats.games import GAMES, UnknownGameError, get_game
+from blackhole_stats.games import GAMES, get_game
 from blackhole_stats.solver import Solver
 
 import benchlib
@@ -230,7 +230,8 @@ def _in_the_scale_sample(game_key: str, deals: pd.Series) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default="black_hole", help="a game key (default: %(default)s)")
+    parser.add_argument("--game", type=benchlib.game_type, default="black_hole",
+                        help="a game key (default: %(default)s)")
     parser.add_argument("--range", help="deals FIRST-LAST instead of the game's validation range")
     parser.add_argument("--budgets", type=lambda text: tuple(map(benchlib.positive, text.split(","))),
                         help="positions per game, comma-separated, instead of the game's")
@@ -239,10 +240,7 @@ def main() -> int:
     parser.add_argument("--coarse", action="store_true", help="the weaker check, for small samples")
     args = parser.parse_args()
     settings = dict(VALIDATION)
-    try:
-        game = get_game(args.game).key
-    except UnknownGameError as error:
-        parser.error(str(error))
+    game = args.game.key
     if args.range or args.budgets or game not in settings:
         known = settings.get(game, Validation(1_000_001, 1_002_000, (3_000, 30_000, 300_000)))
         numbers = benchlib.deal_range(args.range, parser, "--range") if args.range else range(known.first, known.last + 1)

@@ -59,6 +59,7 @@ def test_bench_scripts_refuse_fewer_than_five_repeats():
     ("validate_difficulty.py", ["--budgets", "0,-1"], "argument --budgets: 0 is less than 1"),
     ("check_peer.py", ["--csv", "nonexistent.csv"], "cannot read nonexistent.csv: No such file or directory"),
     ("check_peer.py", ["--game", "nope"], "unknown game 'nope'"),
+    ("check_peer.py", ["--csv", str(REPO / "tests" / "conftest.py")], "has no column deal, iterations, max_played"),
 ])
 def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, message):
     result = script(name, *args, *(["--results", str(tmp_path / "results")] if name != "check_peer.py" else []))
@@ -69,10 +70,13 @@ def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, mess
 @pytest.mark.parametrize("name, args, message", [
     ("bench_solver.py", ["--deals", "x"], "--deals must be FIRST-LAST, not 'x'"),  # were tracebacks
     ("bench_solver.py", ["--deals", "0-10"], "--deals 0-10: game numbers start at 1"),
+    ("bench_solver.py", ["--deals", "3-"], "--deals must be FIRST-LAST, not '3-'"),  # was deal 3 alone
+    ("bench_run.py", ["--range", "x"], "--range: bad deal range 'x': expected N, A-B, msN or msA-msB (digits only, "
+                                       "',' between items)"),  # a DealSpecError traceback
     ("bench_difficulty.py", ["--deals", "5-1"], "--deals 5-1 holds no deal"),
     ("bench_builds.py", ["--base", "HEAD", "--deals", "50-1"], "--deals 50-1 holds no deal"),  # ZeroDivisionError
     ("bench_run.py", ["--chunk-size", "0"], "argument --chunk-size: 0 is less than 1"),  # was dropped, unsaid
-    ("bench_solver.py", ["--summary", "/dev/null"], "--summary /dev/null: not a regular file"),  # once timed
+    ("bench_solver.py", ["--summary", "/dev/null"], "--summary /dev/null: no file can be written there"),  # once timed
 ])
 def test_bench_scripts_refuse_bad_options_before_measuring(name, args, message):
     result = script(name, *args)
@@ -433,6 +437,9 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
     finally:
         os.close(write)
     assert (gone.returncode, gone.stderr) == (141, b"")
+    closed = subprocess.run([*check[:2], "--limit", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, timeout=120, preexec_fn=lambda: os.close(1))  # `>&-`
+    assert (closed.returncode, closed.stderr) == (1, "check_results.py: standard output is closed\n")
 
 
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
