@@ -43,10 +43,10 @@ def main() -> None:
     try:
         with path.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
-            rows = list(reader)
+            rows, columns = list(reader), reader.fieldnames or ()
     except (OSError, UnicodeDecodeError) as error:
         parser.error(f"cannot read {path}: {getattr(error, 'strerror', None) or error}")
-    missing = {"deal", "outcome", "max_played", "iterations"} - set(reader.fieldnames or ())
+    missing = {"deal", "outcome", "max_played", "iterations"} - set(columns)
     if not rows and not missing:
         parser.error(f"{path} lists no deal")
     if missing:

@@ -727,16 +727,22 @@ def main() -> None:
     recorded_before = set(runs)  # a timing without its run's record is from before "runs": kept as it was
     sessions = {"fast": kept_sessions(runs.get("fast", {}), fast),
                 "classic": kept_sessions(runs.get("classic", {}), classic)}
-    try:
-        timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key, sessions=sessions["fast"])
-        timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key, "--search", "classic",
-                  sessions=sessions["classic"])
-    finally:  # an interrupted study keeps its sessions' timings for the one that finishes the runs
+    def record() -> None:
+        """The runs' timed sessions into study.json: an interrupted study keeps them for the one that
+        finishes the runs (recorded after each run too, as a kill -9 leaves no `finally`)."""
         for name, run in (("fast", fast), ("classic", classic)):
             if (recorded := manifest(run)) is not None:
                 runs[name] = {"run_started": recorded["started"], "sessions": sessions[name]}
             timings[name] = summed(sessions[name]) or (None if name in recorded_before else timings.get(name))
         replace_text(facts_path, json.dumps({**previous, "runs": runs, "timings": timings}, indent=2) + "\n")
+
+    try:
+        timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key, sessions=sessions["fast"])
+        record()
+        timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key, "--search", "classic",
+                  sessions=sessions["classic"])
+    finally:
+        record()
     untimed = [name for name in ("fast", "classic") if timings[name] is None]
     if untimed:  # results/README.md quotes each run's time
         sys.exit(f"study stopped before writing its results: the {' and '.join(untimed)} run had nothing left to "

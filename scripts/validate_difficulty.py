@@ -182,6 +182,8 @@ def game_section(game_key: str, frame: pd.DataFrame, settings: Validation, resul
                 f"{max(settings.budgets):,}: `python scripts/validate_difficulty.py --game {game_key}` measures "
                 "it again.", ""], False
     winnable = frame[frame.score.notna()].copy()
+    # a count past the largest budget (rows measured with a larger one) is a miss here, as measured afresh
+    winnable[list(PLANNERS)] = winnable[list(PLANNERS)].where(winnable[list(PLANNERS)] <= max(settings.budgets))
     winnable["tag"] = winnable.score.map(scale.tag)
     rates = win_rates(winnable, settings.budgets)
     total, falling, significant = steps(rates)
@@ -239,6 +241,8 @@ def main() -> int:
     parser.add_argument("--workers", type=benchlib.positive, default=2)
     parser.add_argument("--coarse", action="store_true", help="the weaker check, for small samples")
     args = parser.parse_args()
+    if args.budgets and list(args.budgets) != sorted(set(args.budgets)):
+        parser.error(f"--budgets {','.join(map(str, args.budgets))}: give them rising, each once")
     settings = dict(VALIDATION)
     game = args.game.key
     if args.range or args.budgets or game not in settings:

@@ -127,6 +127,9 @@ def test_validation_measures_again_what_a_smaller_budget_measured(tmp_path):
     assert reused.stdout == fresh.stdout and "| 30,000 |" in fresh.stdout, reused.stdout + reused.stderr
     measured = pd.read_csv(tmp_path / "reused" / "black_hole" / "validation_deals.csv")
     assert set(measured.budget) == {30000} and len(measured) == 40
+    # and back to smaller budgets: counts past them are misses, as measured afresh (Spearman's effort too)
+    smaller, afresh = validate(tmp_path / "reused", "30", "300"), validate(tmp_path / "small", "30", "300")
+    assert smaller.stdout == afresh.stdout and "Spearman" in afresh.stdout, smaller.stdout + smaller.stderr
 
 
 @pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")

@@ -57,6 +57,8 @@ def test_bench_scripts_refuse_fewer_than_five_repeats():
     ("validate_difficulty.py", ["--range", "abc"], "--range must be FIRST-LAST, not 'abc'"),
     ("validate_difficulty.py", ["--range", "5-1"], "--range 5-1 holds no deal"),  # was an empty VALIDATION.md
     ("validate_difficulty.py", ["--budgets", "0,-1"], "argument --budgets: 0 is less than 1"),
+    ("validate_difficulty.py", ["--budgets", "10,10"], "--budgets 10,10: give them rising, each once"),
+    ("check_peer.py", ["--csv", "/dev/null"], "/dev/null has no column deal, iterations, max_played, outcome"),
     ("check_peer.py", ["--csv", "nonexistent.csv"], "cannot read nonexistent.csv: No such file or directory"),
     ("check_peer.py", ["--game", "nope"], "unknown game 'nope'"),
     ("check_peer.py", ["--csv", str(REPO / "tests" / "conftest.py")], "has no column deal, iterations, max_played"),
@@ -256,7 +258,7 @@ def test_a_study_refuses_a_run_of_other_settings_before_writing_anything(tmp_pat
                      "--runs", str(runs), "--results", str(results))
     assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("study stopped before writing anything: ") and \
-        f"is a run made with --search" in refused.stderr and not results.exists(), refused.stderr
+        "is a run made with --search" in refused.stderr and not results.exists(), refused.stderr
 
 
 def test_a_study_whose_results_cannot_be_written_stops_before_it_runs(tmp_path):
@@ -371,6 +373,19 @@ def test_a_black_hole_study_stopped_in_its_fast_run_times_every_session_of_it(tm
     assert f"{40 / fast['wall_seconds']:,.0f} deals per second" in readme
 
 
+def gone_within(pid: int, seconds: float) -> bool:
+    """Whether process `pid` ends within `seconds` (a zombie nobody has reaped yet counts as gone; Linux)."""
+    def alive() -> bool:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        except FileNotFoundError:
+            return False
+    deadline = time.monotonic() + seconds
+    while alive() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not alive()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_study_killed_outright_stops_its_run(tmp_path):
     """kill -9 of the study (or the OOM killer) left its run, in a session of its own, solving on every core
@@ -386,15 +401,7 @@ def test_a_study_killed_outright_stops_its_run(tmp_path):
         study.kill()
         study.wait()
 
-        def alive() -> bool:  # a zombie nobody has reaped yet is gone too
-            try:
-                return Path(f"/proc/{run}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-            except FileNotFoundError:
-                return False
-        deadline = time.monotonic() + 60
-        while alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not alive(), "the run outlived its study"
+        assert gone_within(run, 60), "the run outlived its study"
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(study.pid, signal.SIGKILL)
@@ -440,6 +447,30 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
     closed = subprocess.run([*check[:2], "--limit", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, timeout=120, preexec_fn=lambda: os.close(1))  # `>&-`
     assert (closed.returncode, closed.stderr) == (1, "check_results.py: standard output is closed\n")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_again(tmp_path):
+    """The fast run's time went into study.json only in a `finally` or at the end: kill -9 (or the OOM
+    killer) during the classic run lost it, and every rerun refused for want of it."""
+    require_reference("peer_1_1000.csv")
+    args = [sys.executable, str(REPO / "scripts" / "study.py"), "--deals", "16-40", "--classic", "1-30",
+            "--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    study = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                             env={**os.environ, **pause_env(tmp_path, **{"deal-15": 120})})  # the classic run's
+    try:
+        wait_for_pause(tmp_path, "deal-15", study)
+        [run] = map(int, Path(f"/proc/{study.pid}/task/{study.pid}/children").read_text().split())
+        study.kill()
+        study.wait()
+        assert gone_within(run, 60), "the classic run outlived its study"  # (PR_SET_PDEATHSIG) before the rerun
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(study.pid, signal.SIGKILL)
+    again = script("study.py", *args[2:])
+    assert again.returncode == 0, again.stderr
+    facts = json.loads((tmp_path / "results" / "study.json").read_text())
+    assert facts["timings"]["fast"]["deals_solved"] == 25 and facts["classic"]["deals"] == 30
 
 
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
