@@ -132,4 +132,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    benchlib.run_script(main)

@@ -132,4 +132,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    benchlib.run_script(main)

@@ -98,7 +98,7 @@ def run_script(main) -> None:
     take_stdout()  # its write errors are standard output's, and no partial write is lost unsaid
     try:
         try:
-            main()
+            status = main()
         finally:
             sys.stdout.flush()
     except KeyboardInterrupt:
@@ -111,6 +111,7 @@ def run_script(main) -> None:
             print(f"{name}: cannot write to standard output: {error}", file=sys.stderr)
         discard_stdout()
         sys.exit(EXIT_BROKEN_PIPE if error.errno == errno.EPIPE else 1)
+    sys.exit(status)
 
 
 def ignore_interrupts() -> None:

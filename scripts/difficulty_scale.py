@@ -66,7 +66,7 @@ def main() -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
         parser.error(f"--results {args.results}: {error.strerror}")
-    with Pool(args.workers) as pool:
+    with Pool(args.workers, initializer=benchlib.ignore_interrupts) as pool:
         rows = pool.map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), chunksize=20)
     winnable = [(n, s, t) for n, s, _, t in rows if s is not None]
     if not winnable:  # quintiles of nothing
@@ -99,4 +99,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    benchlib.run_script(main)

@@ -50,6 +50,17 @@ def test_bench_scripts_refuse_fewer_than_five_repeats():
         assert result.returncode == 2 and "at least 5" in result.stderr
 
 
+@pytest.mark.parametrize("name", ["check_results.py", "check_peer.py", "difficulty_scale.py", "validate_difficulty.py",
+                                  "bench_solver.py", "bench_run.py", "bench_builds.py", "bench_difficulty.py",
+                                  "bench_startup.py", "bench_readers.py"])
+def test_scripts_say_in_one_line_that_standard_output_is_full(name):
+    """`--help > /dev/full`: the interpreter's last flush failed, "Exception ignored" and its traceback."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, str(REPO / "scripts" / name), "--help"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (1, f"{name}: cannot write to standard output: No space left on device\n")
+
+
 @pytest.mark.parametrize("name, args, message", [
     ("difficulty_scale.py", ["--step", "0"], "argument --step: 0 is less than 1"),  # were tracebacks
     ("difficulty_scale.py", ["--last", "500", "--step", "1000"], "--last 500 is below --step 1000"),
