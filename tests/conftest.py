@@ -225,6 +225,23 @@ def fill_up(folder: Path) -> Path:
     return filler
 
 
+def state(pid: int) -> tuple[str, int] | None:
+    """(state letter, process group) of a process, None once it is gone or a zombie."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None if fields[0] in "ZX" else (fields[0], int(fields[2]))
+
+
+def until(condition, what: str, timeout: float = 30) -> None:
+    """Poll a condition that must come true; the timeout is only a safety net."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
 @contextlib.contextmanager
 def _mounted(what: str, folder: Path, *mount: str):
     """`mount ... folder` for the block, then unmounted (root only; skips the test elsewhere)."""

@@ -44,7 +44,7 @@ import pytest
 
 from blackhole_stats.dataset import being_written, log_path, read_manifest
 from conftest import (SCRIPT, assert_one_line_failure, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause,
-                      require_reference, signal_at_pause, tmpfs, wait_for_pause)
+                      require_reference, signal_at_pause, state, tmpfs, until, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
 
@@ -94,27 +94,10 @@ def started(*args, env: dict | None = None, method: str | None = None, stdin: Pa
         process.communicate()
 
 
-def state(pid: int) -> tuple[str, int] | None:
-    """(state letter, process group) of a process, None once it is gone or a zombie."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return None if fields[0] in "ZX" else (fields[0], int(fields[2]))
-
-
 def alive_in_group(group: int) -> list[int]:
     """The live processes of a process group."""
     pids = [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
     return [pid for pid in pids if (found := state(pid)) is not None and found[1] == group]
-
-
-def until(condition, what: str, timeout: float = 30) -> None:
-    """Poll a condition that must come true; the timeout is only a safety net."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
 
 
 def wait_for_first_chunk(out: Path) -> None:

@@ -10,13 +10,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import (REPO, SCRIPT, pause_env, release_pause, require_reference, signal_at_pause, tmpfs,
-                      wait_for_pause)
+from conftest import (REPO, SCRIPT, pause_env, release_pause, require_reference, signal_at_pause, state, tmpfs,
+                      until, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -384,19 +383,6 @@ def test_a_black_hole_study_stopped_in_its_fast_run_times_every_session_of_it(tm
     assert f"{40 / fast['wall_seconds']:,.0f} deals per second" in readme
 
 
-def gone_within(pid: int, seconds: float) -> bool:
-    """Whether process `pid` ends within `seconds` (a zombie nobody has reaped yet counts as gone; Linux)."""
-    def alive() -> bool:
-        try:
-            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-        except FileNotFoundError:
-            return False
-    deadline = time.monotonic() + seconds
-    while alive() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return not alive()
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_a_study_killed_outright_stops_its_run(tmp_path):
     """kill -9 of the study (or the OOM killer) left its run, in a session of its own, solving on every core
@@ -412,7 +398,7 @@ def test_a_study_killed_outright_stops_its_run(tmp_path):
         study.kill()
         study.wait()
 
-        assert gone_within(run, 60), "the run outlived its study"
+        until(lambda: state(run) is None, "the run outlived its study", timeout=60)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(study.pid, signal.SIGKILL)
@@ -433,10 +419,8 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
                      .splitlines() if line.startswith("SigIgn:")]
             return sum(int(mask, 16) >> (signal.SIGINT - 1) & 1 for mask in masks)
 
-        deadline = time.monotonic() + 120
-        while workers_ignoring_ctrl_c() < 2:
-            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
-            time.sleep(0.05)
+        until(lambda: workers_ignoring_ctrl_c() >= 2 or process.poll() is not None, "the workers", timeout=120)
+        assert process.poll() is None, process.communicate()
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=120)
     finally:
@@ -474,7 +458,7 @@ def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_
         [run] = map(int, Path(f"/proc/{study.pid}/task/{study.pid}/children").read_text().split())
         study.kill()
         study.wait()
-        assert gone_within(run, 60), "the classic run outlived its study"  # (PR_SET_PDEATHSIG) before the rerun
+        until(lambda: state(run) is None, "the classic run outlived its study", timeout=60)  # before the rerun
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(study.pid, signal.SIGKILL)
