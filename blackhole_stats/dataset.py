@@ -888,6 +888,10 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
     try:
         _place(paths, folders, temp, paths.inside(name))
     except OSError as error:
+        if paths.fs.get_file_info(paths.inside(name)).type == pafs.FileType.Directory:  # made while the run wrote
+            with contextlib.suppress(OSError):
+                paths.fs.delete_file(temp)
+            raise ChunkNameTaken(taken_problem(paths.root, name)) from None
         if inside or error.errno != errno.EXDEV:
             raise
         # One disk, two mount points (a bind mount, a container's volume): the devices match, yet no
@@ -923,6 +927,15 @@ def remove_temp_files(out: str) -> int:
     except OSError as error:
         raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
     return len(stale)
+
+
+class ChunkNameTaken(DatasetError):
+    """DIR holds a folder (or the like) under the name a chunk file must have."""
+
+
+def taken_problem(out: str, name: str) -> str:
+    return (f"{out} holds {name}, which is not a file but has a chunk file's name (the chunk of that name cannot "
+            "be written): move it away")
 
 
 class DamagedPart(DatasetError):
@@ -1398,8 +1411,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             if files.strays:  # readers of DIR would count or trip on them: adding rows beside them is silently wrong
                 raise DatasetError(strays_problem(out, files.strays))
             if files.taken:  # else the chunk would be solved, then fail to land, at every resume
-                raise DatasetError(f"{out} holds {files.taken[0]}, which is no file yet has a chunk file's name "
-                                   "(a chunk of that name could not be written): move it away")
+                raise ChunkNameTaken(taken_problem(out, files.taken[0]))
             done = read_done(out, manifest)  # before writing: a refused run leaves DIR as it was
             solved = sum(session.get("deals_solved") or 0 for session in manifest.get("sessions") or [])
             if deals is not None and solved and not done:  # DIR deleted or emptied by hand: a new range there

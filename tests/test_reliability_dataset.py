@@ -558,7 +558,7 @@ def test_a_folder_named_as_a_missing_chunk_file_is_refused_before_anything_is_so
     (out / "part-3-3-1.parquet").unlink()
     (out / "part-3-3-1.parquet").mkdir()
     line = assert_one_line_failure(cli("run", "--out", out, "--workers", "1"))
-    assert f"{out} holds part-3-3-1.parquet, which is no file yet has a chunk file's name" in line
+    assert f"{out} holds part-3-3-1.parquet, which is not a file but has a chunk file's name" in line
     (out / "part-3-3-1.parquet").rmdir()
     assert cli("run", "--out", out, "--workers", "1").returncode == 0 and len(pd.read_parquet(out)) == 3
 

@@ -489,6 +489,25 @@ def test_a_chunk_finished_while_its_dir_is_replaced_lands_nowhere(tmp_path, repl
     assert cli("verify", other).returncode == 0
 
 
+def test_a_folder_made_under_a_chunk_files_name_while_the_run_writes_fails_that_chunk_in_one_line(tmp_path):
+    """The rename onto it failed as a raw "IsADirectoryError: [Errno 21]" naming the run's temporary file, which
+    stayed beside DIR."""
+    out = tmp_path / "run"
+    with started("run", "--range", "1-20", "--out", out, "--workers", "1", "--chunk-size", "10",
+                 env=pause_env(tmp_path, **{"chunk-written": 120})) as process:
+        wait_for_pause(tmp_path, "chunk-written", process)
+        (out / "part-1-10-10.parquet").mkdir()
+        release_pause(tmp_path, "chunk-written")
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 1, err
+    assert f"chunk 1-10 failed: ChunkNameTaken: {out} holds part-1-10-10.parquet, which is not a file" in err, err
+    assert "Errno" not in err and "Traceback" not in err, err
+    assert sorted(path.name for path in (tmp_path / "run.run").iterdir()) == ["manifest.json", "run.log"]
+    (out / "part-1-10-10.parquet").rmdir()
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0
+    assert_complete(out, 20)
+
+
 def test_a_file_put_into_dir_while_the_run_writes_fails_the_run_as_it_ends(tmp_path):
     """The run ended saying nothing of it, with exit 0, and readers of DIR counted the copy's deals twice."""
     out = tmp_path / "run"
