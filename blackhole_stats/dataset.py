@@ -530,8 +530,10 @@ def _refuse_loops(root: str | None) -> None:
 
 
 def enclosing_run(out: str, itself: bool = False) -> str | None:
-    """The run directory (a local one, with its manifest beside or, from 0.1.0, inside it) that holds
-    `out` below it (or, with `itself`, is `out`), if any: its readers read whatever is written there."""
+    """The run directory (a local one, with its manifest beside or, from 0.1.0, inside it, or holding chunk
+    files) that holds `out` below it (or, with `itself`, is `out`), if any: its readers read whatever is
+    written there. Chunk files name a run's dataset that was run under a link's name: its manifest is beside
+    the link, not beside the folder that `out` names through its real path."""
     root = local_path(out)
     if root is None:
         return None
@@ -542,7 +544,16 @@ def enclosing_run(out: str, itself: bool = False) -> str | None:
         if any(os.path.isfile(manifest) for manifest in (parent + SIDE_SUFFIX + os.sep + MANIFEST_NAME,
                                                           os.path.join(parent, OLD_MANIFEST_NAME))):
             return parent
-    return None
+    return next((parent for parent in dict.fromkeys(folders) if _holds_chunk_files(parent)), None)
+
+
+def _holds_chunk_files(folder: str) -> bool:
+    """Whether a local folder holds a file named like a chunk file (False where it cannot be listed)."""
+    try:
+        with os.scandir(folder) as entries:
+            return any(_PART.fullmatch(entry.name) and entry.is_file() for entry in entries)
+    except OSError:
+        return False
 
 
 def inside_dataset(path: str, out: str) -> bool:

@@ -452,7 +452,8 @@ def test_duckdb_computes_with_deal_numbers_as_integers(ordinary_run):
 
 def test_a_run_made_under_a_link_s_name_is_guarded_as_any_run(tmp_path):
     """`run --out S` with S a link to store/real keeps its manifest beside S: the nesting check looked
-    beside store/real alone, so `report A --plots S/plots` and `run --out S/nested` wrote into S's dataset."""
+    beside store/real alone, so `report A --plots S/plots` and `run --out S/nested` wrote into S's dataset; the
+    same by store/real's own name: its chunk files say it is a run's dataset."""
     (tmp_path / "store" / "real").mkdir(parents=True)
     (tmp_path / "S").symlink_to(tmp_path / "store" / "real")
     assert cli("run", "--range", "1-5", "--out", tmp_path / "S").returncode == 0
@@ -461,7 +462,12 @@ def test_a_run_made_under_a_link_s_name_is_guarded_as_any_run(tmp_path):
     assert f"is inside the dataset {tmp_path / 'S'}," in line, line
     line = assert_one_line_failure(cli("run", "--range", "1-5", "--out", tmp_path / "S" / "nested"), 1)
     assert f"lies inside the dataset of the run {tmp_path / 'S'}," in line, line
-    assert all(path.name.startswith("part-") for path in (tmp_path / "store" / "real").iterdir())  # its own alone
+    real = tmp_path / "store" / "real"  # by its real name, where nothing beside says it is a run: DuckDB's
+    line = assert_one_line_failure(cli("run", "--range", "1-5", "--out", real / "nested"), 1)  # read of S counted
+    assert f"lies inside the dataset of the run {real}," in line, line  # the nested run's rows too
+    line = assert_one_line_failure(cli("report", tmp_path / "A", "--plots", real / "plots"), 2)
+    assert f"is inside the dataset {real}," in line, line
+    assert all(path.name.startswith("part-") for path in real.iterdir())  # its own alone
 
 
 def test_plots_inside_the_dataset_are_refused(ordinary_run, tmp_path):
