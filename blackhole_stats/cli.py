@@ -418,11 +418,11 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         raise click.BadParameter("an empty name is no directory", param_hint="'--plots'")
     try:
         if plots_dir is not None:  # the datasets reported on, and any run's (`report B --plots A`)
-            source = next((source for source in (dataset, other) if source is not None
+            source = next((f"the dataset {source}" for source in (dataset, other) if source is not None
                            and inside_dataset(plots_dir, source)), None) or enclosing_run(plots_dir, itself=True)
             if source is not None:
-                raise click.UsageError(f"--plots {plots_dir} is inside the dataset {source}, whose readers "
-                                       "would read the PNGs too: choose a directory outside it")
+                raise click.UsageError(f"--plots {plots_dir} is inside {source}, whose readers would read the "
+                                       "PNGs too: choose a directory outside it")
         data, manifest = report.load(dataset, game=game_kind), read_manifest(dataset)
         game = _game_of(data, dataset, manifest, game_kind, "--game")
         result = report.build_report(data, dataset, manifest, game)

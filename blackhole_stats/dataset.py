@@ -530,10 +530,10 @@ def _refuse_loops(root: str | None) -> None:
 
 
 def enclosing_run(out: str, itself: bool = False) -> str | None:
-    """The run directory (a local one, with its manifest beside or, from 0.1.0, inside it, or holding chunk
-    files) that holds `out` below it (or, with `itself`, is `out`), if any: its readers read whatever is
-    written there. Chunk files name a run's dataset that was run under a link's name: its manifest is beside
-    the link, not beside the folder that `out` names through its real path."""
+    """The dataset that holds `out` below it (or, with `itself`, is `out`), if any, as a message names it:
+    its readers read whatever is written there. That is a local run directory, with its manifest beside
+    or, from 0.1.0, inside it; or a folder holding chunk files, as a run made under a link's name is by its
+    real name (the manifest is beside the link)."""
     root = local_path(out)
     if root is None:
         return None
@@ -543,8 +543,9 @@ def enclosing_run(out: str, itself: bool = False) -> str | None:
     for parent in dict.fromkeys(folders):
         if any(os.path.isfile(manifest) for manifest in (parent + SIDE_SUFFIX + os.sep + MANIFEST_NAME,
                                                           os.path.join(parent, OLD_MANIFEST_NAME))):
-            return parent
-    return next((parent for parent in dict.fromkeys(folders) if _holds_chunk_files(parent)), None)
+            return f"the dataset of the run {parent}"
+    holder = next((parent for parent in dict.fromkeys(folders) if _holds_chunk_files(parent)), None)
+    return None if holder is None else f"{holder}, which holds a run's chunk files"
 
 
 def _holds_chunk_files(folder: str) -> bool:
@@ -1371,8 +1372,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                                "'*', '?' or '['")
     enclosing = enclosing_run(out)
     if enclosing is not None:
-        raise DatasetError(f"{out} lies inside the dataset of the run {enclosing}, whose readers would read "
-                           "this run too: choose a directory outside it")
+        raise DatasetError(f"{out} lies inside {enclosing}, whose readers would read this run too: choose a "
+                           "directory outside it")
     kind = paths.fs.get_file_info(paths.root).type
     if kind == pafs.FileType.NotFound:  # a new run, or one whose data folder was taken away (its manifest,
         left = paths.fs.get_file_info(paths.beside(MANIFEST_NAME)).type  # read below, lists its deals)

@@ -459,14 +459,14 @@ def test_a_run_made_under_a_link_s_name_is_guarded_as_any_run(tmp_path):
     assert cli("run", "--range", "1-5", "--out", tmp_path / "S").returncode == 0
     assert cli("run", "--range", "6-8", "--out", tmp_path / "A").returncode == 0
     line = assert_one_line_failure(cli("report", tmp_path / "A", "--plots", tmp_path / "S" / "plots"), 2)
-    assert f"is inside the dataset {tmp_path / 'S'}," in line, line
+    assert f"is inside the dataset of the run {tmp_path / 'S'}," in line, line
     line = assert_one_line_failure(cli("run", "--range", "1-5", "--out", tmp_path / "S" / "nested"), 1)
     assert f"lies inside the dataset of the run {tmp_path / 'S'}," in line, line
     real = tmp_path / "store" / "real"  # by its real name, where nothing beside says it is a run: DuckDB's
     line = assert_one_line_failure(cli("run", "--range", "1-5", "--out", real / "nested"), 1)  # read of S counted
-    assert f"lies inside the dataset of the run {real}," in line, line  # the nested run's rows too
+    assert f"lies inside {real}, which holds a run's chunk files," in line, line  # the nested run's rows too
     line = assert_one_line_failure(cli("report", tmp_path / "A", "--plots", real / "plots"), 2)
-    assert f"is inside the dataset {real}," in line, line
+    assert f"is inside {real}, which holds a run's chunk files," in line, line
     assert all(path.name.startswith("part-") for path in real.iterdir())  # its own alone
 
 
@@ -480,7 +480,7 @@ def test_plots_inside_the_dataset_are_refused(ordinary_run, tmp_path):
     shutil.copy(min(ordinary_run.glob("part-*.parquet")), other)  # pandas and polars failed on it after
     for inside in (ordinary_run / "plots", ordinary_run):
         line = assert_one_line_failure(cli("report", other, "--plots", inside), 2)
-        assert f"--plots {inside} is inside the dataset {os.path.realpath(ordinary_run)}" in line, line
+        assert f"--plots {inside} is inside the dataset of the run {os.path.realpath(ordinary_run)}" in line, line
     assert sorted(path.name for path in ordinary_run.iterdir()) == before
     help_text = cli("report", "--help").stdout.decode()
     assert "--plots plots/first" in help_text and "runs/first/plots" not in help_text
