@@ -27,6 +27,7 @@ from blackhole_stats import GameNumber, Solver, deal
 from blackhole_stats import dataset
 from blackhole_stats.dataset import DatasetError
 from blackhole_stats.deals import DealSet, DealSpecError
+from blackhole_stats.difficulty import TAGS
 from blackhole_stats.runner import run
 from conftest import assert_one_line_failure, assert_plays_out, cli, reference_board
 
@@ -431,6 +432,33 @@ def test_a_plot_against_deal_numbers_has_a_numeric_axis(ordinary_run):
     ax.plot(frame["deal"], frame["iterations"], ".")
     low, high = ax.get_xlim()
     assert low < 100 and high > 2400  # positions are the numbers, not 0..198
+
+
+def test_each_reader_orders_the_tags_as_readme_says(tmp_path):
+    """The tags are an ordinal scale that polars and DuckDB sort as text and pandas refuses to compare:
+    README's casts give each reader the scale's order, as does sorting by `difficulty`."""
+    tags = list(TAGS)
+    out = small(tmp_path, ("1-40",), difficulty_scale="black_hole/1")
+    rank = pd.read_parquet(out).dropna(subset=["tag"]).astype({"tag": str}).sort_values("difficulty")
+    assert rank["tag"].map(tags.index).is_monotonic_increasing and rank["tag"].nunique() == 5  # each a score range
+    hard = int(rank["tag"].isin(["hard", "very hard"]).sum())
+    frame = pd.read_parquet(out)
+    assert frame["tag"].cat.categories.tolist() == tags and not frame["tag"].cat.ordered
+    ordered = frame["tag"].astype(pd.CategoricalDtype(tags, ordered=True))
+    assert (ordered >= "hard").sum() == hard and ordered.max() == "very hard"
+    assert ordered.dropna().sort_values().map(tags.index).is_monotonic_increasing
+    polars_tags = pl.read_parquet(out).with_columns(pl.col("tag").cast(pl.Enum(tags)))["tag"]
+    assert polars_tags.drop_nulls().sort().unique(maintain_order=True).to_list() == tags
+    assert int((polars_tags >= "hard").sum()) == hard
+    assert sorted(pl.read_parquet(out)["tag"].drop_nulls().unique().sort().to_list()) == sorted(tags)  # as text
+    with duckdb.connect() as db:
+        db.sql("create type tag_order as enum ('very easy', 'easy', 'medium', 'hard', 'very hard')")
+        read = f"read_parquet('{out}')"
+        assert [tag for (tag,) in db.sql(f"select distinct tag::tag_order from {read} where tag is not null "
+                                         "order by 1").fetchall()] == tags
+        [(typed,)] = db.sql(f"select count(*) from {read} where tag::tag_order >= 'hard'::tag_order").fetchall()
+        [(as_text,)] = db.sql(f"select count(*) from {read} where tag::tag_order >= 'hard'").fetchall()
+        assert typed == hard and as_text != hard
 
 
 def test_polars_computes_with_deal_numbers_as_integers(ordinary_run):
