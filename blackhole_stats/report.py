@@ -24,6 +24,7 @@ from urllib.parse import unquote
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -218,20 +219,23 @@ def row_game_number(deal, ms=None, deal_exact=None) -> GameNumber:
     """One row's game number, read as `load` reads a file's: `solution.board_of` takes a row of a
     notebook's frame or of a CSV read as text the way `report` takes the file (`1.0` is deal 1, an ms
     flag `False` is no ms deal, `deal_exact` only where `deal` is None; anything else that is no game
-    number or truth value: DatasetError). One value through the column readers: about 0.2 ms a row."""
+    number or truth value, or a row that says two things (both numbers, or `ms5` flagged as no ms deal):
+    DatasetError). One value through the column readers: about 0.2 ms a row."""
     source = "the row"
-    spelt = deal_exact if deal is None else deal
-    spelt_ms = isinstance(spelt, str) and spelt.strip().lower().startswith("ms")
-    if spelt_ms:
-        spelt = spelt.strip()[2:]
+    spelt_ms = isinstance(deal, str) and deal.strip().lower().startswith("ms")
+    named = deal.strip() if spelt_ms else deal
+    number = named[2:] if spelt_ms else deal
     try:  # a Python int past int64 as its digits: Arrow takes no wider integer
-        value = pa.array([str(spelt) if isinstance(spelt, int) and not isinstance(spelt, bool) else spelt])
+        value = pa.array([str(number) if isinstance(number, int) and not isinstance(number, bool) else number])
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        raise DatasetError(f"{source}: deal {spelt!r} is no game number") from None
+        raise DatasetError(f"{source}: deal {number!r} is no game number") from None
     word = "" if ms is None else str(ms).strip().lower()
     if word not in _MS_WORDS:
         raise DatasetError(f"{source}: column ms holds {quoted(str(ms))}, not true or false")
-    return GameNumber(int(_game_numbers(source, value)[0]), spelt_ms or _MS_WORDS[word])
+    if spelt_ms and word and not _MS_WORDS[word]:
+        raise DatasetError(f"{source}: deal {named} {_MS_DENIED}")
+    exact = None if deal_exact is None else pa.array([str(deal_exact)])
+    return GameNumber(int(_game_numbers(source, value, exact)[0]), spelt_ms or _MS_WORDS[word])
 
 
 def _game_keys(file: str, games: pd.Series) -> pd.Series:
@@ -253,16 +257,22 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
     """`frame` with the game numbers of deals spelt as text ('123', 'ms5' as export writes them; a
     number past 2^63 in `deal_exact` where `deal` is empty, as pandas writes a run's rows to CSV)."""
     text = deal.astype(object).where(deal.notna(), None)
-    if deal_exact is not None:
-        text = text.where(text.notna(), deal_exact.astype(object).where(deal_exact.notna(), None))
     spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)
     if spelt_ms.any():
+        if "ms" in frame:
+            flags = _ms_flags(file, frame["ms"], text)
+            denied = np.flatnonzero((spelt_ms & ~flags & frame["ms"].astype(str).str.strip().ne("")).to_numpy())
+            if len(denied):
+                raise DatasetError(f"{file}: deal {text.iloc[denied[0]].strip()} {_MS_DENIED}")
         text = text.str.strip().str.slice(2).where(spelt_ms, text)
-        frame = frame.assign(ms=_ms_flags(file, frame["ms"], text).where(~spelt_ms, True) if "ms" in frame
-                             else spelt_ms)
-    frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
+        frame = frame.assign(ms=flags | spelt_ms if "ms" in frame else spelt_ms)
+    exact = None if deal_exact is None else pa.array(deal_exact.astype(object).where(deal_exact.notna(), None),
+                                                     pa.string())
+    frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string()), exact))
     return frame[["deal", *(name for name in frame.columns if name != "deal")]]
 
+
+_MS_DENIED = "is spelt as an ms deal, but its ms flag says it is none: which deal the row is would be a guess"
 
 _MS_WORDS = {"true": True, "t": True, "yes": True, "y": True, "1": True, "1.0": True,
              "false": False, "f": False, "no": False, "n": False, "0": False, "0.0": False, "": False}
@@ -287,6 +297,14 @@ def _ms_flags(file: str, ms: pd.Series, deals: pd.Series) -> pd.Series:
 
 
 def _game_numbers(file: str, deal, deal_exact=None) -> np.ndarray:
+    """`dataset.game_numbers`, refusing a row that holds two numbers (`verify` counts such rows as its own
+    problem; a report would have to pick one)."""
+    if deal_exact is not None:
+        both = pc.and_(pc.is_valid(deal), pc.is_valid(deal_exact)).to_numpy(zero_copy_only=False)
+        if both.any():
+            row = int(np.flatnonzero(both)[0])
+            raise DatasetError(f"{file}: row {row + 1}: deal and deal_exact both hold a number ({deal[row]} and "
+                               f"{deal_exact[row]}), where deal_exact holds one only when deal is null")
     try:
         return game_numbers(deal, deal_exact)
     except DatasetError as error:

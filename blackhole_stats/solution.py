@@ -192,7 +192,8 @@ def board_of(row: Any) -> Board:
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
     game = get_game(game)
-    plain = isinstance(number, numbers.Real) and not isinstance(number, bool) and not _missing(number)
+    plain = isinstance(number, numbers.Real) and not isinstance(number, bool) and not _missing(number) and \
+        _missing(exact)  # else row_game_number refuses the pair
     if plain and (_missing(ms) or type(ms).__name__ in ("bool", "bool_")):  # a reader's numbers: no text to read
         # (GameNumber takes a whole float below 2^53 only, as the column readers do)
         return deal(GameNumber(number, not _missing(ms) and bool(ms)), game)

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from blackhole_stats import Board, GameNumber, Solver, board_of, deal, report, solution_of, solve
+from blackhole_stats.dataset import DatasetError
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
 from blackhole_stats.games import GAMES
@@ -254,7 +255,22 @@ def test_missing_solutions_are_none_and_deal_exact_fills_a_null_deal():
     big = 26464608654870335080
     assert board_of({"deal": None, "deal_exact": Decimal(big), "ms": False}).name == str(big)
     assert board_of({"deal": 5, "deal_exact": None, "ms": False}).name == "5"
-    assert board_of({"deal": "5", "deal_exact": "7", "ms": "false"}).name == "5"  # as report.load reads it
+
+
+
+def test_a_row_that_says_two_things_is_refused_as_report_refuses_its_file(tmp_path):
+    """The deal column won over deal_exact, and an `ms5` over its ms flag `False`, without a word."""
+    for row, words in (({"deal": "5", "deal_exact": "7", "ms": "false"}, "deal and deal_exact both hold a number"),
+                       ({"deal": 5, "deal_exact": "7", "ms": False}, "deal and deal_exact both hold a number"),
+                       ({"deal": "ms5", "ms": False}, "deal ms5 is spelt as an ms deal, but its ms flag says"),
+                       ({"deal": " MS5 ", "ms": "no"}, "deal MS5 is spelt as an ms deal, but its ms flag says")):
+        with pytest.raises(ValueError, match=words):
+            board_of(row)
+        pd.DataFrame([row]).assign(outcome="solved", iterations=1, cards_played=51).to_csv(tmp_path / "t.csv",
+                                                                                         index=False)
+        with pytest.raises(DatasetError, match=words):
+            report.load(tmp_path / "t.csv")
+    assert board_of({"deal": "ms5", "ms": ""}).name == board_of({"deal": "ms5", "ms": True}).name == "ms5"
 
 
 def test_rows_of_a_csv_read_back_as_text_give_their_board(small_run, tmp_path):
