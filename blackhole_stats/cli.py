@@ -782,5 +782,5 @@ def verify_command(directory: str) -> None:
     if checked.problems:
         raise click.ClickException(
             f"verification failed: {len(checked.problems)} problem(s) in {directory}")
-    click.echo(f"ok: {checked.rows:,} rows, every deal of the manifest exactly once, "
+    click.echo(f"ok: {checked.rows:,} row{'' if checked.rows == 1 else 's'}, every deal of the manifest exactly once, "
                "every solution replays legally, no other files for readers to pick up")

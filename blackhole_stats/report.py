@@ -1017,8 +1017,10 @@ def _warnings(report: Report) -> list[str]:
     """What makes a dataset's figures suspect, above a report and each side of a comparison: repeated
     deals, then what `_suspicions` finds."""
     other = report.duplicates_of_other_effort
-    repeated = [f"warning: {report.duplicates:,} rows repeat a deal already listed (counted once"
-                + (f"; {other:,} of them with other iterations than the row counted, whose file sorts first)"
+    rows = "1 row repeats" if report.duplicates == 1 else f"{report.duplicates:,} rows repeat"
+    repeated = [f"warning: {rows} a deal already listed (counted once"
+                + (f"; {other:,} of them with other iterations than the row counted: the first listed, in "
+                   "the file whose name sorts first)"
                    if other else ")")] if report.duplicates else []
     return repeated + _suspicions(report.against_manifest, report.mixed_settings, report.manifest, report.source)
 

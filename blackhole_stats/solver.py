@@ -99,7 +99,8 @@ class SolveResult:
         }
 
     def __repr__(self) -> str:
-        played = "" if self.solved else f", {self.cards_played} cards played"
+        played = ("" if self.solved else ", most cards played unknown" if self.cards_played is None
+                  else f", {self.cards_played} cards played")
         moves = "" if self.solution is None else f", {len(self.solution)} moves"
         return f"<SolveResult {self.outcome}: {self.iterations:,} iterations{played}{moves}, {self.seconds:.3f} s>"
 

@@ -717,7 +717,7 @@ def test_a_deal_listed_twice_with_different_results_is_refused(tmp_path, rows):
         assert done.stderr == (f"Error: {torn}: deal {rows[1]['deal']} is listed more than once, with different "
                                "results (outcome or cards_played)\n"), done.stderr
     agreeing = run_cli(write_arrow(tmp_path / "twice", rows + [rows[1]]), "--compare", whole)
-    assert agreeing.returncode == 0 and "1 rows repeat a deal already listed (counted once)\n" in agreeing.stdout
+    assert agreeing.returncode == 0 and "1 row repeats a deal already listed (counted once)\n" in agreeing.stdout
 
 
 def test_a_repeat_with_other_iterations_is_counted_once_and_said_so(tmp_path, rows):
@@ -730,8 +730,8 @@ def test_a_repeat_with_other_iterations_is_counted_once_and_said_so(tmp_path, ro
     assert result.iterations[outcome].mean == pytest.approx(
         statistics.mean(row["iterations"] for row in rows if row["outcome"] == outcome), rel=1e-12)
     text = " ".join(run_cli(costlier).stdout.split())
-    assert ("warning: 1 rows repeat a deal already listed (counted once; 1 of them with other iterations than the "
-            "row counted, whose file sorts first)") in text
+    assert ("warning: 1 row repeats a deal already listed (counted once; 1 of them with other iterations than the "
+            "row counted: the first listed, in the file whose name sorts first)") in text
 
 
 @pytest.mark.parametrize("short_side", ["A", "B"])

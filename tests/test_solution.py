@@ -179,6 +179,8 @@ def test_reprs_are_short_and_the_picture_numbers_the_moves():
 
 def test_solve_result_repr_is_one_short_line():
     assert repr(Solver().solve(deal(1))).startswith("<SolveResult unsolved: 9 iterations, 3 cards played, ")
+    unknown = Solver().solve(deal(1), most_played=False)  # its repr said "None cards played"
+    assert unknown.cards_played is None and ", most cards played unknown, " in repr(unknown)
     solved = repr(Solver().solve(deal(2)))
     assert solved.startswith("<SolveResult solved: ") and ", 51 moves, " in solved
     assert len(solved) < 80 and "\n" not in solved and "Card" not in solved
