@@ -544,17 +544,27 @@ def enclosing_run(out: str, itself: bool = False) -> str | None:
         if any(os.path.isfile(manifest) for manifest in (parent + SIDE_SUFFIX + os.sep + MANIFEST_NAME,
                                                           os.path.join(parent, OLD_MANIFEST_NAME))):
             return f"the dataset of the run {parent}"
-    holder = next((parent for parent in dict.fromkeys(folders) if _holds_chunk_files(parent)), None)
-    return None if holder is None else f"{holder}, which holds a run's chunk files"
+    for parent in dict.fromkeys(folders):
+        chunk = _chunk_files_alone(parent)
+        if chunk is not None:
+            return f"{parent}, a run's dataset by its files ({chunk}, ...)"
+    return None
 
 
-def _holds_chunk_files(folder: str) -> bool:
-    """Whether a local folder holds a file named like a chunk file (False where it cannot be listed)."""
+def _chunk_files_alone(folder: str) -> str | None:
+    """The first chunk file of a local folder that holds chunk files and nothing else a reader sees (hidden
+    names aside), as a run's DIR does; None otherwise, or where it cannot be listed (a home folder or /tmp
+    holding a copied chunk file is no dataset)."""
     try:
         with os.scandir(folder) as entries:
-            return any(_PART.fullmatch(entry.name) and entry.is_file() for entry in entries)
+            names = [entry.name for entry in entries if not entry.name.startswith((".", "_")) and not (
+                entry.is_file() and _PART.fullmatch(entry.name))]
+            if names:
+                return None
+        with os.scandir(folder) as entries:
+            return min((entry.name for entry in entries if _PART.fullmatch(entry.name)), default=None)
     except OSError:
-        return False
+        return None
 
 
 def inside_dataset(path: str, out: str) -> bool:
@@ -728,6 +738,12 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     return _positive(np.array(numbers, dtype=object))
 
 
+def two_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Which rows hold a value in both `deal` and `deal_exact`: two numbers for one deal, since format 2
+    puts a number in `deal_exact` only where `deal` is null."""
+    return pc.and_(pc.is_valid(deal), pc.is_valid(deal_exact)).to_numpy(zero_copy_only=False)
+
+
 def _positive(numbers: np.ndarray) -> np.ndarray:
     """`numbers`, if every one is a game number (PySolFC's start at 1): a 0 or -5 in a CSV is no deal."""
     below = np.flatnonzero(numbers < 1)
@@ -878,17 +894,18 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
     if settings is not None:
         table = table.replace_schema_metadata({RUN_SETTINGS_KEY: json.dumps(settings, sort_keys=True)})
     name = part_name(deals)
-    _write_chunk_file(RunPaths.of(out), name, table, folders)
+    _write_chunk_file(out, name, table, folders)
     return name
 
 
-def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Folders = ()) -> None:
+def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = ()) -> None:
     """Write `table` beside DIR under a temporary name, then rename it into DIR as `name` (replacing it).
 
     Where DIR is on another device than DIR.run (a mount point, a link to another disk), a rename
     cannot cross: the temporary name is in DIR itself (hidden from pandas, pyarrow and DuckDB by its
     name; the next run removes one a killed writer left, as 0.1.0's).
     """
+    paths = RunPaths.of(out)
     _ready_side(paths, folders)
     inside = _across_devices(paths, folders)
     temp = (paths.inside if inside else paths.beside)(f"{TEMP_PREFIX}{name}{TEMP_SUFFIX}")
@@ -900,10 +917,10 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
     try:
         _place(paths, folders, temp, paths.inside(name))
     except OSError as error:
-        if paths.fs.get_file_info(paths.inside(name)).type == pafs.FileType.Directory:  # made while the run wrote
+        if _is_folder(paths, paths.inside(name)):  # made while the run wrote
             with contextlib.suppress(OSError):
                 paths.fs.delete_file(temp)
-            raise ChunkNameTaken(taken_problem(paths.root, name)) from None
+            raise ChunkNameTaken(taken_problem(out, name)) from None
         if inside or error.errno != errno.EXDEV:
             raise
         # One disk, two mount points (a bind mount, a container's volume): the devices match, yet no
@@ -911,7 +928,15 @@ def _write_chunk_file(paths: RunPaths, name: str, table: pa.Table, folders: Fold
         _NO_RENAME_INTO.add(paths.root)
         with contextlib.suppress(OSError):
             paths.fs.delete_file(temp)
-        _write_chunk_file(paths, name, table, folders)
+        _write_chunk_file(out, name, table, folders)
+
+
+def _is_folder(paths: RunPaths, path: str) -> bool:
+    """Whether `path` is a folder (False where that cannot be told: the caller's own error stands)."""
+    try:
+        return paths.fs.get_file_info(path).type == pafs.FileType.Directory
+    except OSError:
+        return False
 
 
 _NO_RENAME_INTO: set[str] = set()
@@ -1090,15 +1115,16 @@ def _repeated(out: str, files: list[tuple[str, DealSet]]) -> str:
     raise AssertionError("no two files share a deal")
 
 
-def _upgrade_chunk_files(paths: RunPaths, parts: list[str]) -> None:
+def _upgrade_chunk_files(out: str, parts: list[str]) -> None:
     """Rewrite every format-1 chunk file in format 2, each atomically.
 
     A kill leaves some files upgraded and the others not: both are read, and
     the next `run` goes on from there (verify names the mix meanwhile).
     """
+    fs = RunPaths.of(out).fs
     for path in parts:
-        if results_format_of(pq.read_schema(path, filesystem=paths.fs)) == 1:
-            _write_chunk_file(paths, posixpath.basename(path), upgrade_table(read_part(paths.fs, path)))
+        if results_format_of(pq.read_schema(path, filesystem=fs)) == 1:
+            _write_chunk_file(out, posixpath.basename(path), upgrade_table(read_part(fs, path)))
             _testhooks.pause("upgrade-part")
 
 
@@ -1683,7 +1709,7 @@ def _upgrade_run(out: str, paths: RunPaths, manifest: dict, folders: Folders) ->
                 fs.move(old_log, log)
         if fs.get_file_info(paths.inside(OLD_MANIFEST_NAME)).type == pafs.FileType.File:
             fs.delete_file(paths.inside(OLD_MANIFEST_NAME))
-        _upgrade_chunk_files(paths, list_run(out).parts)
+        _upgrade_chunk_files(out, list_run(out).parts)
     except OSError as error:
         raise DatasetError(f"cannot write to {out}: {_os_problem(error)}") from None
     manifest["results_format"] = RESULTS_FORMAT

@@ -24,7 +24,6 @@ from urllib.parse import unquote
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -33,7 +32,7 @@ from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
-                      run_game, settings_differ, shown_game)
+                      run_game, settings_differ, shown_game, two_numbers)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -183,7 +182,10 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
     if pa.types.is_string(deal.type) or pa.types.is_large_string(deal.type):  # export's text, kept as text
         exact = table["deal_exact"].to_pandas() if "deal_exact" in names else None
         return _spelt_deals(file, frame, deal.to_pandas(), exact)
-    frame.insert(0, "deal", _game_numbers(file, deal, table["deal_exact"] if "deal_exact" in names else None))
+    exact = table["deal_exact"] if "deal_exact" in names else None
+    frame.insert(0, "deal", _game_numbers(file, deal, exact))
+    if exact is not None:
+        _refuse_two_numbers(file, deal, exact)
     held = deals_held(frame["deal"].to_numpy(), frame["ms"].to_numpy(bool) if "ms" in frame
                       else np.zeros(len(frame), bool)) if run_chunk(file, table.schema) else None
     if held is not None and not named_as_held(file, held):
@@ -222,20 +224,23 @@ def row_game_number(deal, ms=None, deal_exact=None) -> GameNumber:
     number or truth value, or a row that says two things (both numbers, or `ms5` flagged as no ms deal):
     DatasetError). One value through the column readers: about 0.2 ms a row."""
     source = "the row"
-    spelt_ms = isinstance(deal, str) and deal.strip().lower().startswith("ms")
-    named = deal.strip() if spelt_ms else deal
-    number = named[2:] if spelt_ms else deal
+    if deal is not None and deal_exact is not None:
+        raise _two_numbers(source, deal, deal_exact)
+    spelt = deal_exact if deal is None else deal
+    spelt_ms = isinstance(spelt, str) and spelt.strip().lower().startswith("ms")
+    named = spelt.strip() if spelt_ms else spelt
+    if spelt_ms:
+        spelt = named[2:]
     try:  # a Python int past int64 as its digits: Arrow takes no wider integer
-        value = pa.array([str(number) if isinstance(number, int) and not isinstance(number, bool) else number])
+        value = pa.array([str(spelt) if isinstance(spelt, int) and not isinstance(spelt, bool) else spelt])
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        raise DatasetError(f"{source}: deal {number!r} is no game number") from None
+        raise DatasetError(f"{source}: deal {spelt!r} is no game number") from None
     word = "" if ms is None else str(ms).strip().lower()
     if word not in _MS_WORDS:
         raise DatasetError(f"{source}: column ms holds {quoted(str(ms))}, not true or false")
     if spelt_ms and word and not _MS_WORDS[word]:
         raise DatasetError(f"{source}: deal {named} {_MS_DENIED}")
-    exact = None if deal_exact is None else pa.array([str(deal_exact)])
-    return GameNumber(int(_game_numbers(source, value, exact)[0]), spelt_ms or _MS_WORDS[word])
+    return GameNumber(int(_game_numbers(source, value)[0]), spelt_ms or _MS_WORDS[word])
 
 
 def _game_keys(file: str, games: pd.Series) -> pd.Series:
@@ -257,18 +262,21 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
     """`frame` with the game numbers of deals spelt as text ('123', 'ms5' as export writes them; a
     number past 2^63 in `deal_exact` where `deal` is empty, as pandas writes a run's rows to CSV)."""
     text = deal.astype(object).where(deal.notna(), None)
+    if deal_exact is not None:
+        exact = deal_exact.astype(object).where(deal_exact.notna(), None)
+        _refuse_two_numbers(file, pa.array(text, pa.string()), pa.array(exact, pa.string()))
+        text = text.where(text.notna(), exact)
     spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)
     if spelt_ms.any():
         if "ms" in frame:
             flags = _ms_flags(file, frame["ms"], text)
-            denied = np.flatnonzero((spelt_ms & ~flags & frame["ms"].astype(str).str.strip().ne("")).to_numpy())
-            if len(denied):
-                raise DatasetError(f"{file}: deal {text.iloc[denied[0]].strip()} {_MS_DENIED}")
+            denied = spelt_ms & ~flags  # but an empty cell, which says nothing
+            denied[denied] = frame["ms"][denied].astype(str).str.strip().ne("")
+            if denied.any():
+                raise DatasetError(f"{file}: deal {text[denied].iloc[0].strip()} {_MS_DENIED}")
         text = text.str.strip().str.slice(2).where(spelt_ms, text)
         frame = frame.assign(ms=flags | spelt_ms if "ms" in frame else spelt_ms)
-    exact = None if deal_exact is None else pa.array(deal_exact.astype(object).where(deal_exact.notna(), None),
-                                                     pa.string())
-    frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string()), exact))
+    frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
     return frame[["deal", *(name for name in frame.columns if name != "deal")]]
 
 
@@ -297,18 +305,23 @@ def _ms_flags(file: str, ms: pd.Series, deals: pd.Series) -> pd.Series:
 
 
 def _game_numbers(file: str, deal, deal_exact=None) -> np.ndarray:
-    """`dataset.game_numbers`, refusing a row that holds two numbers (`verify` counts such rows as its own
-    problem; a report would have to pick one)."""
-    if deal_exact is not None:
-        both = pc.and_(pc.is_valid(deal), pc.is_valid(deal_exact)).to_numpy(zero_copy_only=False)
-        if both.any():
-            row = int(np.flatnonzero(both)[0])
-            raise DatasetError(f"{file}: row {row + 1}: deal and deal_exact both hold a number ({deal[row]} and "
-                               f"{deal_exact[row]}), where deal_exact holds one only when deal is null")
     try:
         return game_numbers(deal, deal_exact)
     except DatasetError as error:
         raise DatasetError(f"{file}: {error}") from None
+
+
+def _two_numbers(where: str, deal, deal_exact) -> DatasetError:
+    """A row naming its deal twice: `verify` counts such rows as a problem of their own; a report would have
+    to pick one of the two."""
+    return DatasetError(f"{where}: deal and deal_exact both hold a number ({deal} and {deal_exact}), where "
+                        "deal_exact holds one only when deal is null")
+
+
+def _refuse_two_numbers(file: str, deal, deal_exact) -> None:
+    both = np.flatnonzero(two_numbers(deal, deal_exact))
+    if len(both):
+        raise _two_numbers(f"{file}: row {both[0] + 1}", deal[int(both[0])], deal_exact[int(both[0])])
 
 
 def _check_columns(file: str, names, required: tuple[str, ...]) -> None:
@@ -1018,10 +1031,10 @@ def _warnings(report: Report) -> list[str]:
     deals, then what `_suspicions` finds."""
     other = report.duplicates_of_other_effort
     rows = "1 row repeats" if report.duplicates == 1 else f"{report.duplicates:,} rows repeat"
+    differ = "it has" if report.duplicates == 1 else f"{other:,} of them with"
     repeated = [f"warning: {rows} a deal already listed (counted once"
-                + (f"; {other:,} of them with other iterations than the row counted: the first listed, in "
-                   "the file whose name sorts first)"
-                   if other else ")")] if report.duplicates else []
+                + (f"; {differ} other iterations than the row counted: the first listed, in the file whose name "
+                   "sorts first)" if other else ")")] if report.duplicates else []
     return repeated + _suspicions(report.against_manifest, report.mixed_settings, report.manifest, report.source)
 
 

@@ -166,8 +166,9 @@ def board_of(row: Any) -> Board:
     null, is the exact number. Values are read as `report` reads a file's
     (`report.row_game_number`): `"1.0"` is deal 1 and an `ms` of `"False"`
     no ms deal, and what is neither a game number nor a truth value (a
-    null `ms` among them; no `ms` field is an ordinary deal) is refused
-    (ValueError), never taken for another deal.
+    null `ms` among them; no `ms` field is an ordinary deal), or a row that
+    says two things (both `deal` and `deal_exact`, `ms5` with a false `ms`),
+    is refused (ValueError), never taken for another deal.
     """
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 

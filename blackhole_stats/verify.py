@@ -198,7 +198,7 @@ def _format_problems(table: pa.Table, exact: pa.ChunkedArray | None) -> list[str
     if unknown:
         problems.append(f"game {dataset.shown_game(sorted(unknown, key=str)[0])} is not one this version knows "
                         f"({', '.join(dataset.GAMES)})")
-    both = pc.sum(pc.and_(table["deal"].is_valid(), exact.is_valid())).as_py() or 0
+    both = int(dataset.two_numbers(table["deal"], exact).sum())
     if both:
         problems.append(f"{both} row(s) with both deal and deal_exact set")
     for spelt in exact.drop_null().to_pylist():

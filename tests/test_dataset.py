@@ -450,7 +450,7 @@ def test_each_reader_orders_the_tags_as_readme_says(tmp_path):
     polars_tags = pl.read_parquet(out).with_columns(pl.col("tag").cast(pl.Enum(tags)))["tag"]
     assert polars_tags.drop_nulls().sort().unique(maintain_order=True).to_list() == tags
     assert int((polars_tags >= "hard").sum()) == hard
-    assert sorted(pl.read_parquet(out)["tag"].drop_nulls().unique().sort().to_list()) == sorted(tags)  # as text
+    assert pl.read_parquet(out)["tag"].drop_nulls().unique().sort().to_list() == sorted(tags)  # as text
     with duckdb.connect() as db:
         db.sql("create type tag_order as enum ('very easy', 'easy', 'medium', 'hard', 'very hard')")
         read = f"read_parquet('{out}')"
@@ -492,10 +492,15 @@ def test_a_run_made_under_a_link_s_name_is_guarded_as_any_run(tmp_path):
     assert f"lies inside the dataset of the run {tmp_path / 'S'}," in line, line
     real = tmp_path / "store" / "real"  # by its real name, where nothing beside says it is a run: DuckDB's
     line = assert_one_line_failure(cli("run", "--range", "1-5", "--out", real / "nested"), 1)  # read of S counted
-    assert f"lies inside {real}, which holds a run's chunk files," in line, line  # the nested run's rows too
+    assert f"lies inside {real}, a run's dataset by its files (part-1-1-1.parquet, ...)," in line, line
     line = assert_one_line_failure(cli("report", tmp_path / "A", "--plots", real / "plots"), 2)
-    assert f"is inside {real}, which holds a run's chunk files," in line, line
+    assert f"is inside {real}, a run's dataset by its files (part-1-1-1.parquet, ...)," in line, line
     assert all(path.name.startswith("part-") for path in real.iterdir())  # its own alone
+    home = tmp_path / "home"  # a folder holding a copied chunk file among other files is no dataset
+    home.mkdir()
+    shutil.copy(min(real.glob("part-*.parquet")), home)
+    (home / "notes.txt").write_text("mine")
+    assert cli("run", "--range", "1-5", "--out", home / "runs" / "x").returncode == 0
 
 
 def test_plots_inside_the_dataset_are_refused(ordinary_run, tmp_path):

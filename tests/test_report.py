@@ -730,8 +730,8 @@ def test_a_repeat_with_other_iterations_is_counted_once_and_said_so(tmp_path, ro
     assert result.iterations[outcome].mean == pytest.approx(
         statistics.mean(row["iterations"] for row in rows if row["outcome"] == outcome), rel=1e-12)
     text = " ".join(run_cli(costlier).stdout.split())
-    assert ("warning: 1 row repeats a deal already listed (counted once; 1 of them with other iterations than the "
-            "row counted: the first listed, in the file whose name sorts first)") in text
+    assert ("warning: 1 row repeats a deal already listed (counted once; it has other iterations than the row "
+            "counted: the first listed, in the file whose name sorts first)") in text
 
 
 @pytest.mark.parametrize("short_side", ["A", "B"])
