@@ -73,6 +73,17 @@ def positive(text: str) -> int:
     return value
 
 
+def iteration_budget(text: str) -> int:
+    """An argparse type: a --max-iters as `blackhole-stats run --max-iters` takes it, 1 to 2^63-1 (the C
+    search counts in 64 bits: a larger one was a ValueError traceback from every worker)."""
+    from blackhole_stats.solver import MAX_ITERS
+
+    value = positive(text)
+    if value > MAX_ITERS:
+        raise argparse.ArgumentTypeError(f"{value} is more than {MAX_ITERS} (2^63-1)")
+    return value
+
+
 def deal_range(text: str, made: argparse.ArgumentParser | None = None, option: str = "--deals") -> range:
     """`option` FIRST-LAST (or one number) as the range of plain game numbers it names; anything else is a
     usage error of `made` (exit 2; without one, SystemExit with the reason)."""

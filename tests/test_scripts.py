@@ -89,6 +89,8 @@ def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, mess
     ("bench_builds.py", ["--base", "HEAD", "--deals", "50-1"], "--deals 50-1 holds no deal"),  # ZeroDivisionError
     ("bench_run.py", ["--chunk-size", "0"], "argument --chunk-size: 0 is less than 1"),  # was dropped, unsaid
     ("bench_solver.py", ["--summary", "/dev/null"], "--summary /dev/null: no file can be written there"),  # once timed
+    ("check_results.py", ["--max-iters", str(10**23)],  # a ValueError traceback from each worker
+     f"argument --max-iters: {10**23} is more than {2**63 - 1} (2^63-1)"),
 ])
 def test_bench_scripts_refuse_bad_options_before_measuring(name, args, message):
     result = script(name, *args)
