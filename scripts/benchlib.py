@@ -17,18 +17,26 @@ import signal
 import statistics
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
+
+class Parser(argparse.ArgumentParser):
+    """Every script's argument parser: a usage error is one line, `SCRIPT: error: ...`, and exit status 2
+    (argparse put its usage line, two or three for a long one, above it; --help still shows it)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
 
 MIN_REPEATS = 5
 """Fewest repeats whose median holds up on a shared machine (a script may ask for more)."""
 
 
-def parser(doc: str, *, repeats: int = MIN_REPEATS, floor: int = MIN_REPEATS,
-           game: bool = False) -> argparse.ArgumentParser:
+def parser(doc: str, *, repeats: int = MIN_REPEATS, floor: int = MIN_REPEATS, game: bool = False) -> Parser:
     """The options every measuring script takes: --repeats (at least `floor`), --summary FILE, and --game if asked."""
-    made = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    made = Parser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     made.add_argument("--repeats", type=int, default=repeats,
                       help=f"runs of each measurement, at least {floor} (default {repeats}): figures are medians")
     if game:

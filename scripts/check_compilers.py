@@ -30,7 +30,6 @@ are listed as skipped (install: apt-get install clang mingw-w64).
 """
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import shutil
 import subprocess
@@ -43,6 +42,8 @@ import blackhole_stats
 from blackhole_stats import _core
 from blackhole_stats.dealing import GameNumber, deal, dealt_card_ids
 from blackhole_stats.games import GAMES
+
+import benchlib
 
 SOURCE = Path(blackhole_stats.__file__).with_name("_core.c")
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror"]
@@ -96,7 +97,7 @@ def differences(module, deals: int, classic: int, walks: int) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = benchlib.Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=300, help="compare on deals 1..N (default 300)")
     parser.add_argument("--classic", type=int, default=30, help="also classic on 1..N (default 30)")
     parser.add_argument("--walks", type=int, default=30, help="and trap walks on 1..N (default 30)")

@@ -31,7 +31,7 @@ REFERENCE = SHARED / "reference" if (SHARED / "reference").is_dir() else SHARED
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--csv", type=Path, help="the peer's verdicts (default: the game's reference CSV)")
     parser.add_argument("--skip-classic", action="store_true")
     parser.add_argument("--game", type=benchlib.game_type, default="black_hole",

@@ -79,7 +79,7 @@ def _worker_cpu() -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("dataset", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "results"
                         / "deals.parquet", help="a Parquet file or CSV, or a run directory (default: the "
                         "checkout's results/deals.parquet)")

@@ -7,7 +7,6 @@ committed validation; this script is how the score was chosen (README, Difficult
 """
 from __future__ import annotations
 
-import argparse
 import csv
 import math
 import random
@@ -20,6 +19,8 @@ from blackhole_stats import _core, deal
 from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import difficulty
 from blackhole_stats.solver import Solver
+
+import benchlib
 
 PLANNER_CAP = 2_000_000
 _solver = None
@@ -112,7 +113,7 @@ def analyse(path: str) -> None:
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = benchlib.Parser(description=__doc__)
     parser.add_argument("--sample", type=int, default=600)
     parser.add_argument("--range", default="1-60000")
     parser.add_argument("--seed", type=int, default=1)

@@ -50,7 +50,7 @@ def score(number: int, game: str) -> tuple[int, float | None, float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", type=benchlib.game_type, default="black_hole",
                         help="a game key (default: %(default)s)")
     parser.add_argument("--step", type=benchlib.positive, default=200)

@@ -22,7 +22,6 @@ Prints a Markdown report; --json keeps the measurements, from which
 """
 from __future__ import annotations
 
-import argparse
 import json
 import pickle
 import statistics
@@ -37,6 +36,8 @@ import pyarrow.parquet as pq
 from blackhole_stats import dataset, runner
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.deals import DealSet
+
+import benchlib
 
 TEMPLATE_DEALS = 2000
 """Real deals solved once; their rows are repeated into the synthetic datasets."""
@@ -213,7 +214,7 @@ def render(data: dict) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = benchlib.Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the measurements here")
     parser.add_argument("--render", type=Path, help="print the report of measurements saved by --json")

@@ -57,6 +57,8 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     from blackhole_stats.atomic import replace_text, replacing
     from blackhole_stats.deals import DealSet, DealSpecError
     from blackhole_stats.interrupts import SIGNALS, die_of
+
+    import benchlib
 except KeyboardInterrupt:
     print(f"{sys.argv[0].rsplit('/', 1)[-1].removesuffix('.py')} interrupted before it started",  # or ten_million
           file=sys.stderr)
@@ -680,7 +682,7 @@ def write_family(results: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default=None,
                         help="a game of the family other than Black Hole (key, PySolFC id or name): its study "
                              "into RESULTS/<game>/ (default: the Black Hole study)")

@@ -31,6 +31,8 @@ from blackhole_stats.atomic import replace_text
 from blackhole_stats.deals import DealSet
 from blackhole_stats.games import BLACK_HOLE
 from blackhole_stats.report import Proportion
+
+import benchlib
 from study import check_run, cli, manifest, stopping_cleanly, writable_folder
 from winnable_bitmap import pack
 
@@ -160,7 +162,7 @@ def provenance_of(run: Path) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--run", type=Path, default=Path("runs/tenm"), help="the run's dataset (default runs/tenm)")
     parser.add_argument("--results", type=Path, default=Path("results/ten_million"), help="where the results go")
     parser.add_argument("--million", type=Path, default=Path("results/winnable/black_hole_1_1000000.bits"),

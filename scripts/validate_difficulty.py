@@ -231,7 +231,7 @@ def _in_the_scale_sample(game_key: str, deals: pd.Series) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", type=benchlib.game_type, default="black_hole",
                         help="a game key (default: %(default)s)")
     parser.add_argument("--range", help="deals FIRST-LAST instead of the game's validation range")

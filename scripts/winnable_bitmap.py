@@ -28,6 +28,8 @@ from blackhole_stats.difficulty import TAGS
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.report import load, source_warnings
 
+import benchlib
+
 
 def every_deal(dataset: str, columns: tuple[str, ...] = ("deal", "outcome")):
     """The dataset's rows for deals 1..N, each exactly once, no ms deals and none intractable; with
@@ -83,7 +85,7 @@ def expand(path: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     packing = commands.add_parser("pack", help="DATASET OUT: write the bitmap")
     packing.add_argument("dataset")

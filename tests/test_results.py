@@ -94,7 +94,9 @@ def study():
     """scripts/study.py as a module (its renderers)."""
     spec = importlib.util.spec_from_file_location("study", REPO / "scripts" / "study.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    with pytest.MonkeyPatch.context() as patch:  # it imports scripts/benchlib.py, as a script finds it
+        patch.syspath_prepend(str(REPO / "scripts"))
+        spec.loader.exec_module(module)
     return module
 
 
