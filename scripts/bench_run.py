@@ -79,8 +79,8 @@ def main() -> None:
         count = DealSet.parse([args.deals]).count
     except DealSpecError as error:
         parser.error(f"--range: {error}")
-    if args.baseline and not args.baseline.exists():
-        parser.error(f"--baseline {args.baseline} does not exist")
+    if args.baseline:
+        benchlib.check_runs(parser, "--baseline", [str(args.baseline), "--version"])
     jobs = [(SCRIPT, deals, workers) for workers in (1, 2) for deals in (TRIVIAL, args.deals)]
     if args.baseline:
         jobs.append((args.baseline, args.deals, 2))

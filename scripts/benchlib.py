@@ -15,6 +15,7 @@ import json
 import os
 import signal
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -105,6 +106,20 @@ def deal_range(text: str, made: argparse.ArgumentParser | None = None, option: s
     if problem is not None:
         made.error(problem) if made is not None else sys.exit(problem)
     return numbers
+
+
+def check_runs(made: argparse.ArgumentParser, option: str, command: list[str]) -> None:
+    """Refuse `option` (a usage error of `made`) unless `command`, its program tried once, runs and exits 0:
+    a baseline that cannot run failed only once the timing had started, in a traceback."""
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, errors="replace")
+    except OSError as error:
+        made.error(f"{option} {command[0]}: {error.strerror}")
+    if done.returncode:
+        said = done.stderr.strip().splitlines()[-1:]
+        made.error(f"{option} {command[0]}: `{' '.join(command)}` exited with status {done.returncode}"
+                   + "".join(f" ({line})" for line in said))
 
 
 def run_script(main) -> None:

@@ -103,6 +103,11 @@ def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, mess
     ("bench_builds.py", ["--base", "HEAD", "--deals", "50-1"], "--deals 50-1 holds no deal"),  # ZeroDivisionError
     ("bench_run.py", ["--chunk-size", "0"], "argument --chunk-size: 0 is less than 1"),  # was dropped, unsaid
     ("bench_solver.py", ["--summary", "/dev/null"], "--summary /dev/null: no file can be written there"),  # once timed
+    ("bench_run.py", ["--range", "1-3", "--baseline", "/"], "--baseline /: Permission denied"),  # tracebacks once
+    ("bench_run.py", ["--range", "1-3", "--baseline", "/bin/false"],                      # timing had started
+     "--baseline /bin/false: `/bin/false --version` exited with status 1"),
+    ("bench_difficulty.py", ["--deals", "1-3", "--baseline", "/nonexistent"],
+     "--baseline /nonexistent: No such file or directory"),
     ("check_results.py", ["--max-iters", str(10**23)],  # a ValueError traceback from each worker
      f"argument --max-iters: {10**23} is more than {2**63 - 1} (2^63-1)"),
 ])
