@@ -93,6 +93,11 @@ def main(argv: list[str] | None = None) -> None:
         boards = [deal(number, args.game) for number in numbers]
         inputs = [(board.solver_input(), board.solver_rules()) for board in boards]
         code = SEARCH_CODES[args.search]
+        for name, solver in cores.items():  # a first solve: a search a build refuses for the game is one line
+            try:
+                solver.solve(*inputs[0][0], code, **inputs[0][1])
+            except ValueError as error:
+                made.error(f"--search {args.search}: the {name} build refuses it for {args.game.name}: {error}")
         load = benchlib.load_average()
         totals = {name: [] for name in cores}
         answers = {name: [] for name in cores}

@@ -93,11 +93,18 @@ def main() -> None:
     parser.add_argument("--results", type=Path, default=Path(__file__).resolve().parents[1] / "results")
     args = benchlib.parse(parser)
     source = args.results / "deals.parquet"
+    if not source.is_file():
+        parser.error(f"--results {args.results}: no deals.parquet in it (the study's compact rows)")
+    try:
+        table = pq.read_table(source)
+    except (OSError, pa.ArrowException) as error:
+        parser.error(f"--results {args.results}: cannot read deals.parquet: {error}")
+    index = table.schema.get_field_index("deal")
+    if index < 0:
+        parser.error(f"--results {args.results}: its deals.parquet has no deal column")
     load = benchlib.load_average()
     with tempfile.TemporaryDirectory() as folder:
         old = Path(folder) / "deals.parquet"
-        table = pq.read_table(source)
-        index = table.schema.get_field_index("deal")
         pq.write_table(table.set_column(index, pa.field("deal", OLD_DEAL), table["deal"].cast(OLD_DEAL)), old,
                        compression="zstd")
         formats = {"format 1 (decimal128)": Data(old), "format 2 (int64)": Data(source)}

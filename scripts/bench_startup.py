@@ -66,7 +66,7 @@ def editable_install() -> bool:
 
 def main() -> None:
     parser = benchlib.parser(__doc__, repeats=21, floor=MIN_REPEATS, game=True)
-    parser.add_argument("--deal", type=int, default=97, help="the easy deal to solve (default 97)")
+    parser.add_argument("--deal", type=benchlib.game_number, default="97", help="the easy deal to solve (default 97)")
     args = benchlib.parse(parser)
     game = args.game
     solve, stats = BIN / "blackhole-solve", BIN / "blackhole-stats"
@@ -105,7 +105,7 @@ def main() -> None:
         measured.append({"name": name, **benchlib.spread(values)})
     benchlib.write_summary(args.summary, "bench_startup.py",
                            ["--game", game.key, "--deal", str(args.deal), "--repeats", str(args.repeats)], load,
-                           game=game.key, deal=args.deal, repeats=args.repeats, python=platform.python_version(),
+                           game=game.key, deal=str(args.deal), repeats=args.repeats, python=platform.python_version(),
                            editable_install=editable, cpu_ms_of="each child process, user + system",
                            commands=measured)
 

@@ -71,6 +71,16 @@ def game_type(text: str):
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def game_number(text: str):
+    """An argparse type: a PySolFC game number as the package reads one (`97`, `ms123`)."""
+    from blackhole_stats.dealing import DealNumberError, GameNumber
+
+    try:
+        return GameNumber.parse(text)
+    except DealNumberError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def positive(text: str) -> int:
     """An argparse type: a whole number of 1 or more (a count of chunks, workers, ...)."""
     try:

@@ -108,6 +108,8 @@ def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, mess
      "--baseline /bin/false: `/bin/false --version` exited with status 1"),
     ("bench_difficulty.py", ["--deals", "1-3", "--baseline", "/nonexistent"],
      "--baseline /nonexistent: No such file or directory"),
+    ("bench_startup.py", ["--deal", "0"], "argument --deal: invalid game number 0: numbers start at 1"),  # tracebacks
+    ("bench_readers.py", ["--results", "/etc"], "--results /etc: no deals.parquet in it (the study's compact rows)"),
     ("check_results.py", ["--max-iters", str(10**23)],  # a ValueError traceback from each worker
      f"argument --max-iters: {10**23} is more than {2**63 - 1} (2^63-1)"),
 ])
@@ -135,6 +137,11 @@ def test_bench_builds_times_two_builds_and_names_one_that_answers_differently(tm
                    "--deals", "1-20", "--repeats", "5")
     answered = re.search(r"deals answered differently: (\d+)", other.stdout)
     assert other.returncode == 1 and answered and int(answered[1]) > 0, (other.stdout, other.stderr)
+    heights = script("bench_builds.py", "--base", str(source), "--other", str(source), "--deals", "1-3",
+                     "--search", "heights")  # Black Hole's 17 piles of 3: a ValueError traceback once timing
+    assert (heights.returncode, heights.stderr) == (2, "bench_builds.py: error: --search heights: the base build "
+                                                       "refuses it for Black Hole: the heights search covers layouts "
+                                                       "of at most 2^20 pile-height vectors\n")
 
 
 def test_bench_difficulty_times_the_score_of_each_winnable_deal_against_a_baseline(tmp_path):
