@@ -17,6 +17,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import NoReturn
 
@@ -55,10 +56,25 @@ def parse(made: argparse.ArgumentParser, argv: list[str] | None = None) -> argpa
     if args.repeats < args.repeats_floor:
         made.error(f"--repeats must be at least {args.repeats_floor}: a median of fewer runs does not reproduce")
     if args.summary is not None:
-        existing = next(folder for folder in args.summary.absolute().parents if folder.exists())
-        if (args.summary.exists() and not args.summary.is_file()) or not existing.is_dir():
+        if args.summary.exists() and not args.summary.is_file():
             made.error(f"--summary {args.summary}: no file can be written there")
+        problem = (os.strerror(errno.EACCES) if args.summary.is_file() and not os.access(args.summary, os.W_OK)
+                   else cannot_write_in(args.summary.absolute().parent))
+        if problem is not None:
+            made.error(f"--summary {args.summary}: {problem}")
     return args
+
+
+def cannot_write_in(folder: Path) -> str | None:
+    """Why no file can be made in `folder` (or, where it is not there yet, in its nearest existing folder,
+    where it would be made), None if one can: a temporary file tried there and removed. A script checks
+    where it writes before it works, which a read-only folder or mount otherwise failed only after."""
+    existing = next(place for place in (folder, *folder.parents) if place.exists())
+    try:
+        tempfile.TemporaryFile(dir=existing).close()
+    except OSError as error:
+        return error.strerror
+    return None
 
 
 def game_type(text: str):

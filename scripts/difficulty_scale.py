@@ -21,6 +21,7 @@ import sys
 import time
 from functools import partial
 from multiprocessing import Pool
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -66,6 +67,9 @@ def main() -> None:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
         parser.error(f"--results {args.results}: {error.strerror}")
+    problem = benchlib.cannot_write_in(Path(folder))  # a read-only one failed once the sample was scored
+    if problem is not None:
+        parser.error(f"--results {args.results}: cannot write in {folder}: {problem}")
     with Pool(args.workers, initializer=benchlib.ignore_interrupts) as pool:
         rows = pool.map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), chunksize=20)
     winnable = [(n, s, t) for n, s, _, t in rows if s is not None]

@@ -46,7 +46,6 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
     import resource
     import signal
     import subprocess
-    import tempfile
     import time
     from pathlib import Path
 
@@ -196,9 +195,11 @@ def writable_folder(folder: Path, option: str) -> None:
     cannot write in stopped the study after its runs, with a traceback and their timings lost."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tempfile.TemporaryFile(dir=folder).close()
+        problem = benchlib.cannot_write_in(folder)
     except OSError as error:
-        sys.exit(f"{SCRIPT} stopped before writing anything: {option} {folder}: {error.strerror}")
+        problem = error.strerror
+    if problem is not None:
+        sys.exit(f"{SCRIPT} stopped before writing anything: {option} {folder}: {problem}")
 
 
 def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:

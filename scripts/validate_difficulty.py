@@ -35,6 +35,7 @@ import sys
 from dataclasses import dataclass
 from functools import partial
 from multiprocessing import Pool
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -255,6 +256,11 @@ def main() -> int:
         os.makedirs(os.path.dirname(path), exist_ok=True)
     except OSError as error:
         parser.error(f"--results {args.results}: {error.strerror}")
+    for folder in [args.results, *(os.path.join(args.results, other.key) for other in GAMES if other.key == game or (
+            other.key in settings and os.path.exists(os.path.join(args.results, other.key, "validation_deals.csv"))))]:
+        problem = benchlib.cannot_write_in(Path(folder))  # where this call writes: one read-only failed at the end
+        if problem is not None:
+            parser.error(f"--results {args.results}: cannot write in {folder}: {problem}")
     held = measurements(path, game)
     # a planner that needed more than a smaller budget is no answer for a larger one: measured again
     answered = held.deal[held.budget >= max(wanted.budgets)]

@@ -566,3 +566,24 @@ def test_a_study_stopped_by_sigterm_or_a_hang_up_keeps_its_runs_timing_and_goes_
     assert (facts["timing"]["deals_solved"], facts["timing"]["sessions"]) == (40, 1)
     assert facts["fast"]["deals"] == 40
 
+
+
+def test_scripts_refuse_a_read_only_place_for_their_results_before_working(tmp_path):
+    """A read-only --summary folder was accepted, and so was a --results whose game folder is read-only:
+    each failed in a traceback once the timing or the measuring was done."""
+    results = tmp_path / "results"
+    results.mkdir()
+    with tmpfs(results / "relaxed_golf") as mount:
+        subprocess.run(["mount", "-o", "remount,ro", str(mount)], check=True)
+        summary = script("bench_solver.py", "--game", "relaxed_golf", "--deals", "1-5", "--summary",
+                         str(mount / "bench" / "solver.json"))
+        scale = script("difficulty_scale.py", "--game", "relaxed_golf", "--step", "100000", "--results", str(results),
+                       "--workers", "1")
+        validation = script("validate_difficulty.py", "--game", "relaxed_golf", "--range", "1000001-1000005",
+                            "--budgets", "10,100", "--results", str(results), "--workers", "1")
+    assert (summary.returncode, summary.stdout, summary.stderr) == (
+        2, "", f"bench_solver.py: error: --summary {mount / 'bench' / 'solver.json'}: Read-only file system\n")
+    for name, done in (("difficulty_scale.py", scale), ("validate_difficulty.py", validation)):
+        assert (done.returncode, done.stderr) == (2, f"{name}: error: --results {results}: cannot write in "
+                                                     f"{mount}: Read-only file system\n"), done.stderr
+    assert sorted(results.iterdir()) == [mount]
