@@ -52,9 +52,11 @@ def timed_run(script: Path, deals: str, workers: int, out: Path, chunk_size: int
         command += ["--chunk-size", str(chunk_size)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    status = benchlib.run_command(command, stdout=subprocess.DEVNULL)  # a signal stops it and then this script
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if status:
+        raise SystemExit(f"{' '.join(command)} failed (exit status {status}; its message above)")
     if pads.dataset(out).count_rows() != DealSet.parse([deals]).count:
         raise SystemExit(f"run --range {deals} did not store every deal")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -13,6 +13,7 @@ import argparse
 import errno
 import json
 import os
+import select
 import signal
 import statistics
 import subprocess
@@ -23,6 +24,7 @@ from typing import NoReturn
 
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
+from blackhole_stats.interrupts import SIGNALS, die_of
 
 class Parser(argparse.ArgumentParser):
     """Every script's argument parser: a usage error is one line, `SCRIPT: error: ...`, and exit status 2
@@ -148,24 +150,114 @@ def check_runs(made: argparse.ArgumentParser, option: str, command: list[str]) -
                    + "".join(f" ({line})" for line in said))
 
 
+class Terminated(BaseException):
+    """SIGTERM or a hang-up (the terminal closed), raised like Ctrl-C's KeyboardInterrupt so that a script
+    stops the same way: its `finally` and `with` blocks run (a command it runs is stopped, a temporary
+    folder removed; the default action left both behind); `signum` says which."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated(signum)
+
+
+def raise_on_termination() -> None:
+    """From now on SIGTERM and a hang-up raise Terminated; one ignored (`nohup`) stays ignored."""
+    for signum in SIGNALS:
+        if signum != signal.SIGINT and signal.getsignal(signum) != signal.SIG_IGN:
+            signal.signal(signum, _raise_terminated)
+
+
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when its parent dies."""
+
+
+def _ends_with(parent: int, prctl):
+    """What a command's child runs before it becomes the command (Linux): SIGTERM when the script dies, even
+    of kill -9, so that no run goes on solving for a script that is gone; if the script is gone already, at
+    once. The kernel watches the thread that starts the child: `run_command` runs in the main thread."""
+    def set_up() -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the script's handler, until the exec
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGTERM)
+    return set_up
+
+
+def run_command(command: list[str], stdout=None) -> int:
+    """Run `command` (one of the package's, which stops cleanly on a signal) to its end; its exit status.
+
+    The command runs in a session of its own, so that a signal meant for the script (Ctrl-C, SIGTERM to
+    the script's process or process group, or its terminal's hang-up, which would not reach it) reaches
+    it exactly once, forwarded from here (SIGINT for Ctrl-C, else SIGTERM): it then stops as it does on
+    its own (a run records what it solved) before the script goes on stopping. A script killed outright
+    (kill -9, out of memory) cannot forward anything: on Linux the command then gets SIGTERM from the
+    kernel (`_ends_with`).
+    """
+    preexec = None
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        preexec = _ends_with(os.getpid(), ctypes.CDLL(None).prctl)
+    child = subprocess.Popen(command, stdout=stdout, start_new_session=True, preexec_fn=preexec)
+    try:
+        return _waited(child)
+    except (KeyboardInterrupt, Terminated) as stop:
+        for signum in SIGNALS:  # a second signal must not cut the wait short
+            signal.signal(signum, signal.SIG_IGN)
+        child.send_signal(signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
+        child.wait()
+        raise
+
+
+def _waited(child: subprocess.Popen) -> int:
+    """`child`'s exit status, waited for in steps of half a second: a signal that another thread took
+    (pyarrow's) still gets its handler run here. Where there are pidfds (Linux), a step ends as soon as
+    the child does: a benchmark's wall time is not late by a poll's sleep."""
+    try:
+        ended = os.pidfd_open(child.pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel without them
+        ended = None
+    try:
+        while True:
+            if ended is not None:
+                select.select([ended], [], [], 0.5)
+            try:
+                return child.wait(timeout=0 if ended is not None else 0.5)
+            except subprocess.TimeoutExpired:
+                pass
+    finally:
+        if ended is not None:
+            os.close(ended)
+
+
 def run_script(main) -> None:
-    """Run a script's `main` as the package's commands end: Ctrl-C with one line, dying of the signal (a
-    shell's loop stops); a reader gone early (`| head`) quietly with 141; standard output that cannot be
-    written (a full disk) with one line and 1. Each was a traceback."""
+    """Run a script's `main` as the package's commands end: Ctrl-C, SIGTERM or a hang-up with one line (its
+    temporary files removed, a command it runs stopped), dying of the signal (a shell's loop stops); a
+    reader gone early (`| head`) quietly with 141; standard output that cannot be written (a full disk)
+    with one line and 1. Each was a traceback, or (SIGTERM, a hang-up) left them behind."""
     name = Path(sys.argv[0]).name
     if sys.stdout is None:
         sys.exit(f"{name}: standard output is closed")
     take_stdout()  # its write errors are standard output's, and no partial write is lost unsaid
+    raise_on_termination()
     try:
         try:
             status = main()
         finally:
             sys.stdout.flush()
-    except KeyboardInterrupt:
-        print(f"{name}: interrupted", file=sys.stderr)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.raise_signal(signal.SIGINT)
-        sys.exit(130)  # (Windows: no status for a signal)
+    except (KeyboardInterrupt, Terminated) as stop:
+        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+        try:  # a hang-up may have taken the terminal with it
+            print(f"{name}: interrupted" + (f" by {signal.Signals(signum).name}" if signum != signal.SIGINT else ""),
+                  file=sys.stderr)
+        except OSError:
+            pass
+        die_of(signum)
+        sys.exit(128 + signum)  # (Windows: no status for a signal)
     except StdoutFailed as error:
         if error.errno != errno.EPIPE:
             print(f"{name}: cannot write to standard output: {error}", file=sys.stderr)
@@ -176,8 +268,12 @@ def run_script(main) -> None:
 
 def ignore_interrupts() -> None:
     """A worker process's initializer: Ctrl-C reaches the whole process group, and the script that started
-    the worker ends it (a KeyboardInterrupt of the worker's own would be a traceback)."""
+    the worker ends it (a KeyboardInterrupt of the worker's own would be a traceback); SIGTERM and a
+    hang-up kill it (the script's Terminated would be a traceback too)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in SIGNALS:
+        if signal.getsignal(signum) is _raise_terminated:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def load_average() -> float | None:

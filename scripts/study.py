@@ -39,7 +39,6 @@ import sys
 
 try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other time
     import argparse
-    import ctypes
     import json
     import math
     import os
@@ -55,7 +54,7 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
 
     from blackhole_stats.atomic import replace_text, replacing
     from blackhole_stats.deals import DealSet, DealSpecError
-    from blackhole_stats.interrupts import SIGNALS, die_of
+    from blackhole_stats.interrupts import die_of
 
     import benchlib
 except KeyboardInterrupt:
@@ -87,63 +86,13 @@ STUDY_2010 = {"solved": 869_413, "unsolved": 130_587, "mean_a": 292_400, "mean_b
 """The 2010 study's published figures: its counts, and the two means and the median its summary quotes."""
 
 
-class Terminated(BaseException):
-    """SIGTERM or a hang-up (the study's terminal closed), raised like Ctrl-C's KeyboardInterrupt so that
-    the study stops the same way; `signum` says which."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def raise_terminated(signum, frame) -> None:
-    raise Terminated(signum)
-
-
-PR_SET_PDEATHSIG = 1
-"""Linux's prctl option: the signal a process gets when its parent dies."""
-
-
-def _ends_with(parent: int, prctl):
-    """What a command's child runs before it becomes the command (Linux): SIGTERM when the study dies, even
-    of kill -9, so that no run goes on solving for a study that is gone; if the study is gone already, at once.
-    The kernel watches the thread that starts the child: `cli` runs in the study's main thread."""
-    def set_up() -> None:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the study's handler, until the exec
-        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:
-            os.kill(os.getpid(), signal.SIGTERM)
-    return set_up
-
-
 def cli(*args: str, stdout=None) -> None:
-    """Run the console script installed next to this Python; stop the study if it fails.
-
-    The command runs in a session of its own, so that a signal meant for the study (Ctrl-C, SIGTERM to
-    the study's process or process group, or its terminal's hang-up, which would not reach it) reaches
-    it exactly once, forwarded from here (SIGINT for Ctrl-C, else SIGTERM): it then stops as it does on
-    its own (a run records what it solved) before the study records its timing. A study killed outright
-    (kill -9, out of memory) cannot forward anything: on Linux the command then gets SIGTERM from the
-    kernel (`_ends_with`).
-    """
+    """Run the console script installed next to this Python (`benchlib.run_command`: a signal to the study
+    reaches it once, and it stops as it does on its own, a run recording what it solved, before the study
+    records its timing); stop the study if it fails."""
     command = [str(Path(sys.executable).with_name("blackhole-stats")), *args]
     print("$ blackhole-stats", " ".join(args), flush=True)
-    linux = sys.platform.startswith("linux")
-    child = subprocess.Popen(command, stdout=stdout, start_new_session=True,
-                             preexec_fn=_ends_with(os.getpid(), ctypes.CDLL(None).prctl) if linux else None)
-    try:
-        while True:  # short waits: a signal another thread took still gets its handler run here
-            try:
-                code = child.wait(timeout=0.5)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-    except (KeyboardInterrupt, Terminated) as stop:
-        for signum in SIGNALS:  # a second signal must not cut the wait short
-            signal.signal(signum, signal.SIG_IGN)
-        child.send_signal(signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
-        child.wait()
-        raise
+    code = benchlib.run_command(command, stdout=stdout)
     if code:
         raise subprocess.CalledProcessError(code, command)
 
@@ -802,19 +751,18 @@ def stopping_cleanly(main, kept: str = "what its runs solved and their timings a
     """Run `main` as a script whose commands a signal or a failure stops in one line (a study; the
     ten-million study): Ctrl-C, SIGTERM or a hang-up reach the command running (see `cli`), which records
     what it did, and the script then dies of the signal, as a shell's loop over scripts expects."""
-    for signum in SIGNALS:
-        if signum != signal.SIGINT and signal.getsignal(signum) != signal.SIG_IGN:  # nohup: a hang-up ignored
-            signal.signal(signum, raise_terminated)
+    benchlib.raise_on_termination()
     try:
         main()
-    except (KeyboardInterrupt, Terminated) as stop:
+    except (KeyboardInterrupt, benchlib.Terminated) as stop:
         try:  # a hang-up may have taken the terminal with it
             print(f"{SCRIPT} interrupted: {kept}; run the same command to go on", file=sys.stderr)
             sys.stdout.flush()
         except OSError:
             pass
-        die_of(stop.signum if isinstance(stop, Terminated) else signal.SIGINT)
-        sys.exit(128 + (stop.signum if isinstance(stop, Terminated) else signal.SIGINT))  # (Windows)
+        signum = stop.signum if isinstance(stop, benchlib.Terminated) else signal.SIGINT
+        die_of(signum)
+        sys.exit(128 + signum)  # (Windows)
     except subprocess.CalledProcessError as failed:
         how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run dies of it)
                else f"exited with status {failed.returncode}")

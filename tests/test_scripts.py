@@ -437,23 +437,25 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
     """Each was a traceback: Ctrl-C (one from each worker too), standard output on a full disk; a reader
     gone before the first line is quiet (141), as for the package's commands."""
     check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "200000", "--jobs", "2"]
-    process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                               text=True)
-    try:
-        def workers_ignoring_ctrl_c() -> int:  # as their initializer set them: from then on only the script stops
-            workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-            masks = [line.split()[1] for worker in workers for line in Path(f"/proc/{worker}/status").read_text()
-                     .splitlines() if line.startswith("SigIgn:")]
-            return sum(int(mask, 16) >> (signal.SIGINT - 1) & 1 for mask in masks)
+    for send, signum, said in ((os.killpg, signal.SIGINT, "interrupted"),  # Ctrl-C: the whole group
+                               (os.kill, signal.SIGTERM, "interrupted by SIGTERM")):  # the script alone: it died
+        process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                   text=True)  # (its workers kept solving; they would print Terminated's traceback)
+        try:
+            def workers_ignoring_ctrl_c() -> int:  # as their initializer set them: from then on only the script stops
+                workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+                masks = [line.split()[1] for worker in workers for line in Path(f"/proc/{worker}/status").read_text()
+                         .splitlines() if line.startswith("SigIgn:")]
+                return sum(int(mask, 16) >> (signal.SIGINT - 1) & 1 for mask in masks)
 
-        until(lambda: workers_ignoring_ctrl_c() >= 2 or process.poll() is not None, "the workers", timeout=120)
-        assert process.poll() is None, process.communicate()
-        os.killpg(process.pid, signal.SIGINT)
-        out, err = process.communicate(timeout=120)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-    assert (process.returncode, err, out) == (-signal.SIGINT, "check_results.py: interrupted\n", "")
+            until(lambda: workers_ignoring_ctrl_c() >= 2 or process.poll() is not None, "the workers", timeout=120)
+            assert process.poll() is None, process.communicate()
+            send(process.pid, signum)
+            out, err = process.communicate(timeout=120)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+        assert (process.returncode, err, out) == (-signum, f"check_results.py: {said}\n", "")
     with open("/dev/full", "w") as full:
         done = subprocess.run([*check[:2], "--limit", "10"], stdout=full, stderr=subprocess.PIPE, text=True,
                               timeout=120)
@@ -587,3 +589,27 @@ def test_scripts_refuse_a_read_only_place_for_their_results_before_working(tmp_p
         assert (done.returncode, done.stderr) == (2, f"{name}: error: --results {results}: cannot write in "
                                                      f"{mount}: Read-only file system\n"), done.stderr
     assert sorted(results.iterdir()) == [mount]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_bench_run_stopped_by_sigterm_or_a_hang_up_stops_its_run_and_removes_its_folder(tmp_path, monkeypatch,
+                                                                                         signum):
+    """SIGTERM (or a hang-up) to bench_run alone while its `blackhole-stats run` solved: the script died,
+    and the run went on, its temporary folder left behind. Now the run gets the signal, stops, and the
+    script removes the folder and dies of the signal, in one line."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    held = []
+
+    def its_run(pid: int) -> None:
+        [run] = map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+        held.extend([run, *map(int, Path(f"/proc/{run}/task/{run}/children").read_text().split())])
+        assert list(scratch.iterdir())
+
+    done = signal_at_pause(tmp_path, [sys.executable, REPO / "scripts" / "bench_run.py", "--range", "1-30"],
+                           "deal-15", lambda pid: os.kill(pid, signum), inspect=its_run)
+    assert done.returncode == -signum and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.endswith(f"\nbench_run.py: interrupted by {signum.name}\n"), done.stderr  # the run's say above
+    assert len(held) >= 2 and all(state(pid) is None for pid in held)  # the run and its worker
+    assert not list(scratch.iterdir())
