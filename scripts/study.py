@@ -506,7 +506,7 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     check_run(run, game, deals, "--deals")
     writable_folder(target, "--results")
     facts_path = target / "study.json"
-    previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
+    previous = recorded_facts(facts_path)
     sessions = kept_sessions(previous, run)
     try:
         timed_run(run, "--range", str(deals), "--game", game.key, sessions=sessions)
@@ -536,6 +536,25 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     replace_text(facts_path, json.dumps(facts, indent=2) + "\n")
     write_family(results)
     print(f"results in {target}/")
+
+
+def recorded_facts(path: Path) -> dict:
+    """The study.json a study left ({} before the first), which keeps its runs' timed sessions; one that
+    cannot be read, or does not hold them as a study writes them (a hand's edit, a merge), stops the
+    study in one line before it runs anything (it was a traceback, or one once the runs were solved)."""
+    if not path.exists():
+        return {}
+    try:
+        facts = json.loads(path.read_text(encoding="utf-8"))
+        for record in [facts, *facts.get("runs", {}).values()]:  # a family game's; Black Hole's fast and classic
+            summed(list(record.get("sessions", [])))
+        if not all(timing is None or isinstance(timing, dict) for timing in facts.get("timings", {}).values()):
+            raise TypeError("a timing is neither null nor an object")
+    except (OSError, ValueError, AttributeError, KeyError, TypeError) as error:  # (JSON's and UTF-8's: ValueError)
+        problem = getattr(error, "strerror", None) or (f"a session without {error}" if isinstance(error, KeyError) else str(error))
+        sys.exit(f"{SCRIPT} stopped before writing anything: {path} is damaged ({problem}): restore it (it holds "
+                 "the timings of the runs it names), or move it aside and give new --runs")
+    return facts
 
 
 def kept_sessions(kept: dict, run: Path) -> list[dict]:
@@ -674,7 +693,7 @@ def main() -> None:
     check_run(classic, BLACK_HOLE, classic_deals, "--classic", search="classic")
     writable_folder(args.results, "--results")
     facts_path = args.results / "study.json"
-    previous = json.loads(facts_path.read_text(encoding="utf-8")) if facts_path.exists() else {}
+    previous = recorded_facts(facts_path)
     timings, runs = previous.get("timings", {}), previous.get("runs", {})  # runs: each run's start and sessions
     recorded_before = set(runs)  # a timing without its run's record is from before "runs": kept as it was
     sessions = {"fast": kept_sessions(runs.get("fast", {}), fast),

@@ -613,3 +613,22 @@ def test_bench_run_stopped_by_sigterm_or_a_hang_up_stops_its_run_and_removes_its
     assert done.stderr.endswith(f"\nbench_run.py: interrupted by {signum.name}\n"), done.stderr  # the run's say above
     assert len(held) >= 2 and all(state(pid) is None for pid in held)  # the run and its worker
     assert not list(scratch.iterdir())
+
+
+@pytest.mark.parametrize("game, text, problem", [
+    ("relaxed_golf", '{"sessions": [', "Expecting value: line 1 column 15 (char 14)"),  # a JSONDecodeError traceback
+    ("relaxed_golf", '{"sessions": [{"deals_solved": 5}]}', "a session without 'command'"),  # a KeyError once run
+    ("black_hole", "[]", "'list' object has no attribute 'get'")])
+def test_a_study_whose_study_json_is_damaged_stops_in_one_line_before_it_runs(tmp_path, game, text, problem):
+    """The study.json that keeps the runs' timings, damaged (a hand's edit, a merge): a traceback, before
+    the run or once it was done; now one line naming it and what to do, and nothing run."""
+    results = tmp_path / "results"
+    facts = results / ("" if game == "black_hole" else game) / "study.json"
+    facts.parent.mkdir(parents=True)
+    facts.write_text(text)
+    refused = script("study.py", "--game", game, "--deals", "1-5", "--runs", str(tmp_path / "runs"),
+                     "--results", str(results))
+    assert (refused.returncode, refused.stderr) == (1, f"study stopped before writing anything: {facts} is damaged "
+                                                       f"({problem}): restore it (it holds the timings of the runs "
+                                                       "it names), or move it aside and give new --runs\n")
+    assert not (tmp_path / "runs").exists() and facts.read_text() == text
