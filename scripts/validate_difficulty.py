@@ -130,7 +130,7 @@ def steps(rates: pd.DataFrame) -> tuple[int, int, int]:
             a, b = group.loc[easier], group.loc[harder]
             total += 1
             falling += bool(b.rate < a.rate)
-            pooled = (a.won + b.won) / (a.deals + b.deals)
+            pooled = (a.won + b.won) / (a.deals + b.deals) if a.deals and b.deals else 0  # a tag without deals
             error = math.sqrt(pooled * (1 - pooled) * (1 / a.deals + 1 / b.deals)) if 0 < pooled < 1 else math.inf
             significant += bool((a.rate - b.rate) / error > 1.6448536269514722)
     return total, falling, significant
@@ -208,7 +208,7 @@ def game_section(game_key: str, frame: pd.DataFrame, settings: Validation, resul
              "| planner | budget | " + " | ".join(TAGS) + " | all |",
              "|---|---:|" + "---:|" * (len(TAGS) + 1)]
     for (name, budget), group in rates.groupby(["planner", "budget"], sort=False):
-        cells = [f"{row.rate * 100:.1f}% ({row.low * 100:.1f}-{row.high * 100:.1f})"
+        cells = [f"{row.rate * 100:.1f}% ({row.low * 100:.1f}-{row.high * 100:.1f})" if row.deals else "no deal"
                  for row in group.set_index("tag").loc[[*TAGS, "all"]].itertuples()]
         lines.append(f"| {name} | {budget:,} | " + " | ".join(cells) + " |")
     claim = ("Every planner wins more of the easier two tags than of the harder two, at every budget"
@@ -271,6 +271,9 @@ def main() -> int:
         held = held[~held.deal.isin(missing)]
         held = pd.concat([held, pd.DataFrame(rows)]) if len(held) else pd.DataFrame(rows)
         held.sort_values("deal").to_csv(path, index=False)
+    if not held.score[held.deal.between(wanted.first, wanted.last)].notna().any():  # rates of no deal: "nan%"
+        sys.exit(f"validate_difficulty: {args.game.name} deals {wanted.first}-{wanted.last} hold no winnable deal: "
+                 f"nothing to validate (their measurements are kept in {path})")
     lines = ["# Difficulty tags against bounded planners", "",
              "Does a tag mean what it says? Three bounded planners, people who look ahead and undo but are not "
              "the score's own walks (depth-first with undo, remembering refuted positions, no dead-end test; the "

@@ -632,3 +632,18 @@ def test_a_study_whose_study_json_is_damaged_stops_in_one_line_before_it_runs(tm
                                                        f"({problem}): restore it (it holds the timings of the runs "
                                                        "it names), or move it aside and give new --runs\n")
     assert not (tmp_path / "runs").exists() and facts.read_text() == text
+
+
+def test_validation_of_a_range_without_a_winnable_deal_says_there_is_nothing_to_validate(tmp_path):
+    """Deal 1 of Black Hole cannot be won: VALIDATION.md gave every win rate as "nan% (nan-nan)", exit 0."""
+    result = script("validate_difficulty.py", "--range", "1-1", "--budgets", "10,100", "--workers", "1",
+                    "--results", str(tmp_path))
+    kept = tmp_path / "black_hole" / "validation_deals.csv"
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1, "", f"validate_difficulty: Black Hole deals 1-1 hold no winnable deal: nothing to validate (their "
+               f"measurements are kept in {kept})\n")
+    assert not (tmp_path / "VALIDATION.md").exists() and kept.read_text().startswith("deal,score,")
+    one = script("validate_difficulty.py", "--range", "5-5", "--budgets", "10,100", "--workers", "1", "--coarse",
+                 "--results", str(tmp_path))  # one winnable deal: every other tag was "nan%", each a RuntimeWarning
+    assert "| no deal | 0.0% (0.0-79.3) | no deal |" in one.stdout and "nan%" not in one.stdout, one.stdout
+    assert one.stderr == "", one.stderr
