@@ -647,3 +647,13 @@ def test_validation_of_a_range_without_a_winnable_deal_says_there_is_nothing_to_
                  "--results", str(tmp_path))  # one winnable deal: every other tag was "nan%", each a RuntimeWarning
     assert "| no deal | 0.0% (0.0-79.3) | no deal |" in one.stdout and "nan%" not in one.stdout, one.stdout
     assert one.stderr == "", one.stderr
+
+
+def test_bench_run_gives_no_rate_for_a_range_it_cannot_time_beyond_the_fixed_cost(tmp_path):
+    """The rate per deal is (whole - fixed) / deals of medians: --range ms1-ms5 gave -264 deals/s (its five easy
+    deals add less than the noise), --range 1 (the fixed-cost run itself) a ZeroDivisionError traceback."""
+    result = script("bench_run.py", "--range", "1", "--summary", str(tmp_path / "run.json"))
+    assert result.returncode == 1 and "deals/s" not in result.stdout, result.stdout
+    assert result.stderr == ("bench_run: --range 1 (1 deals) took no longer than --range 1 in some repeat: too few "
+                             "deals to measure beyond the fixed cost; give a longer range\n"), result.stderr
+    assert not (tmp_path / "run.json").exists()
