@@ -86,7 +86,8 @@ def main() -> None:
     parser.add_argument("--limit", type=benchlib.positive, help="only the first N deals (by number)")
     parser.add_argument("--jobs", type=benchlib.positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--search", choices=SEARCHES, help="how a dataset that records no settings was solved")
-    parser.add_argument("--max-iters", type=benchlib.iteration_budget, help="the budget a dataset that records no settings had")
+    parser.add_argument("--max-iters", type=benchlib.iteration_budget,
+                        help="the budget a dataset that records no settings had")
     args = parser.parse_args()
     try:
         data = load(str(args.dataset))  # the one reader: run directories, CSVs, deal_exact, checked bytes

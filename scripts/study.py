@@ -39,10 +39,12 @@ import sys
 
 try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other time
     import argparse
+    import contextlib
     import json
     import math
     import os
     import resource
+    import shutil
     import signal
     import subprocess
     import time
@@ -149,6 +151,28 @@ def writable_folder(folder: Path, option: str) -> None:
         problem = error.strerror
     if problem is not None:
         sys.exit(f"{SCRIPT} stopped before writing anything: {option} {folder}: {problem}")
+
+
+BLACK_HOLE_FILES = ("study.json", "REPORT.md", "plots", "deals.parquet", "REPORT_classic.md", "COMPARE_classic_fast.md",
+                    "classic_deals.parquet", "COMPARE_peer_1_1000.md", "CLASSIC_PREFIXES.md", "README.md")
+"""What Black Hole's study writes in RESULTS (FAMILY.md is the family's: a game's study writes it too)."""
+
+
+def holding(folder: Path, option: str, written: tuple[str, ...]) -> contextlib.ExitStack:
+    """`folder` (the results' place) held by this study until the block ends, a second study writing there
+    refused in one line; then the leftovers of the files in `written` (glob patterns) removed that a study
+    killed outright (kill -9) left: `replacing`'s private `.NAME.*.partial` folders, which no later study
+    removed. Held, no other study is writing them now."""
+    from blackhole_stats.dataset import RunBusy, lock
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(lock(str(folder)))
+    except RunBusy:
+        sys.exit(f"{SCRIPT} stopped before writing anything: another study is writing to {option} {folder}")
+    for pattern in written:
+        for leftover in folder.glob(f".{pattern}.*.partial"):
+            shutil.rmtree(leftover)
+    return held
 
 
 def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:
@@ -505,37 +529,40 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
     run, target = runs / game.key, results / game.key
     check_run(run, game, deals, "--deals")
     writable_folder(target, "--results")
-    facts_path = target / "study.json"
-    previous = recorded_facts(facts_path)
-    sessions = kept_sessions(previous, run)
-    try:
-        timed_run(run, "--range", str(deals), "--game", game.key, sessions=sessions)
-    finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
-        if (recorded := manifest(run)) is not None:
-            previous.update(run_started=recorded["started"], sessions=sessions)
-            replace_text(facts_path, json.dumps(previous, indent=2) + "\n")
-    cli("verify", str(run))
-    report_with_plots(run, target / "REPORT.md", target / "plots")
-    write_compact(run, target / "deals.parquet", FAMILY_COLUMNS)
-    data = load(run)
-    facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
-             "run_started": manifest(run)["started"], "sessions": sessions}
-    peer = shared_peer(data, family_peer_csv(game), target / "COMPARE_peer_1_1000.md")
-    if peer is not None:
-        report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer), "--compare-game", game.key)
-        facts["vs_peer"] = family_peer_agreement(data, peer)
-    bits = None
-    if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
-            facts["fast"]["last"] and not data["ms"].any():
-        bits = target / f"{game.key}_1_{facts['fast']['last']}.bits"
-        pack(str(target / "deals.parquet"), str(bits))
-        facts["bitmap"] = bits.name
-    for stale in target.glob(f"{game.key}_1_*.bits"):  # of a shorter study of the same game
-        if stale != bits:
-            stale.unlink()
-    replace_text(facts_path, json.dumps(facts, indent=2) + "\n")
-    write_family(results)
-    print(f"results in {target}/")
+    with holding(target, "--results", ("study.json", "REPORT.md", "plots", "deals.parquet", "COMPARE_peer_1_1000.md",
+                                       f"{game.key}_1_*.bits")):
+        facts_path = target / "study.json"
+        previous = recorded_facts(facts_path)
+        sessions = kept_sessions(previous, run)
+        try:
+            timed_run(run, "--range", str(deals), "--game", game.key, sessions=sessions)
+        finally:  # an interrupted study keeps its sessions' timings for the one that finishes the run
+            if (recorded := manifest(run)) is not None:
+                previous.update(run_started=recorded["started"], sessions=sessions)
+                replace_text(facts_path, json.dumps(previous, indent=2) + "\n")
+        cli("verify", str(run))
+        report_with_plots(run, target / "REPORT.md", target / "plots")
+        write_compact(run, target / "deals.parquet", FAMILY_COLUMNS)
+        data = load(run)
+        facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
+                 "run_started": manifest(run)["started"], "sessions": sessions}
+        peer = shared_peer(data, family_peer_csv(game), target / "COMPARE_peer_1_1000.md")
+        if peer is not None:
+            report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer),
+                   "--compare-game", game.key)
+            facts["vs_peer"] = family_peer_agreement(data, peer)
+        bits = None
+        if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
+                facts["fast"]["last"] and not data["ms"].any():
+            bits = target / f"{game.key}_1_{facts['fast']['last']}.bits"
+            pack(str(target / "deals.parquet"), str(bits))
+            facts["bitmap"] = bits.name
+        for stale in target.glob(f"{game.key}_1_*.bits"):  # of a shorter study of the same game
+            if stale != bits:
+                stale.unlink()
+        replace_text(facts_path, json.dumps(facts, indent=2) + "\n")
+        write_family(results)
+        print(f"results in {target}/")
 
 
 def recorded_facts(path: Path) -> dict:
@@ -551,7 +578,8 @@ def recorded_facts(path: Path) -> dict:
         if not all(timing is None or isinstance(timing, dict) for timing in facts.get("timings", {}).values()):
             raise TypeError("a timing is neither null nor an object")
     except (OSError, ValueError, AttributeError, KeyError, TypeError) as error:  # (JSON's and UTF-8's: ValueError)
-        problem = getattr(error, "strerror", None) or (f"a session without {error}" if isinstance(error, KeyError) else str(error))
+        problem = getattr(error, "strerror", None) or (
+            f"a session without {error}" if isinstance(error, KeyError) else str(error))
         sys.exit(f"{SCRIPT} stopped before writing anything: {path} is damaged ({problem}): restore it (it holds "
                  "the timings of the runs it names), or move it aside and give new --runs")
     return facts
@@ -692,65 +720,66 @@ def main() -> None:
     check_run(fast, BLACK_HOLE, deals, "--deals")
     check_run(classic, BLACK_HOLE, classic_deals, "--classic", search="classic")
     writable_folder(args.results, "--results")
-    facts_path = args.results / "study.json"
-    previous = recorded_facts(facts_path)
-    timings, runs = previous.get("timings", {}), previous.get("runs", {})  # runs: each run's start and sessions
-    recorded_before = set(runs)  # a timing without its run's record is from before "runs": kept as it was
-    sessions = {"fast": kept_sessions(runs.get("fast", {}), fast),
-                "classic": kept_sessions(runs.get("classic", {}), classic)}
-    def record() -> None:
-        """The runs' timed sessions into study.json: an interrupted study keeps them for the one that
-        finishes the runs (recorded after each run too, as a kill -9 leaves no `finally`)."""
-        for name, run in (("fast", fast), ("classic", classic)):
-            if (recorded := manifest(run)) is not None:
-                runs[name] = {"run_started": recorded["started"], "sessions": sessions[name]}
-            timings[name] = summed(sessions[name]) or (None if name in recorded_before else timings.get(name))
-        replace_text(facts_path, json.dumps({**previous, "runs": runs, "timings": timings}, indent=2) + "\n")
+    with holding(args.results, "--results", BLACK_HOLE_FILES):
+        facts_path = args.results / "study.json"
+        previous = recorded_facts(facts_path)
+        timings, runs = previous.get("timings", {}), previous.get("runs", {})  # runs: each run's start and sessions
+        recorded_before = set(runs)  # a timing without its run's record is from before "runs": kept as it was
+        sessions = {"fast": kept_sessions(runs.get("fast", {}), fast),
+                    "classic": kept_sessions(runs.get("classic", {}), classic)}
+        def record() -> None:
+            """The runs' timed sessions into study.json: an interrupted study keeps them for the one that
+            finishes the runs (recorded after each run too, as a kill -9 leaves no `finally`)."""
+            for name, run in (("fast", fast), ("classic", classic)):
+                if (recorded := manifest(run)) is not None:
+                    runs[name] = {"run_started": recorded["started"], "sessions": sessions[name]}
+                timings[name] = summed(sessions[name]) or (None if name in recorded_before else timings.get(name))
+            replace_text(facts_path, json.dumps({**previous, "runs": runs, "timings": timings}, indent=2) + "\n")
 
-    try:
-        timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key, sessions=sessions["fast"])
-        record()
-        timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key, "--search", "classic",
-                  sessions=sessions["classic"])
-    finally:
-        record()
-    untimed = [name for name in ("fast", "classic") if timings[name] is None]
-    if untimed:  # results/README.md quotes each run's time
-        sys.exit(f"study stopped before writing its results: the {' and '.join(untimed)} run had nothing left to "
-                 f"solve, and {facts_path} records no time of {'it' if len(untimed) == 1 else 'them'}: give --results "
-                 "the folder of the study that solved them, or new --runs")
-    cli("verify", str(fast))
-    fast_data, classic_data = load(fast), load(classic)
-    for name, data, least, option, asked in (("fast", fast_data, 1, "--deals", deals),
-                                             ("classic", classic_data, 2, "--classic", classic_deals)):
-        outcomes = data["outcome"].astype(str).value_counts()
-        solved, unsolved = outcomes.get("solved", 0), outcomes.get("unsolved", 0)
-        if min(solved, unsolved) < least:  # a small study's first deals: no mean, spread or median of one
-            sys.exit(f"study stopped before writing its results: the {name} run ({asked}) holds {solved} solved "
-                     f"and {unsolved} unsolved deals, and its figures take {least} or more of each: give {option} "
-                     "a longer range (what the runs solved is kept)")
-    report_with_plots(fast, args.results / "REPORT.md", args.results / "plots")
-    write_compact(fast, args.results / "deals.parquet")
-    report(classic, args.results / "REPORT_classic.md")
-    report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
-    write_compact(classic, args.results / "classic_deals.parquet")
-    peer = shared_peer(fast_data, args.peer or peer_csv(), args.results / "COMPARE_peer_1_1000.md")
-    if peer is not None:
-        report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
-               "--compare-game", "black_hole")
-    facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
-             "classic_prefixes": classic_prefixes(classic_data),
-             "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings, "runs": runs}
-    if peer is not None:
-        facts["classic_vs_peer"] = peer_agreement(classic_data, peer)
-    replace_text(facts_path, json.dumps(facts, indent=2) + "\n")
-    replace_text(args.results / "CLASSIC_PREFIXES.md",
-        "# The classic run's iteration statistics on growing prefixes\n\n"
-        "Generated by `scripts/study.py` from `classic_deals.parquet`: per outcome, the deals, the mean "
-        "iterations ± the half-width of its 95% interval (normal, from the sample standard deviation), "
-        "the median and the sample standard deviation.\n\n" + render_prefixes(facts["classic_prefixes"]) + "\n")
-    replace_text(args.results / "README.md", render_readme(facts))
-    print(f"results in {args.results}/")
+        try:
+            timed_run(fast, "--range", str(deals), "--game", BLACK_HOLE.key, sessions=sessions["fast"])
+            record()
+            timed_run(classic, "--range", str(classic_deals), "--game", BLACK_HOLE.key, "--search", "classic",
+                      sessions=sessions["classic"])
+        finally:
+            record()
+        untimed = [name for name in ("fast", "classic") if timings[name] is None]
+        if untimed:  # results/README.md quotes each run's time
+            sys.exit(f"study stopped before writing its results: the {' and '.join(untimed)} run had nothing left "
+                     f"to solve, and {facts_path} records no time of {'it' if len(untimed) == 1 else 'them'}: give "
+                     "--results the folder of the study that solved them, or new --runs")
+        cli("verify", str(fast))
+        fast_data, classic_data = load(fast), load(classic)
+        for name, data, least, option, asked in (("fast", fast_data, 1, "--deals", deals),
+                                                 ("classic", classic_data, 2, "--classic", classic_deals)):
+            outcomes = data["outcome"].astype(str).value_counts()
+            solved, unsolved = outcomes.get("solved", 0), outcomes.get("unsolved", 0)
+            if min(solved, unsolved) < least:  # a small study's first deals: no mean, spread or median of one
+                sys.exit(f"study stopped before writing its results: the {name} run ({asked}) holds {solved} solved "
+                         f"and {unsolved} unsolved deals, and its figures take {least} or more of each: give {option} "
+                         "a longer range (what the runs solved is kept)")
+        report_with_plots(fast, args.results / "REPORT.md", args.results / "plots")
+        write_compact(fast, args.results / "deals.parquet")
+        report(classic, args.results / "REPORT_classic.md")
+        report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
+        write_compact(classic, args.results / "classic_deals.parquet")
+        peer = shared_peer(fast_data, args.peer or peer_csv(), args.results / "COMPARE_peer_1_1000.md")
+        if peer is not None:
+            report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
+                   "--compare-game", "black_hole")
+        facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
+                 "classic_prefixes": classic_prefixes(classic_data),
+                 "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings, "runs": runs}
+        if peer is not None:
+            facts["classic_vs_peer"] = peer_agreement(classic_data, peer)
+        replace_text(facts_path, json.dumps(facts, indent=2) + "\n")
+        replace_text(args.results / "CLASSIC_PREFIXES.md",
+            "# The classic run's iteration statistics on growing prefixes\n\n"
+            "Generated by `scripts/study.py` from `classic_deals.parquet`: per outcome, the deals, the mean "
+            "iterations ± the half-width of its 95% interval (normal, from the sample standard deviation), "
+            "the median and the sample standard deviation.\n\n" + render_prefixes(facts["classic_prefixes"]) + "\n")
+        replace_text(args.results / "README.md", render_readme(facts))
+        print(f"results in {args.results}/")
 
 
 def peer_csv() -> Path | None:

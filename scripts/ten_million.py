@@ -33,7 +33,7 @@ from blackhole_stats.games import BLACK_HOLE
 from blackhole_stats.report import Proportion
 
 import benchlib
-from study import check_run, cli, manifest, stopping_cleanly, writable_folder
+from study import check_run, cli, holding, manifest, stopping_cleanly, writable_folder
 from winnable_bitmap import pack
 
 DEALS = 10_000_000
@@ -174,18 +174,19 @@ def main() -> None:
     deals = DealSet.parse(f"1-{DEALS}")
     check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run")
     writable_folder(args.results, "--results")
-    if not args.skip_run:
-        cli("run", "--range", str(deals), "--game", BLACK_HOLE.key, "--out", str(args.run), "--no-progress")
-    elif manifest(args.run) is None or DealSet.parse(manifest(args.run)["deals"]) != deals:
-        parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
-    cli("verify", str(args.run))
-    bitmap = args.results / f"black_hole_1_{DEALS}.bits"
-    pack(str(args.run), str(bitmap))
-    facts = figures(read_bits(bitmap, DEALS), read_bits(args.million, BLOCK))
-    provenance = provenance_of(args.run)
-    replace_text(args.results / "ten_million.json", json.dumps({**facts, "run": provenance}, indent=2) + "\n")
-    replace_text(args.results / "REPORT.md", render(facts, provenance))
-    print(f"results in {args.results}/: {percent(facts['solvable'])} winnable")
+    with holding(args.results, "--results", ("ten_million.json", "REPORT.md", f"black_hole_1_{DEALS}.bits")):
+        if not args.skip_run:
+            cli("run", "--range", str(deals), "--game", BLACK_HOLE.key, "--out", str(args.run), "--no-progress")
+        elif manifest(args.run) is None or DealSet.parse(manifest(args.run)["deals"]) != deals:
+            parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
+        cli("verify", str(args.run))
+        bitmap = args.results / f"black_hole_1_{DEALS}.bits"
+        pack(str(args.run), str(bitmap))
+        facts = figures(read_bits(bitmap, DEALS), read_bits(args.million, BLOCK))
+        provenance = provenance_of(args.run)
+        replace_text(args.results / "ten_million.json", json.dumps({**facts, "run": provenance}, indent=2) + "\n")
+        replace_text(args.results / "REPORT.md", render(facts, provenance))
+        print(f"results in {args.results}/: {percent(facts['solvable'])} winnable")
 
 
 if __name__ == "__main__":

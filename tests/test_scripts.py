@@ -657,3 +657,32 @@ def test_bench_run_gives_no_rate_for_a_range_it_cannot_time_beyond_the_fixed_cos
     assert result.stderr == ("bench_run: --range 1 (1 deals) took no longer than --range 1 in some repeat: too few "
                              "deals to measure beyond the fixed cost; give a longer range\n"), result.stderr
     assert not (tmp_path / "run.json").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_a_study_killed_outright_leaves_partials_that_its_rerun_removes_and_a_second_study_waits(tmp_path):
+    """kill -9 while the report drew its plots left `.plots.*.partial` and `.REPORT.md.*.partial` in the results,
+    which no later study removed. A study now holds its results folder: a second one there is refused in one
+    line (and leaves the first one's partials alone), and the next one removes what a killed one left."""
+    args = [sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf", "--runs",
+            str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
+    first = subprocess.run([*args, "--deals", "1-20"], capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    folder = tmp_path / "results" / "relaxed_golf"
+    children = []
+
+    def a_second_study_is_refused(pid: int) -> None:
+        children.extend(map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split()))
+        second = subprocess.run([*args, "--deals", "1-30"], capture_output=True, text=True, timeout=600)
+        assert (second.returncode, second.stderr) == (1, "study stopped before writing anything: another study is "
+                                                         f"writing to --results {folder}\n"), second.stderr
+        assert len(list(folder.glob(".*.partial"))) == 2
+
+    killed = signal_at_pause(tmp_path, [*args, "--deals", "1-30"], "plot-drawn",
+                             lambda pid: os.kill(pid, signal.SIGKILL), inspect=a_second_study_is_refused)
+    assert killed.returncode == -signal.SIGKILL
+    until(lambda: all(state(pid) is None for pid in children), "the report outlived its study", timeout=60)
+    assert sorted(path.name.split(".")[1] for path in folder.glob(".*.partial")) == ["REPORT", "plots"]
+    again = subprocess.run([*args, "--deals", "1-30"], capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    assert not [path for path in folder.rglob("*") if "partial" in path.name]
