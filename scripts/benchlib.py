@@ -6,6 +6,10 @@ below which a median says little), names the load average it started
 under, and with `--summary FILE` writes the figures it printed to a JSON
 file that README quotes and `tests/test_results.py` checks README against.
 The summary names the command that reproduces it.
+
+Every script (the studies too) also takes from here its argument parser
+(one-line usage errors), how it ends on a signal (`run_script`) and how
+it runs one of the package's commands (`run_command`).
 """
 from __future__ import annotations
 
@@ -25,6 +29,7 @@ from typing import NoReturn
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
 from blackhole_stats.interrupts import SIGNALS, die_of
+
 
 class Parser(argparse.ArgumentParser):
     """Every script's argument parser: a usage error is one line, `SCRIPT: error: ...`, and exit status 2
