@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
     args = benchlib.parse(made, argv)
     benchlib.deal_range(args.deals, made)  # a bad one refused here, not by each measuring subprocess
     if args.baseline:
-        benchlib.check_runs(made, "--baseline", [args.baseline, "-c", "import blackhole_stats.difficulty"])
+        benchlib.check_runs(made, "--baseline", [args.baseline, __file__, "--help"])  # as `measured` runs it
     load = benchlib.load_average()
     builds = {"this build": sys.executable, **({"baseline": args.baseline} if args.baseline else {})}
     spent: dict[str, list[float]] = {name: [] for name in builds}
