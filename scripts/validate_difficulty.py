@@ -270,7 +270,7 @@ def main() -> int:
             rows = pool.map(partial(measure, game=game, budget=max(wanted.budgets)), missing, chunksize=10)
         held = held[~held.deal.isin(missing)]
         held = pd.concat([held, pd.DataFrame(rows)]) if len(held) else pd.DataFrame(rows)
-        held.sort_values("deal").to_csv(path, index=False)
+        replace_text(path, held.sort_values("deal").to_csv(index=False))  # a kill mid-write keeps the old file
     if not held.score[held.deal.between(wanted.first, wanted.last)].notna().any():  # rates of no deal: "nan%"
         sys.exit(f"validate_difficulty: {args.game.name} deals {wanted.first}-{wanted.last} hold no winnable deal: "
                  f"nothing to validate (their measurements are kept in {path})")
