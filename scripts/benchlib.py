@@ -239,6 +239,23 @@ def _waited(child: subprocess.Popen) -> int:
             os.close(ended)
 
 
+def signal_of(stop: BaseException) -> int:
+    """The signal a KeyboardInterrupt or Terminated stands for."""
+    return stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+
+
+def die_saying(stop: BaseException, line: str) -> NoReturn:
+    """End a script that `stop` (Ctrl-C, SIGTERM, a hang-up) interrupted: `line` on stderr, then die of the
+    signal, as a shell's loop over scripts expects."""
+    try:  # a hang-up may have taken the terminal with it
+        print(line, file=sys.stderr)
+        sys.stdout.flush()
+    except (OSError, StdoutFailed):
+        pass
+    die_of(signal_of(stop))
+    sys.exit(128 + signal_of(stop))  # (Windows: no status for a signal)
+
+
 def run_script(main) -> None:
     """Run a script's `main` as the package's commands end: Ctrl-C, SIGTERM or a hang-up with one line (its
     temporary files removed, a command it runs stopped), dying of the signal (a shell's loop stops); a
@@ -255,14 +272,9 @@ def run_script(main) -> None:
         finally:
             sys.stdout.flush()
     except (KeyboardInterrupt, Terminated) as stop:
-        signum = stop.signum if isinstance(stop, Terminated) else signal.SIGINT
-        try:  # a hang-up may have taken the terminal with it
-            print(f"{name}: interrupted" + (f" by {signal.Signals(signum).name}" if signum != signal.SIGINT else ""),
-                  file=sys.stderr)
-        except OSError:
-            pass
-        die_of(signum)
-        sys.exit(128 + signum)  # (Windows: no status for a signal)
+        signum = signal_of(stop)
+        die_saying(stop, f"{name}: interrupted" + (f" by {signal.Signals(signum).name}" if signum != signal.SIGINT
+                                                    else ""))
     except StdoutFailed as error:
         if error.errno != errno.EPIPE:
             print(f"{name}: cannot write to standard output: {error}", file=sys.stderr)

@@ -56,7 +56,6 @@ try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other
 
     from blackhole_stats.atomic import replace_text, replacing
     from blackhole_stats.deals import DealSet, DealSpecError
-    from blackhole_stats.interrupts import die_of
 
     import benchlib
 except KeyboardInterrupt:
@@ -803,14 +802,7 @@ def stopping_cleanly(main, kept: str = "what its runs solved and their timings a
     try:
         main()
     except (KeyboardInterrupt, benchlib.Terminated) as stop:
-        try:  # a hang-up may have taken the terminal with it
-            print(f"{SCRIPT} interrupted: {kept}; run the same command to go on", file=sys.stderr)
-            sys.stdout.flush()
-        except OSError:
-            pass
-        signum = stop.signum if isinstance(stop, benchlib.Terminated) else signal.SIGINT
-        die_of(signum)
-        sys.exit(128 + signum)  # (Windows)
+        benchlib.die_saying(stop, f"{SCRIPT} interrupted: {kept}; run the same command to go on")
     except subprocess.CalledProcessError as failed:
         how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run dies of it)
                else f"exited with status {failed.returncode}")
