@@ -509,8 +509,9 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
     paths = sorted(info.path for info in found
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:
-        live = ": a run is writing to it and has finished no chunk yet" if being_written(out) else ""
-        raise DatasetError(f"{out}: no *.parquet files in this directory{live}")
+        why = ": a run is writing to it and has finished no chunk yet" if being_written(out) else (
+            ": it holds only files a killed run left unfinished: resume the run" if unfinished_in(out) else "")
+        raise DatasetError(f"{out}: no *.parquet files in this directory{why}")
     return fs, root, paths
 
 
@@ -545,26 +546,40 @@ def enclosing_run(out: str, itself: bool = False) -> str | None:
                                                           os.path.join(parent, OLD_MANIFEST_NAME))):
             return f"the dataset of the run {parent}"
     for parent in dict.fromkeys(folders):
-        chunk = _chunk_files_alone(parent)
-        if chunk is not None:
-            return f"{parent}, a run's dataset by its files ({chunk}, ...)"
+        found = _run_by_its_entries(parent)
+        if found is not None:
+            return f"{parent}, {found}"
     return None
 
 
-def _chunk_files_alone(folder: str) -> str | None:
-    """The first chunk file of a local folder that holds chunk files and nothing else a reader sees (hidden
-    names aside), as a run's DIR does; None otherwise, or where it cannot be listed (a home folder or /tmp
-    holding a copied chunk file is no dataset)."""
+def _run_by_its_entries(folder: str) -> str | None:
+    """What says a local folder is a run's DIR where no manifest beside it does (a run made under a link's
+    name, named by its real path): it holds nothing but chunk files (and the run's own lock and unfinished
+    files), the first named; or nothing at all while a run holds it. None otherwise, or where it cannot
+    be listed: a home folder or /tmp holding a copied chunk file among others is no dataset."""
     try:
         with os.scandir(folder) as entries:
-            names = [entry.name for entry in entries if not entry.name.startswith((".", "_")) and not (
-                entry.is_file() and _PART.fullmatch(entry.name))]
-            if names:
-                return None
-        with os.scandir(folder) as entries:
-            return min((entry.name for entry in entries if _PART.fullmatch(entry.name)), default=None)
+            names = [(entry.name, entry.is_file()) for entry in entries
+                     if entry.name != LOCK_NAME and not _TEMP.fullmatch(entry.name)]
     except OSError:
         return None
+    chunks = sorted(name for name, is_file in names if is_file and _PART.fullmatch(name))
+    if len(chunks) != len(names):
+        return None
+    if chunks:
+        return f"a run's dataset by its files ({chunks[0]}, ...)"
+    return "the dataset a run is writing now" if _held_by_a_run(folder) else None
+
+
+def _held_by_a_run(folder: str) -> bool:
+    """Whether a run holds the lock of a local folder (DIR or its side folder) now."""
+    try:
+        with lock(folder, look=True):
+            return False
+    except RunBusy:
+        return True
+    except DatasetError:  # cannot be opened (Windows: no lock file there)
+        return False
 
 
 def inside_dataset(path: str, out: str) -> bool:
@@ -711,6 +726,8 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     DatasetError for anything that is not a whole number.
     """
     deal = _one_chunk(deal)
+    if deal_exact is not None:
+        _check_exact_text(deal_exact.type)
     kind = deal.type
     if not (pa.types.is_integer(kind) or pa.types.is_decimal(kind) or pa.types.is_floating(kind)
             or pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)):
@@ -738,10 +755,22 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     return _positive(np.array(numbers, dtype=object))
 
 
+def _check_exact_text(kind: pa.DataType) -> None:
+    """DatasetError unless a `deal_exact` column of this type holds text (or nothing): a game number past
+    int64 in decimal digits, which a numeric column cannot hold exactly (a row's Decimal or int is read as
+    `deal` is: `report.row_game_number`)."""
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind)):
+        raise DatasetError(f"column deal_exact is {kind}, not text: it holds a game number's decimal digits "
+                           "(read such a column as text: pandas dtype=str, polars schema_overrides)")
+
+
 def two_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """Which rows hold a value in both `deal` and `deal_exact`: two numbers for one deal, since format 2
-    puts a number in `deal_exact` only where `deal` is null."""
-    return pc.and_(pc.is_valid(deal), pc.is_valid(deal_exact)).to_numpy(zero_copy_only=False)
+    """Which rows hold a value in both `deal` and `deal_exact` (blank text is none): two numbers for one
+    deal, since format 2 puts a number in `deal_exact` only where `deal` is null."""
+    spelt = pc.is_valid(deal_exact)
+    if pa.types.is_string(deal_exact.type) or pa.types.is_large_string(deal_exact.type):
+        spelt = pc.and_(spelt, pc.invert(pc.fill_null(pc.match_substring_regex(deal_exact, r"^\s*$"), True)))
+    return pc.and_(pc.is_valid(deal), spelt).to_numpy(zero_copy_only=False)
 
 
 def _positive(numbers: np.ndarray) -> np.ndarray:
@@ -954,6 +983,16 @@ def _across_devices(paths: RunPaths, folders: Folders) -> bool:
     return len({device for device, _ in folders}) == 2
 
 
+def unfinished_in(out: str) -> tuple[str, ...]:
+    """The names of the unfinished files in DIR itself (not beside it): polars reads them with the rest."""
+    try:
+        root = RunPaths.of(out).root
+        return tuple(posixpath.basename(path) for path in list_run(out).temporary
+                     if posixpath.dirname(path) == root)
+    except (DatasetError, OSError):  # a root, which has no side folder; a folder that cannot be listed
+        return ()
+
+
 def remove_temp_files(out: str) -> int:
     """Delete what killed writers left behind (our files, by name, nothing else); returns how many."""
     paths = RunPaths.of(out)
@@ -1062,6 +1101,8 @@ def read_done(out: str, manifest: dict | None = None) -> DealSet:
                 numbers.append(game_numbers(table["deal"], table.column("deal_exact") if found >= 2 else None))
             except DatasetError as error:
                 problem = str(error)
+            if found >= 2 and not problem and two_numbers(table["deal"], table["deal_exact"]).any():
+                problem = "holds rows with numbers in both deal and deal_exact (hand-edited?)"
             ms.append(table["ms"].to_numpy())
             others = sorted(set(games_of_rows(table)) - {game.key}, key=str) if game is not None else []
             if others and not problem:
@@ -1504,8 +1545,9 @@ def _chunks_without_run(out: str) -> str | None:
     """Where `out` holds chunk files but no manifest (its side folder deleted, or the files copied here)."""
     if not list_run(out).parts:
         return None
-    return (f"{out} holds chunk files but no run (no {RunPaths.of(out).beside(MANIFEST_NAME)}: deleted?), and a "
-            "new run must not take rows it did not ask for: move them away, or choose a new or empty directory")
+    return (f"{out} holds chunk files but no run (no {RunPaths.of(out).beside(MANIFEST_NAME)}: deleted? or the "
+            "run was made under another name, a link to this folder: give that name), and a new run must not take "
+            "rows it did not ask for: move them away, or choose a new or empty directory")
 
 
 def _side_folder_of(out: str) -> str | None:
@@ -1766,19 +1808,14 @@ def lock(out: str, beside: bool = False, look: bool = False) -> Iterator[tuple[i
 
 
 def being_written(out: str) -> bool:
-    """Whether a run is writing to `out` now (it holds the lock on the side folder, which every run takes):
-    its newest files are not written yet, and not an interrupted run's. False where that cannot be told
-    (remote storage, no side folder)."""
-    try:
-        side = RunPaths.of(out).side if local_path(out) is not None else None
-        if side is None or not os.path.isdir(side):
-            return False
-        with lock(out, beside=True, look=True):
-            return False
-    except RunBusy:
-        return True
-    except DatasetError:
+    """Whether a run is writing to `out` now (it holds the locks of DIR and of its side folder: DIR's
+    alone where `out` is the real name of a DIR a run was given under a link's name): its newest files are
+    not written yet, and not an interrupted run's. False where that cannot be told (remote storage)."""
+    root = local_path(out)
+    if root is None:
         return False
+    side = RunPaths.of(out).side
+    return any(_held_by_a_run(folder) for folder in (side, root) if os.path.isdir(folder))
 
 
 def _posix_flock():

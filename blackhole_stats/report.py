@@ -32,7 +32,7 @@ from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
-                      run_game, settings_differ, shown_game, two_numbers)
+                      run_game, settings_differ, shown_game, two_numbers, unfinished_in)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -224,7 +224,7 @@ def row_game_number(deal, ms=None, deal_exact=None) -> GameNumber:
     number or truth value, or a row that says two things (both numbers, or `ms5` flagged as no ms deal):
     DatasetError). One value through the column readers: about 0.2 ms a row."""
     source = "the row"
-    if deal is not None and deal_exact is not None:
+    if deal is not None and deal_exact is not None and str(deal_exact).strip():  # blank text is none
         raise _two_numbers(source, deal, deal_exact)
     spelt = deal_exact if deal is None else deal
     spelt_ms = isinstance(spelt, str) and spelt.strip().lower().startswith("ms")
@@ -531,6 +531,9 @@ class IterationStats:
                    median=float(median), q1=float(q1), q3=float(q3), p99=float(p99))
 
 
+LIVE_WARNING = "warning: a run is writing to this dataset now: these are the deals it has done so far"
+
+
 @dataclass(frozen=True)
 class ManifestCheck:
     """The dataset's rows against the deals its manifest asks for, and the entries of its directory
@@ -551,6 +554,9 @@ class ManifestCheck:
     rest."""
     being_written: bool = False
     """A run is writing to the directory now (`dataset.being_written`): its deals are the ones done so far."""
+    unfinished: tuple[str, ...] = ()
+    """Files in DIR that a run killed outright left unfinished (a DIR on another disk than its side folder:
+    `dataset.remove_temp_files`), which polars reads; none while a run is writing (they are its own)."""
 
     @property
     def matches(self) -> bool:
@@ -559,8 +565,7 @@ class ManifestCheck:
     def warnings(self) -> list[str]:
         """The lines `report` (and `export`, whose lists would be short) print when the rows do not match,
         or when readers of the directory would read more than the run's files."""
-        lines = ["warning: a run is writing to this dataset now: these are the deals it has done so far"] \
-            if self.being_written else []
+        lines = [LIVE_WARNING] if self.being_written else []
         if not self.matches:
             lines.append(f"warning: the manifest asks for {self.asked:,} deals, the dataset has {self.rows:,} "
                          f"rows: {self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} "
@@ -568,6 +573,9 @@ class ManifestCheck:
         if self.strays:
             lines.append(f"warning: the directory also holds {', '.join(self.strays)}, not the run's files, "
                          "which other readers of it read: left out here (blackhole-stats verify names them)")
+        if self.unfinished:
+            lines.append(f"warning: the directory holds {', '.join(self.unfinished)}, unfinished by a run that was "
+                         "killed, which polars reads or refuses the folder for: resume the run, which removes them")
         if self.other_settings:
             holds = "holds" if len(self.other_settings) == 1 else "hold"
             lines.append(f"warning: {', '.join(self.other_settings)} {holds} rows solved with other settings than "
@@ -582,10 +590,11 @@ class ManifestCheck:
         held = deals_held(data["deal"].to_numpy(), data["ms"].to_numpy())
         other_settings = tuple(name for name, settings in sorted(data.attrs.get(RUN_SETTINGS, {}).items())
                                if settings is None or settings_differ(json.loads(settings), manifest))
+        live = data.attrs.get(BEING_WRITTEN, False) or being_written(source)
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
-                   strays=_unread_strays(source), other_settings=other_settings,
-                   being_written=data.attrs.get(BEING_WRITTEN, False) or being_written(source))
+                   strays=_unread_strays(source), other_settings=other_settings, being_written=live,
+                   unfinished=() if live else unfinished_in(source))
 
 
 SETTINGS_SHOWN = 5
@@ -1048,7 +1057,10 @@ def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, manif
     """The one place that words what makes a dataset's rows suspect, for a report and for `export`: rows
     that are not what its manifest asks for, files of runs of different settings, a results format this
     version cannot vouch for (`dataset.format_problem`: its files are read as this version reads its own)."""
-    warnings = against_manifest.warnings() if against_manifest is not None else []
+    if against_manifest is not None:
+        warnings = against_manifest.warnings()
+    else:  # a run made under a link's name, read by the folder's real name: its manifest is beside the link
+        warnings = [LIVE_WARNING] if being_written(source) else []
     problem = format_problem(manifest) if manifest else None
     return [*warnings, *([mixed] if mixed else []),
             *([f"warning: {source} {problem}: its files are read as this version reads its own"] if problem else [])]

@@ -181,9 +181,11 @@ def board_of(row: Any) -> Board:
     number, ms, exact = (None if value is _NO_FIELD else value for value in fields.values())
     for name, value in (("deal", number), ("ms", ms), ("deal_exact", exact)):
         _one_value(name, value)
-    if fields["ms"] is not _NO_FIELD and _missing(ms) and not isinstance(ms, str):  # "": a CSV's empty cell
+    spelt_ms = isinstance(number, str) and number.strip().lower().startswith("ms")  # the flag adds nothing
+    if fields["ms"] is not _NO_FIELD and _missing(ms) and not isinstance(ms, str) and not spelt_ms:  # "": CSV's
         raise ValueError("the row's ms is null: an ms flag is True or False, and which deal the row is would be a "
-                         "guess (report refuses such a file too; pandas reads a CSV's empty cell as NaN: fillna)")
+                         "guess (report refuses a null in a typed ms column too; pandas reads a CSV's empty cell as "
+                         "NaN: fillna(False), or read_csv(..., keep_default_na=False) as report reads it)")
     game = _field(row, "game", absent=_NO_FIELD)
     if game is _NO_FIELD and fields["deal_exact"] is not _NO_FIELD:  # report notes such a file too
         warnings.warn("the row has no game field, though every row of a run has one (pandas drops it when it "

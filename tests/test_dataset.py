@@ -499,7 +499,7 @@ def test_a_run_made_under_a_link_s_name_is_guarded_as_any_run(tmp_path):
     home = tmp_path / "home"  # a folder holding a copied chunk file among other files is no dataset
     home.mkdir()
     shutil.copy(min(real.glob("part-*.parquet")), home)
-    (home / "notes.txt").write_text("mine")
+    (home / ".bashrc").write_text("mine")  # a hidden file is a file too, and beside it a copy is no dataset
     assert cli("run", "--range", "1-5", "--out", home / "runs" / "x").returncode == 0
 
 

@@ -606,7 +606,7 @@ def test_report_counts_a_backup_copy_and_says_so(run_copy):
             "3 repeated") in " ".join(assert_ok(text).split())  # wrapped to 80 columns
     assert json.loads(assert_ok(as_json))["against_manifest"] == {
         "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3, "strays": [],
-        "other_settings": [], "being_written": False}
+        "other_settings": [], "being_written": False, "unfinished": []}
 
 
 @pytest.mark.parametrize("error, resources", [
@@ -639,6 +639,56 @@ def test_a_resume_refuses_a_part_renamed_by_hand(run_copy):
     (run_copy / "swap").rename(run_copy / "part-4-6-3.parquet")
     line = assert_one_line_failure(cli("run", "--out", run_copy), 1)
     assert "holds deals 4-6, not what its name says: move it out of the run directory (blackhole-stats verify" in line
+
+
+def test_a_resume_refuses_a_part_that_holds_a_deal_twice(run_copy):
+    """A hand-edited part with a number in both deal and deal_exact: report, export and verify refused the
+    folder, and run resumed beside it with exit 0."""
+    part = run_copy / "part-1-3-3.parquet"
+    table = pq.read_table(part)
+    settings = table.schema.metadata
+    edited = table.set_column(table.schema.get_field_index("deal_exact"), "deal_exact",
+                              pa.array(["18446744073709551616", None, None], pa.string()))
+    pq.write_table(edited.replace_schema_metadata(settings), part)
+    before = snapshot(run_copy)
+    line = assert_one_line_failure(cli("run", "--range", "1-9", "--out", run_copy), 1)
+    assert line == (f"Error: {part} is named like a chunk file but holds rows with numbers in both deal and "
+                    "deal_exact (hand-edited?): move it out of the run directory\n"), line
+    assert snapshot(run_copy) == before
+
+
+def test_a_deal_exact_that_is_no_text_is_one_line_and_blank_text_is_none(run_copy, tmp_path):
+    """A deal_exact column of numbers (polars' or pandas' guess at a CSV) was a TypeError traceback in report
+    and export; blank text beside a deal was called a second number."""
+    table = pq.read_table(run_copy / "part-1-3-3.parquet")
+    where = table.schema.get_field_index("deal_exact")
+    pq.write_table(table.set_column(where, "deal_exact", pa.array([None] * 3, pa.int64())), tmp_path / "ints.parquet")
+    pq.write_table(table.set_column(where, "deal_exact", pa.array(["", " ", None], pa.string())),
+                   tmp_path / "blank.parquet")
+    for command in ("report", "export"):
+        line = assert_one_line_failure(cli(command, tmp_path / "ints.parquet"), 1)
+        assert "column deal_exact is int64, not text: it holds a game number's decimal digits" in line, line
+        assert assert_ok(cli(command, tmp_path / "blank.parquet"))
+
+
+def test_a_report_names_the_unfinished_files_a_killed_run_left_in_dir(run_copy, tmp_path):
+    """Where DIR is on another disk than its side folder, a run writes its chunk in DIR under a hidden name;
+    killed outright, it leaves that file, which polars reads (pandas, pyarrow and DuckDB do not): report said
+    nothing, or only "no *.parquet files"."""
+    (run_copy / ".part-7-9-3.parquet.tmp").write_bytes((run_copy / "part-1-3-3.parquet").read_bytes())
+    with pytest.raises(pl.exceptions.InvalidOperationError, match="different file extensions"):
+        pl.read_parquet(run_copy)
+    assert len(pd.read_parquet(run_copy)) == 6
+    assert ("warning: the directory holds .part-7-9-3.parquet.tmp, unfinished by a run that was killed, which "
+            "polars reads or refuses the folder for: resume the run, which removes them") in " ".join(
+        assert_ok(cli("report", run_copy)).split())
+    empty = tmp_path / "empty"
+    assert cli("run", "--range", "1", "--out", empty).returncode == 0
+    (empty / "part-1-1-1.parquet").rename(empty / ".part-1-1-1.parquet.tmp")
+    assert len(pl.read_parquet(empty)) == 1  # its rows, where it is the only file
+    line = assert_one_line_failure(cli("report", empty), 1)
+    assert line.endswith("no *.parquet files in this directory: it holds only files a killed run left unfinished: "
+                         "resume the run\n"), line
 
 
 def test_a_resume_refuses_a_part_copied_from_another_run(run_copy, tmp_path):
@@ -859,7 +909,7 @@ def test_report_says_when_deals_are_missing(run_copy):
     (run_copy / "part-4-6-3.parquet").unlink()
     data = json.loads(assert_ok(cli("report", run_copy, "--format", "json")))
     assert data["against_manifest"] == {"asked": 6, "rows": 3, "missing": 3, "not_asked_for": 0, "repeated": 0, "strays": [],
-                                        "other_settings": [], "being_written": False}
+                                        "other_settings": [], "being_written": False, "unfinished": []}
 
 
 # ------------------------------------------------------------------ two runs, one directory

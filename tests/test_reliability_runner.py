@@ -43,6 +43,7 @@ import pandas as pd
 import pytest
 
 from blackhole_stats.dataset import being_written, log_path, read_manifest
+from blackhole_stats.report import LIVE_WARNING as LIVE
 from conftest import (SCRIPT, assert_one_line_failure, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause,
                       require_reference, signal_at_pause, state, tmpfs, until, wait_for_pause)
 
@@ -508,6 +509,34 @@ def test_a_folder_made_under_a_chunk_files_name_while_the_run_writes_fails_that_
     assert_complete(out, 20)
 
 
+def test_a_run_made_under_a_link_s_name_is_guarded_by_its_real_name_while_it_writes(tmp_path):
+    """Before its first chunk, the real folder was empty and nothing beside it named a run: `run --out
+    real/sub` and `--plots real/p` went into it (DuckDB then counted 20 deals twice); after it, a report by
+    the real name did not say that a run was writing."""
+    other = tmp_path / "other"
+    assert cli("run", "--range", "1-3", "--out", other).returncode == 0
+    real, alias = tmp_path / "real", tmp_path / "alias"
+    real.mkdir()
+    alias.symlink_to(real)
+    with started("run", "--range", "1-10", "--out", alias, "--workers", "1", "--chunk-size", "5",
+                 env=pause_env(tmp_path, **{"deal-3": 120, "deal-8": 120})) as process:
+        wait_for_pause(tmp_path, "deal-3", process)
+        line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", real / "sub"), 1)
+        assert f"lies inside {real}, the dataset a run is writing now," in line, line
+        line = assert_one_line_failure(cli("report", other, "--plots", real / "p"), 2)
+        assert f"is inside {real}, the dataset a run is writing now," in line, line
+        line = assert_one_line_failure(cli("report", real), 1)
+        assert "a run is writing to it and has finished no chunk yet" in line, line
+        release_pause(tmp_path, "deal-3")
+        wait_for_pause(tmp_path, "deal-8", process)
+        assert LIVE in " ".join(cli("report", real).stdout.decode().split())
+        release_pause(tmp_path, "deal-8")
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert sorted(path.name for path in real.iterdir()) == ["part-1-5-5.parquet", "part-6-10-5.parquet"]
+    assert_complete(alias, 10)
+
+
 def test_a_file_put_into_dir_while_the_run_writes_fails_the_run_as_it_ends(tmp_path):
     """The run ended saying nothing of it, with exit 0, and readers of DIR counted the copy's deals twice."""
     out = tmp_path / "run"
@@ -597,8 +626,9 @@ def test_a_side_folder_deleted_while_the_run_writes_is_named_and_its_chunk_files
     assert [path.name for path in out.iterdir()] == ["part-1-10-10.parquet"]
     for again in (cli("run", "--range", "1-20", "--out", out), cli("run", "--out", out)):  # (the second said
         assert assert_one_line_failure(again) == (  # "there is no run to resume: give --range", which the first refuses)
-            f"Error: {out} holds chunk files but no run (no {out}.run/manifest.json: deleted?), and a new run must "
-            "not take rows it did not ask for: move them away, or choose a new or empty directory\n")
+            f"Error: {out} holds chunk files but no run (no {out}.run/manifest.json: deleted? or the run was made "
+            "under another name, a link to this folder: give that name), and a new run must not take rows it did "
+            "not ask for: move them away, or choose a new or empty directory\n")
 
 
 def test_a_run_starting_while_verify_looks_at_the_lock_waits_for_it(tmp_path):

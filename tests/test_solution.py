@@ -273,6 +273,9 @@ def test_a_row_that_says_two_things_is_refused_as_report_refuses_its_file(tmp_pa
         with pytest.raises(DatasetError, match=words):
             report.load(tmp_path / "t.csv")
     assert board_of({"deal": "ms5", "ms": ""}).name == board_of({"deal": "ms5", "ms": True}).name == "ms5"
+    (tmp_path / "empty_ms.csv").write_text("deal,ms,outcome,iterations,cards_played\nms5,,solved,1,51\n")
+    row = pd.read_csv(tmp_path / "empty_ms.csv").iloc[0]  # the empty cell as NaN: refused, where report reads
+    assert board_of(row).name == "ms5" and report.load(tmp_path / "empty_ms.csv")["ms"].tolist() == [True]  # ms5
 
 
 def test_rows_of_a_csv_read_back_as_text_give_their_board(small_run, tmp_path):
