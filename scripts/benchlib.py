@@ -283,14 +283,21 @@ def run_script(main) -> None:
     sys.exit(status)
 
 
-def ignore_interrupts() -> None:
+def script_worker() -> None:
     """A worker process's initializer: Ctrl-C reaches the whole process group, and the script that started
     the worker ends it (a KeyboardInterrupt of the worker's own would be a traceback); SIGTERM and a
-    hang-up kill it (the script's Terminated would be a traceback too)."""
+    hang-up kill it (the script's Terminated would be a traceback too); and it dies with the script (Linux,
+    `_ends_with`): a script killed outright (kill -9), or stopped while it was still starting its pool,
+    left its workers solving on, holding its output pipes open."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for signum in SIGNALS:
         if signal.getsignal(signum) is _raise_terminated:
             signal.signal(signum, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import multiprocessing
+
+        _ends_with(multiprocessing.parent_process().pid, ctypes.CDLL(None).prctl)()
 
 
 def load_average() -> float | None:

@@ -107,7 +107,7 @@ def main() -> None:
     blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
               for i in range(0, len(stored), BLOCK)]
     started = time.perf_counter()
-    with Pool(args.jobs, initializer=benchlib.ignore_interrupts) as pool:  # leaving it ends the workers at once
+    with Pool(args.jobs, initializer=benchlib.script_worker) as pool:  # leaving it ends the workers at once
         found = [row for block in pool.starmap(solve_block, zip(blocks, repeat(search), repeat(max_iters)))
                  for row in block]
     mismatches = differing_counts = 0

@@ -266,7 +266,7 @@ def main() -> int:
     answered = held.deal[held.budget >= max(wanted.budgets)]
     missing = sorted(set(range(wanted.first, wanted.last + 1)) - set(answered))
     if missing:
-        with Pool(args.workers, initializer=benchlib.ignore_interrupts) as pool:
+        with Pool(args.workers, initializer=benchlib.script_worker) as pool:
             rows = pool.map(partial(measure, game=game, budget=max(wanted.budgets)), missing, chunksize=10)
         held = held[~held.deal.isin(missing)]
         held = pd.concat([held, pd.DataFrame(rows)]) if len(held) else pd.DataFrame(rows)

@@ -497,6 +497,26 @@ def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_
     assert facts["timings"]["fast"]["deals_solved"] == 25 and facts["classic"]["deals"] == 30
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+def test_check_results_killed_outright_takes_its_workers_with_it():
+    """They went on solving their blocks for seconds (minutes with classic), orphaned, holding the script's
+    pipes open: a Ctrl-C that caught the script still starting its pool left them so too."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "2000", "--jobs", "2",
+             "--search", "classic"]  # minutes a block: an orphaned worker outlives the wait below
+    process = subprocess.Popen(check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
+        until(lambda: len(children.read_text().split()) >= 2 or process.poll() is not None, "the workers", timeout=120)
+        workers = [int(pid) for pid in children.read_text().split()]
+        process.kill()
+        process.wait()
+        until(lambda: all(state(worker) is None for worker in workers), "the workers outlived the script",
+              timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
     """A run made with --max-iters was checked without a limit: every intractable deal a "mismatch"."""
     out = tmp_path / "run"
