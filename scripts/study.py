@@ -517,12 +517,27 @@ def shared_peer(data, peer: Path | None, comparison: Path) -> Path | None:
     return None
 
 
+def unreadable_peer(peer: Path | None, game) -> str | None:
+    """What is wrong with the peer's CSV, as `load` reads it, for a study of `game` (None if nothing, or if
+    there is none): checked before anything runs, as a missing or damaged one stopped the study in a
+    traceback once its runs were solved and half its results replaced."""
+    from blackhole_stats.dataset import DatasetError
+    from blackhole_stats.report import game_of
+    if peer is None:
+        return None
+    try:
+        game_of(load(peer), str(peer), given=game)  # as `report --compare-game` takes it: its rows are the game's
+    except DatasetError as error:
+        return str(error)
+    return None
+
+
 def family_peer_csv(game) -> Path | None:
     """The peer's CSV of `game`, deals 1..1000, under the reference folder (see `peer_csv`)."""
     return reference_file(Path("family") / f"peer_{game.key}_1_1000.csv")
 
 
-def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
+def study_game(game, deals: DealSet, runs: Path, results: Path, peer: Path | None) -> None:
     """One game of the family: its run, verify, report and plots, compact rows, peer comparison, bitmap, study.json."""
     from winnable_bitmap import pack
     run, target = runs / game.key, results / game.key
@@ -545,7 +560,7 @@ def study_game(game, deals: DealSet, runs: Path, results: Path) -> None:
         data = load(run)
         facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
                  "run_started": manifest(run)["started"], "sessions": sessions}
-        peer = shared_peer(data, family_peer_csv(game), target / "COMPARE_peer_1_1000.md")
+        peer = shared_peer(data, peer, target / "COMPARE_peer_1_1000.md")
         if peer is not None:
             report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer),
                    "--compare-game", game.key)
@@ -689,8 +704,8 @@ def main() -> None:
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the full datasets go")
     parser.add_argument("--results", type=Path, default=Path("results"), help="where the results go")
     parser.add_argument("--peer", type=Path, default=None,
-                        help="the peer's CSV (default: peer_1_1000.csv under $BLACKHOLE_SHARED/reference "
-                             "or ../shared/reference); skipped if absent")
+                        help="the peer's CSV of the game (default: peer_1_1000.csv, or family/peer_<game>_1_1000.csv, "
+                             "under $BLACKHOLE_SHARED/reference or ../shared/reference); skipped if absent")
     args = parser.parse_args()
     if args.family:
         if not args.results.is_dir():
@@ -712,8 +727,13 @@ def main() -> None:
             game = get_game(args.game)
         except UnknownGameError as error:
             parser.error(str(error))
+    peer = args.peer or (peer_csv() if game is BLACK_HOLE else family_peer_csv(game))
+    problem = unreadable_peer(peer, game)
+    if problem is not None:
+        parser.error(f"--peer {problem}") if args.peer else sys.exit(
+            f"{SCRIPT} stopped before writing anything: the peer's CSV {problem}: restore it, or give --peer")
     if game is not BLACK_HOLE:  # Black Hole's own study (classic prefix, the 2010 figures) is below
-        study_game(game, deals, args.runs, args.results)
+        study_game(game, deals, args.runs, args.results, peer)
         return
     fast, classic = args.runs / "million", args.runs / "classic"
     check_run(fast, BLACK_HOLE, deals, "--deals")
@@ -762,7 +782,7 @@ def main() -> None:
         report(classic, args.results / "REPORT_classic.md")
         report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
         write_compact(classic, args.results / "classic_deals.parquet")
-        peer = shared_peer(fast_data, args.peer or peer_csv(), args.results / "COMPARE_peer_1_1000.md")
+        peer = shared_peer(fast_data, peer, args.results / "COMPARE_peer_1_1000.md")
         if peer is not None:
             report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
                    "--compare-game", "black_hole")

@@ -706,3 +706,22 @@ def test_a_study_killed_outright_leaves_partials_that_its_rerun_removes_and_a_se
     again = subprocess.run([*args, "--deals", "1-30"], capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert not [path for path in folder.rglob("*") if "partial" in path.name]
+
+
+@pytest.mark.parametrize("peer, game, problem", [
+    ("none.csv", "black_hole", "none.csv: no such file or directory"),
+    ("/etc/passwd", "black_hole", "/etc/passwd: not a readable Parquet file"),
+    ("short.csv", "black_hole", "short.csv: missing column iterations, cards_played"),
+    ("peer_1_1000.csv", "relaxed_golf", "peer_1_1000.csv: deal 1 is unsolved with cards_played 3, but Relaxed Golf")])
+def test_a_study_refuses_a_peer_csv_it_cannot_compare_with_before_running_anything(tmp_path, peer, game, problem):
+    """--peer missing, not a dataset, or without the columns: a DatasetError traceback once the runs were
+    solved and REPORT.md, deals.parquet and study.json replaced, README.md and the comparison left the old."""
+    reference = require_reference("peer_1_1000.csv")
+    (tmp_path / "short.csv").write_text("deal,outcome\n1,solved\n")
+    given = {"none.csv": tmp_path / "none.csv", "short.csv": tmp_path / "short.csv",
+             "peer_1_1000.csv": reference}.get(peer, Path(peer))
+    refused = script("study.py", "--game", game, "--deals", "1-30", "--classic", "1-30", "--runs",
+                     str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--peer", str(given))
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert refused.stderr.startswith("study.py: error: --peer ") and problem in refused.stderr, refused.stderr
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "results").exists()
