@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import statistics
-import sys
 import time
 
 from blackhole_stats.cards import NUM_RANKS, RANKS, SUITS
@@ -130,4 +129,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    benchlib.run_script(main)

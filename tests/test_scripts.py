@@ -725,3 +725,23 @@ def test_a_study_refuses_a_peer_csv_it_cannot_compare_with_before_running_anythi
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("study.py: error: --peer ") and problem in refused.stderr, refused.stderr
     assert not (tmp_path / "runs").exists() and not (tmp_path / "results").exists()
+
+
+def test_check_deal_hash_ends_as_every_script_does_when_its_output_fails():
+    """It ended by itself, not through benchlib.run_script: `| head -1` was a BrokenPipeError traceback,
+    `> /dev/full` an OSError traceback, and a closed standard output exit 0, the hash lost."""
+    check = [sys.executable, str(REPO / "scripts" / "check_deal_hash.py"), "--count", "100"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(check, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (1, "check_deal_hash.py: cannot write to standard output: "
+                                                 "No space left on device\n")
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        gone = subprocess.run(check, stdout=write, stderr=subprocess.PIPE, timeout=120)
+    finally:
+        os.close(write)
+    assert (gone.returncode, gone.stderr) == (141, b"")
+    closed = subprocess.run(check, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
+                            preexec_fn=lambda: os.close(1))  # `>&-`
+    assert (closed.returncode, closed.stderr) == (1, "check_deal_hash.py: standard output is closed\n")
