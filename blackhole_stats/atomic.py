@@ -54,10 +54,25 @@ def replacing(target: str | Path):
                 if aside.exists() and not target.exists():
                     os.replace(aside, target)
                 raise
+    except OSError as error:
+        raise _of_target(error, target) from error
     finally:
         if work is not None:
             with held():
                 shutil.rmtree(work)
+
+
+def _of_target(error: OSError, target: Path) -> OSError:
+    """`error` as its user knows it: of `target` where it named no file (a write that found the disk full)
+    or one in the private folder beside it, whose name means nothing to them; else as it was."""
+    if error.filename is not None:
+        try:
+            first = Path(os.fsdecode(error.filename)).relative_to(target.parent).parts[0]
+        except (ValueError, IndexError):
+            return error
+        if not (first.startswith(f".{target.name}.") and first.endswith(".partial")):
+            return error
+    return OSError(error.errno, os.strerror(error.errno) if error.errno else str(error), str(target))
 
 
 def _exchanged(first: Path, second: Path) -> bool:

@@ -8,7 +8,7 @@ file that README quotes and `tests/test_results.py` checks README against.
 The summary names the command that reproduces it.
 
 Every script (the studies too) also takes from here its argument parser
-(one-line usage errors), how it ends on a signal (`run_script`) and how
+(one-line usage errors), how it ends on a signal or a failure (`run_script`) and how
 it runs one of the package's commands (`run_command`).
 """
 from __future__ import annotations
@@ -256,11 +256,13 @@ def die_saying(stop: BaseException, line: str) -> NoReturn:
     sys.exit(128 + signal_of(stop))  # (Windows: no status for a signal)
 
 
-def run_script(main) -> None:
+def run_script(main, interrupted: str | None = None) -> None:
     """Run a script's `main` as the package's commands end: Ctrl-C, SIGTERM or a hang-up with one line (its
     temporary files removed, a command it runs stopped), dying of the signal (a shell's loop stops); a
     reader gone early (`| head`) quietly with 141; standard output that cannot be written (a full disk)
-    with one line and 1. Each was a traceback, or (SIGTERM, a hang-up) left them behind."""
+    with one line and 1; so too a file that cannot be written once the work is done (a full disk: what
+    it replaces is left whole). Each was a traceback, or (SIGTERM, a hang-up) left them behind.
+    `interrupted`: the line a signal ends it with, if the script has more to say than that."""
     name = Path(sys.argv[0]).name
     if sys.stdout is None:
         sys.exit(f"{name}: standard output is closed")
@@ -273,13 +275,16 @@ def run_script(main) -> None:
             sys.stdout.flush()
     except (KeyboardInterrupt, Terminated) as stop:
         signum = signal_of(stop)
-        die_saying(stop, f"{name}: interrupted" + (f" by {signal.Signals(signum).name}" if signum != signal.SIGINT
-                                                    else ""))
+        die_saying(stop, interrupted or f"{name}: interrupted" + (f" by {signal.Signals(signum).name}"
+                                                                  if signum != signal.SIGINT else ""))
     except StdoutFailed as error:
         if error.errno != errno.EPIPE:
             print(f"{name}: cannot write to standard output: {error}", file=sys.stderr)
         discard_stdout()
         sys.exit(EXIT_BROKEN_PIPE if error.errno == errno.EPIPE else 1)
+    except OSError as error:
+        sys.exit(f"{name}: {error.strerror or error}" + (f": {os.fsdecode(error.filename)}"
+                                                         if error.filename is not None else ""))
     sys.exit(status)
 
 

@@ -816,20 +816,19 @@ def reference_file(name: Path) -> Path | None:
 
 def stopping_cleanly(main, kept: str = "what its runs solved and their timings are kept") -> None:
     """Run `main` as a script whose commands a signal or a failure stops in one line (a study; the
-    ten-million study): Ctrl-C, SIGTERM or a hang-up reach the command running (see `cli`), which records
-    what it did, and the script then dies of the signal, as a shell's loop over scripts expects."""
-    benchlib.raise_on_termination()
-    try:
-        main()
-    except (KeyboardInterrupt, benchlib.Terminated) as stop:
-        benchlib.die_saying(stop, f"{SCRIPT} interrupted: {kept}; run the same command to go on")
-    except subprocess.CalledProcessError as failed:
-        how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run dies of it)
-               else f"exited with status {failed.returncode}")
-        print(f"{SCRIPT} stopped: {' '.join(map(str, failed.cmd[1:3]))} ... {how} "
-              "(its message above); run the same command to go on once that is fixed", file=sys.stderr)
-        sys.exit(1)
+    ten-million study), as `benchlib.run_script` ends every script: Ctrl-C, SIGTERM or a hang-up reach the
+    command running (see `cli`), which records what it did, and the script then dies of the signal, as a
+    shell's loop over scripts expects."""
+    def study() -> None:
+        try:
+            main()
+        except subprocess.CalledProcessError as failed:
+            how = (f"was stopped by {signal.Signals(-failed.returncode).name}" if failed.returncode < 0  # (a run
+                   else f"exited with status {failed.returncode}")                                   # dies of it)
+            sys.exit(f"{SCRIPT} stopped: {' '.join(map(str, failed.cmd[1:3]))} ... {how} "
+                     "(its message above); run the same command to go on once that is fixed")
 
+    benchlib.run_script(study, f"{SCRIPT} interrupted: {kept}; run the same command to go on")
 
 if __name__ == "__main__":
     stopping_cleanly(main)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import (REPO, SCRIPT, pause_env, release_pause, require_reference, signal_at_pause, state, tmpfs,
-                      until, wait_for_pause)
+from conftest import (REPO, SCRIPT, fill_up, pause_env, release_pause, require_reference, signal_at_pause, state,
+                      tmpfs, until, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 
@@ -725,6 +725,45 @@ def test_a_study_refuses_a_peer_csv_it_cannot_compare_with_before_running_anythi
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("study.py: error: --peer ") and problem in refused.stderr, refused.stderr
     assert not (tmp_path / "runs").exists() and not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("name, args, written", [
+    ("check_deal_hash.py", ["--count", "100", "--summary", "{mount}/hash.json"], "hash.json"),  # write_summary's
+    ("simulate_scale.py", ["--render", str(REPO / "results" / "scale.json"), "--json", "{mount}/scale.json"],
+     "scale.json"),
+    ("difficulty_scale.py", ["--game", "relaxed_golf", "--step", "100000", "--workers", "1", "--results", "{mount}"],
+     "relaxed_golf/scale_sample.parquet"),
+    ("validate_difficulty.py", ["--game", "relaxed_golf", "--range", "1000001-1000005", "--budgets", "10,100",
+                                "--workers", "1", "--results", "{mount}"], "relaxed_golf/validation_deals.csv"),
+    ("study.py", ["--game", "relaxed_golf", "--deals", "1-5", "--runs", "{runs}", "--results", "{mount}"],
+     "relaxed_golf/study.json")])
+def test_scripts_say_in_one_line_that_a_full_disk_kept_them_from_writing_their_results(tmp_path, name, args, written):
+    """A full disk once the work was done: an OSError traceback (the file it replaces was left whole)."""
+    with tmpfs(tmp_path / "mnt") as mount:
+        (mount / written).parent.mkdir(parents=True, exist_ok=True)
+        old = "deal,score,left to right,right to left,tallest pile first,budget\n" if written.endswith(".csv") else "{}\n"
+        (mount / written).write_text(old)
+        fill_up(mount)
+        done = script(name, *(arg.format(mount=mount, runs=tmp_path / "runs") for arg in args))
+        assert (done.returncode, done.stderr.splitlines()[-1:]) == (
+            1, [f"{name}: No space left on device: {mount / written}"]), done.stderr
+        assert "Traceback" not in done.stderr and (mount / written).read_text() == old
+
+
+def test_scripts_say_in_one_line_that_their_standard_output_or_compiler_failed(tmp_path):
+    """`study.py > /dev/full` (its print of each command) and bench_builds with a $CC that is not there: a
+    traceback each."""
+    with open("/dev/full", "w") as full:
+        study = subprocess.run([sys.executable, str(REPO / "scripts" / "study.py"), "--game", "relaxed_golf",
+                                "--deals", "1-5", "--runs", str(tmp_path / "runs"), "--results",
+                                str(tmp_path / "results")], stdout=full, stderr=subprocess.PIPE, text=True, timeout=600)
+    assert (study.returncode, study.stderr) == (1, "study.py: cannot write to standard output: No space left on "
+                                                   "device\n")
+    compiler = subprocess.run([sys.executable, str(REPO / "scripts" / "bench_builds.py"), "--base", "HEAD",
+                               "--deals", "1-3"], capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "CC": str(tmp_path / "none" / "cc")})
+    assert (compiler.returncode, compiler.stderr) == (
+        1, f"bench_builds.py: No such file or directory: {tmp_path / 'none' / 'cc'}\n"), compiler.stderr
 
 
 def test_check_deal_hash_ends_as_every_script_does_when_its_output_fails():
