@@ -29,6 +29,7 @@ tags' deals than of the harder two tags'.
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 import os
 import sys
@@ -88,13 +89,76 @@ def measure(number: int, game: str, budget: int) -> dict:
 
 def measurements(path: str, game: str) -> pd.DataFrame:
     """A game's validation_deals.csv (empty if there is none), with the largest budget each row was measured
-    with: the game's own (VALIDATION) for rows from before the column."""
+    with: the game's own (VALIDATION) for rows from before the column. One that is not as this script writes
+    it stops the script in one line (it was a traceback, or counted as it stood: a row twice, a planner's
+    count of -5 or past its budget)."""
+    columns = ["deal", "score", *PLANNERS, "budget"]
     if not os.path.exists(path):
-        return pd.DataFrame(columns=["deal", "score", *PLANNERS, "budget"])
-    held = pd.read_csv(path)
+        return pd.DataFrame(columns=columns)
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+        problem = damage(rows, max(VALIDATION[game].budgets))
+    except (OSError, ValueError, csv.Error) as error:  # (UTF-8's: ValueError)
+        problem = f"cannot be read ({getattr(error, 'strerror', None) or error})"
+    if problem is not None:
+        sys.exit(f"validate_difficulty: {path} is damaged: {problem}; move it aside (its deals are then measured "
+                 "again)")
+    held = pd.DataFrame(rows[1:], columns=rows[0]).replace("", math.nan).astype(float)
+    held["deal"] = held.deal.astype("int64")
     if "budget" not in held:
         held["budget"] = max(VALIDATION[game].budgets)
-    return held
+    return held[columns]
+
+
+def damage(rows: list[list[str]], budget: int) -> str | None:
+    """What makes `rows` (a validation_deals.csv's; `budget`, that of rows from before its column) other
+    than this script writes them, None if nothing."""
+    columns = ["deal", "score", *PLANNERS]
+    if not rows:
+        return "it is empty"
+    if rows[0] not in (columns, [*columns, "budget"]):
+        return f"its columns are {', '.join(rows[0])}, not {', '.join(columns)}[, budget]"
+    seen = set()
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(rows[0]):
+            return f"line {line} has {len(row)} fields, not {len(rows[0])}"
+        fields = dict(zip(rows[0], row))
+        numbers = {name: _number(text) for name, text in fields.items()}
+        for name in ("deal", "score", "budget", *PLANNERS):
+            if name in fields and not _fits(name, fields[name], numbers, numbers.get("budget", budget)):
+                return f"line {line}: {name} {fields[name]!r} where it must be {MUST[name]}"
+        if numbers["deal"] in seen:
+            return f"line {line}: deal {fields['deal']} is listed twice"
+        seen.add(numbers["deal"])
+    return None
+
+
+MUST = {"deal": "a game number, 1 or more", "score": "empty, or a score of 0 or more",
+        "budget": "a budget of 1 position or more",
+        **dict.fromkeys(PLANNERS, "empty, or the positions the planner needed to win the winnable deal, 1 to "
+                                  "the row's budget")}
+"""What each column of validation_deals.csv holds, as a damaged one's message says."""
+
+
+def _fits(name: str, text: str, numbers: dict, budget: float) -> bool:
+    """Whether `text` is what column `name` holds, in a row of these `numbers` (see MUST)."""
+    value = numbers[name]
+    whole = value is not None and value == int(value)
+    if name in ("deal", "budget"):
+        return whole and 1 <= value < 2**63
+    if name == "score":
+        return text == "" or value is not None and value >= 0
+    return text == "" or whole and 1 <= value <= budget and numbers["score"] is not None
+
+
+def _number(text: str) -> float | None:
+    """The finite number `text` spells, else None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
 
 
 def wilson(won: int, deals: int) -> tuple[float, float]:
@@ -261,7 +325,9 @@ def main() -> int:
         problem = benchlib.cannot_write_in(Path(folder))  # where this call writes: one read-only failed at the end
         if problem is not None:
             parser.error(f"--results {args.results}: cannot write in {folder}: {problem}")
-    held = measurements(path, game)
+    tables = {other.key: measurements(kept, other.key) for other in GAMES if other.key in settings and
+              os.path.exists(kept := os.path.join(args.results, other.key, "validation_deals.csv"))}
+    held = tables[game] if game in tables else measurements(path, game)  # every one read before measuring
     # a planner that needed more than a smaller budget is no answer for a larger one: measured again
     answered = held.deal[held.budget >= max(wanted.budgets)]
     missing = sorted(set(range(wanted.first, wanted.last + 1)) - set(answered))
@@ -271,6 +337,7 @@ def main() -> int:
         held = held[~held.deal.isin(missing)]
         held = pd.concat([held, pd.DataFrame(rows)]) if len(held) else pd.DataFrame(rows)
         replace_text(path, held.sort_values("deal").to_csv(index=False))  # a kill mid-write keeps the old file
+        tables[game] = held = measurements(path, game)  # as written: typed as a later call reads it
     if not held.score[held.deal.between(wanted.first, wanted.last)].notna().any():  # rates of no deal: "nan%"
         sys.exit(f"validate_difficulty: {args.game.name} deals {wanted.first}-{wanted.last} hold no winnable deal: "
                  f"nothing to validate (their measurements are kept in {path})")
@@ -281,13 +348,10 @@ def main() -> int:
              "them), each with three budgets of positions per game, play the winnable deals of a range that no "
              "scale was fixed from. Each planner's win rate should fall from very easy to very hard.", ""]
     ok = True
-    for other in GAMES:
-        csv = os.path.join(args.results, other.key, "validation_deals.csv")
-        if other.key in settings and os.path.exists(csv):
-            section, falls = game_section(other.key, measurements(csv, other.key), settings[other.key],
-                                         args.results, args.coarse)
-            lines += section
-            ok = ok and falls
+    for key in (other.key for other in GAMES if other.key in tables):
+        section, falls = game_section(key, tables[key], settings[key], args.results, args.coarse)
+        lines += section
+        ok = ok and falls
     replace_text(os.path.join(args.results, "VALIDATION.md"), "\n".join(lines))
     print("\n".join(lines))
     return 0 if ok else 1

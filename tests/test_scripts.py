@@ -784,3 +784,37 @@ def test_check_deal_hash_ends_as_every_script_does_when_its_output_fails():
     closed = subprocess.run(check, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
                             preexec_fn=lambda: os.close(1))  # `>&-`
     assert (closed.returncode, closed.stderr) == (1, "check_deal_hash.py: standard output is closed\n")
+
+
+VALIDATION_HEADER = "deal,score,left to right,right to left,tallest pile first,budget\n"
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("", "it is empty"),
+    (VALIDATION_HEADER + "abc,2.0,5,,7,100\n", "line 2: deal 'abc' where it must be a game number, 1 or more"),
+    (VALIDATION_HEADER.replace("score", "scor") + "1000001,2.0,5,,7,100\n", "its columns are deal, scor, left to"),
+    (VALIDATION_HEADER + "1000001,banana,5,,7,100\n", "line 2: score 'banana' where it must be empty, or a score"),
+    (b"\x89PNG\r\n\x1a\n\xd0\xff\x00", "cannot be read ('utf-8' codec can't decode"),
+    (None, "cannot be read (Is a directory)"),
+    (VALIDATION_HEADER + "1000001,2.0,5,,7,100\n" * 2, "line 3: deal 1000001 is listed twice"),  # counted twice
+    (VALIDATION_HEADER + "1000001,2.0,-5,,7,100\n", "line 2: left to right '-5' where it must be empty, or the "
+                                                     "positions the planner needed"),  # were taken as they stood
+    (VALIDATION_HEADER + "1000001,2.0,5,,1e300,100\n", "line 2: tallest pile first '1e300' where it must be"),
+    (VALIDATION_HEADER + "1000001,2.0,5\n", "line 2 has 3 fields, not 6")])
+def test_validation_refuses_a_damaged_measurements_file_in_one_line(tmp_path, text, problem):
+    """An empty or binary validation_deals.csv, a folder in its place, a deal 'abc', a renamed column, a score
+    'banana': tracebacks; a row twice was counted twice in VALIDATION.md, a count of -5 positions as a win."""
+    kept = tmp_path / "black_hole" / "validation_deals.csv"
+    kept.parent.mkdir()
+    if text is None:
+        kept.mkdir()
+    else:
+        kept.write_bytes(text if isinstance(text, bytes) else text.encode())
+    refused = script("validate_difficulty.py", "--range", "1000001-1000003", "--budgets", "10,100", "--workers", "1",
+                     "--coarse", "--results", str(tmp_path))
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        1, "", f"validate_difficulty: {kept} is damaged: {refused.stderr.split(': ', 2)[-1]}"), refused.stderr
+    assert problem in refused.stderr and refused.stderr.endswith("; move it aside (its deals are then measured "
+                                                                 "again)\n"), refused.stderr
+    assert not (tmp_path / "VALIDATION.md").exists() and (text is None or kept.read_bytes() == (
+        text if isinstance(text, bytes) else text.encode()))
