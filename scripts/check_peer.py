@@ -30,6 +30,21 @@ REFERENCE = SHARED / "reference" if (SHARED / "reference").is_dir() else SHARED
 """The reference folder: $BLACKHOLE_SHARED (shared/ or shared/reference), or ../shared beside the checkout."""
 
 
+def bad_row(row: dict, columns: int) -> str | None:
+    """What makes a row of the peer's CSV no verdict to compare with (None if nothing): each was a
+    traceback, or (an outcome of 'banana') a mismatch of our search."""
+    if None in row or None in row.values():  # (csv.DictReader's: a field past the header's, one short of it)
+        return f"{'more' if None in row else 'fewer'} fields than the header's {columns}"
+    if not row["deal"].isascii() or not row["deal"].isdigit() or int(row["deal"]) < 1:
+        return f"deal {row['deal']!r} is no game number (1, 2, ...)"
+    if row["outcome"] not in ("solved", "unsolved"):
+        return f"outcome {row['outcome']!r} is neither solved nor unsolved"
+    for name in ("iterations", "max_played"):
+        if not row[name].isascii() or not row[name].isdigit():
+            return f"{name} {row[name]!r} is no count (0, 1, ...)"
+    return None
+
+
 def main() -> None:
     parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--csv", type=Path, help="the peer's verdicts (default: the game's reference CSV)")
@@ -43,16 +58,22 @@ def main() -> None:
     try:
         with path.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
-            rows, columns = list(reader), reader.fieldnames or ()
-    except (OSError, UnicodeDecodeError) as error:
+            lines = [(reader.line_num, row) for row in reader]
+            columns = reader.fieldnames or ()
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
         parser.error(f"cannot read {path}: {getattr(error, 'strerror', None) or error}")
+    rows = [row for _, row in lines]
     missing = {"deal", "outcome", "max_played", "iterations"} - set(columns)
     if not rows and not missing:
         parser.error(f"{path} lists no deal")
     if missing:
         parser.error(f"{path} has no column {', '.join(sorted(missing))} (the peer's CSV has deal, outcome, "
                      "iterations and max_played)")
-    repeated = len(rows) - len({row["deal"] for row in rows})
+    for line, row in lines:
+        problem = bad_row(row, len(columns))
+        if problem is not None:
+            parser.error(f"{path}, line {line}: {problem}")
+    repeated = len(rows) - len({int(row["deal"]) for row in rows})
     if repeated:
         parser.error(f"{path} lists {repeated} deal(s) twice")
     solver = Solver()

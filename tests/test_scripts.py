@@ -818,3 +818,19 @@ def test_validation_refuses_a_damaged_measurements_file_in_one_line(tmp_path, te
                                                                  "again)\n"), refused.stderr
     assert not (tmp_path / "VALIDATION.md").exists() and (text is None or kept.read_bytes() == (
         text if isinstance(text, bytes) else text.encode()))
+
+
+@pytest.mark.parametrize("row, problem", [
+    ("abc,solved,5,51", "deal 'abc' is no game number (1, 2, ...)"),  # tracebacks, each
+    ("2.0,solved,5,51", "deal '2.0' is no game number (1, 2, ...)"),
+    ("0,solved,5,51", "deal '0' is no game number (1, 2, ...)"),
+    ("-2,solved,5,51", "deal '-2' is no game number (1, 2, ...)"),
+    ("1,unsolved,5,xx", "max_played 'xx' is no count (0, 1, ...)"),
+    ("1,unsolved", "fewer fields than the header's 4"),
+    ("1,banana,5,3", "outcome 'banana' is neither solved nor unsolved")])  # was a mismatch of ours, exit 1
+def test_check_peer_refuses_a_row_that_is_no_verdict_in_one_line(tmp_path, row, problem):
+    given = tmp_path / "peer.csv"
+    given.write_text(f"deal,outcome,iterations,max_played\n2,solved,5,51\n{row}\n")
+    refused = script("check_peer.py", "--skip-classic", "--csv", str(given))
+    assert (refused.returncode, refused.stdout, refused.stderr) == (
+        2, "", f"check_peer.py: error: {given}, line 3: {problem}\n")
