@@ -627,9 +627,32 @@ def family_facts(results: Path) -> dict:
     for game in GAMES:
         path = results / "deals.parquet" if game is BLACK_HOLE else results / game.key / "deals.parquet"
         if path.is_file():
-            data = load(path)
+            data = family_rows(path, game)
             found[game.key] = {**game_facts(data, game), "deals_label": deals_label(data)}
     return found
+
+
+def family_rows(path: Path, game):
+    """The compact rows of `game`'s study at `path` (`load`), as FAMILY.md may count them: a file that cannot
+    be read, holds a deal twice or is not the game's (its `game` column, which the family's compact files
+    have) stops the script in one line, FAMILY.md as it was. Each was a traceback, or a table of figures
+    counted as they stood (a deal twice in a game's percentage, Black Hole's rows as Golf's)."""
+    from blackhole_stats.dataset import DatasetError
+    from blackhole_stats.games import BLACK_HOLE
+    from blackhole_stats.report import game_of
+    try:
+        data = load(path)
+        game_of(data, str(path), given=game)
+        if game is not BLACK_HOLE and "game" not in data:
+            raise DatasetError(f"{path} names no game: a study's compact rows of {game.name} have a game column")
+        twice = data.duplicated(["ms", "deal"])
+        if twice.any():
+            raise DatasetError(f"{path} holds deal {'ms' if data['ms'][twice].iloc[0] else ''}"
+                               f"{data['deal'][twice].iloc[0]} more than once")
+    except DatasetError as error:
+        sys.exit(f"{SCRIPT} stopped before writing FAMILY.md: {error}: run that game's study again, or move "
+                 "the file aside")
+    return data
 
 
 def deals_label(data, shown: int = 3) -> str:

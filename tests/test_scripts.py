@@ -834,3 +834,30 @@ def test_check_peer_refuses_a_row_that_is_no_verdict_in_one_line(tmp_path, row, 
     refused = script("check_peer.py", "--skip-classic", "--csv", str(given))
     assert (refused.returncode, refused.stdout, refused.stderr) == (
         2, "", f"check_peer.py: error: {given}, line 3: {problem}\n")
+
+
+def test_the_family_table_refuses_a_game_s_rows_it_cannot_trust_in_one_line(tmp_path):
+    """`study.py --family` with a cut-short RESULTS/G/deals.parquet: a DatasetError traceback; with a deal
+    there twice, its rows counted as they stood (FAMILY.md's percentage changed); with Black Hole's
+    deals.parquet copied there, Black Hole's figures under the game's name."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    results = tmp_path / "results"
+    made = script("study.py", "--game", "relaxed_golf", "--deals", "1-10", "--runs", str(tmp_path / "runs"),
+                  "--results", str(results))
+    assert made.returncode == 0, made.stderr
+    family, compact = (results / "FAMILY.md").read_text(), results / "relaxed_golf" / "deals.parquet"
+    table = pq.read_table(compact)
+    for damage, problem in ((lambda: compact.write_bytes(compact.read_bytes()[:300]), "not a readable Parquet file"),
+                            (lambda: pq.write_table(pa.concat_tables([table, table.slice(0, 5)]), compact),
+                             f"{compact} holds deal 1 more than once"),
+                            (lambda: shutil.copyfile(REPO / "results" / "deals.parquet", compact),
+                             f"{compact}: deal 1 is unsolved with cards_played 3, but Relaxed Golf allows"),
+                            (lambda: pq.write_table(table.drop_columns(["game"]), compact),
+                             f"{compact} names no game: a study's compact rows of Relaxed Golf have a game column")):
+        damage()
+        refused = script("study.py", "--family", "--results", str(results))
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
+        assert refused.stderr.startswith("study stopped before writing FAMILY.md: ") and problem in refused.stderr
+        assert (results / "FAMILY.md").read_text() == family
