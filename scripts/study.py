@@ -81,6 +81,8 @@ PEER_CPU_SECONDS_1_1000 = 357.0
 """black-hole-solver 1.14, default mode, deals 1..1000 on this machine kind (../shared/reference/README.md)."""
 MILLION = 1_000_000
 """The study the figures for scale speak of (README's "the million"), whatever --deals a run solved."""
+DEFAULT_DEALS = "1-1000000"
+"""The deals a study solves without --deals: the million."""
 CLASSIC_DEALS = 10_000
 """The classic run's deals without --classic: the first of --deals (all of a smaller study)."""
 STUDY_2010 = {"solved": 869_413, "unsolved": 130_587, "mean_a": 292_400, "mean_b": 553_884, "median": 79_000}
@@ -346,6 +348,10 @@ def render_readme(facts: dict) -> str:
     peer = facts.get("classic_vs_peer")
     reversed_ = standard_errors(solved, STUDY_2010["mean_b"]) < Z95 <= standard_errors(solved, STUDY_2010["mean_a"])
     matches_2010 = (fast["solved"], fast["unsolved"]) == (STUDY_2010["solved"], STUDY_2010["unsolved"])
+    # the options the study ran with (a study.json from before they were recorded: the million's)
+    options = facts.get("options", {"--classic": f"{classic['first']}-{classic['last']}"})
+    shown_options = "".join(f" {option} {value}" for option, value in options.items())
+    deals_option = "".join(f" {option} {value}" for option, value in options.items() if option == "--deals")
     peer_line = ("" if peer is None else
                  f" Against the peer's own CSV (deals 1..1000), on the {peer['deals']:,} deals both hold: "
                  f"{peer['verdicts_differ']} verdicts, {peer['iterations_differ']} iteration counts and "
@@ -361,7 +367,7 @@ PySolFC's Black Hole deals {fast['first']:,}..{fast['last']:,}, every one decide
 (other work shared the machine) — the 2010 study that first did this took days of machine time.
 
 ```bash
-python scripts/study.py --runs runs --results results --classic {classic['first']}-{classic['last']}
+python scripts/study.py --runs runs --results results{shown_options}
 ```
 
 runs the whole study (resumable: rerun it to finish an interrupted one):
@@ -457,7 +463,7 @@ and {judged(solved, STUDY_2010['mean_a'])}. The unsolved deals' mean is
 (the unsolved median is {number(unsolved['median'])}: most unsolvable deals die within a few moves).
 The counts are heavy-tailed (the standard deviation is several times the mean),
 so prefix means wander more than a normal interval suggests. The run is
-resumable: `python scripts/study.py --classic 1-60000` (or any longer prefix)
+resumable: `python scripts/study.py{deals_option} --classic 1-60000` (or any longer prefix)
 extends it.
 """
 
@@ -721,7 +727,7 @@ def main() -> None:
                         help="a game of the family other than Black Hole (key, PySolFC id or name): its study "
                              "into RESULTS/<game>/ (default: the Black Hole study)")
     parser.add_argument("--family", action="store_true", help="only write RESULTS/FAMILY.md from what RESULTS holds")
-    parser.add_argument("--deals", default="1-1000000", help="the fast run's range (default 1-1000000)")
+    parser.add_argument("--deals", default=DEFAULT_DEALS, help=f"the fast run's range (default {DEFAULT_DEALS})")
     parser.add_argument("--classic", default=None,
                         help=f"the classic run's range (default: the first {CLASSIC_DEALS:,} deals of --deals)")
     parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the full datasets go")
@@ -809,7 +815,9 @@ def main() -> None:
         if peer is not None:
             report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
                    "--compare-game", "black_hole")
-        facts = {"fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
+        options = {**({"--deals": str(deals)} if str(deals) != DEFAULT_DEALS else {}), "--classic": str(classic_deals),
+                   **({"--peer": str(args.peer)} if args.peer else {})}  # README's command: what this study ran
+        facts = {"options": options, "fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
                  "classic_prefixes": classic_prefixes(classic_data),
                  "classic_vs_fast": agreement(classic_data, fast_data), "timings": timings, "runs": runs}
         if peer is not None:

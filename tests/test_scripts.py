@@ -361,7 +361,8 @@ def test_the_ten_million_study_refuses_a_run_it_did_not_make_before_writing_anyt
 
 def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
     """`study.py --deals 1-10` went on to the default classic run of deals 1..10,000 (17 minutes here); a
-    classic run too small for a spread of each outcome is one line (deals 1..20 hold one unsolved deal)."""
+    classic run too small for a spread of each outcome is one line (deals 1..20 hold one unsolved deal).
+    Its README's command to reproduce it named no --deals: it would have run the million."""
     require_reference("peer_1_1000.csv")
     folders = ["--runs", str(tmp_path / "runs"), "--results", str(tmp_path / "results")]
     small = script("study.py", "--deals", "1-20", *folders)
@@ -374,6 +375,9 @@ def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
     facts = json.loads((tmp_path / "results" / "study.json").read_text())
     assert (facts["fast"]["deals"], facts["classic"]["deals"]) == (30, 30)
     assert facts["classic_vs_fast"]["verdicts_differ"] == 0
+    readme = (tmp_path / "results" / "README.md").read_text()  # its command ran the million, without --deals
+    assert "\npython scripts/study.py --runs runs --results results --deals 1-30 --classic 1-30\n" in readme, readme
+    assert "`python scripts/study.py --deals 1-30 --classic 1-60000` (or any longer prefix)" in readme
 
 
 def test_a_black_hole_study_stopped_in_its_classic_run_keeps_the_fast_run_s_time_and_goes_on(tmp_path):
