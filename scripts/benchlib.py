@@ -14,10 +14,12 @@ it runs one of the package's commands (`run_command`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import os
 import select
+import shutil
 import signal
 import statistics
 import subprocess
@@ -82,6 +84,25 @@ def cannot_write_in(folder: Path) -> str | None:
     except OSError as error:
         return error.strerror
     return None
+
+
+def holding(folder: Path, busy: str, written: tuple[str, ...]) -> contextlib.ExitStack:
+    """`folder` (where a script writes its results) held by this script until the block ends, a second one
+    writing there refused with the line `busy`, as a study's was; then the leftovers of the files in
+    `written` (glob patterns, relative to `folder`) removed that one killed outright (kill -9) left:
+    `replacing`'s private `.NAME.*.partial` folders, which no later one removed. Held, no other script is
+    writing them now."""
+    from blackhole_stats.dataset import RunBusy, lock
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(lock(str(folder)))
+    except RunBusy:
+        sys.exit(busy)
+    for pattern in written:
+        place, name = os.path.split(pattern)
+        for leftover in folder.glob(os.path.join(place, f".{name}.*.partial")):
+            shutil.rmtree(leftover)
+    return held
 
 
 def game_type(text: str):

@@ -160,20 +160,9 @@ BLACK_HOLE_FILES = ("study.json", "REPORT.md", "plots", "deals.parquet", "REPORT
 
 
 def holding(folder: Path, option: str, written: tuple[str, ...]) -> contextlib.ExitStack:
-    """`folder` (the results' place) held by this study until the block ends, a second study writing there
-    refused in one line; then the leftovers of the files in `written` (glob patterns) removed that a study
-    killed outright (kill -9) left: `replacing`'s private `.NAME.*.partial` folders, which no later study
-    removed. Held, no other study is writing them now."""
-    from blackhole_stats.dataset import RunBusy, lock
-    held = contextlib.ExitStack()
-    try:
-        held.enter_context(lock(str(folder)))
-    except RunBusy:
-        sys.exit(f"{SCRIPT} stopped before writing anything: another study is writing to {option} {folder}")
-    for pattern in written:
-        for leftover in folder.glob(f".{pattern}.*.partial"):
-            shutil.rmtree(leftover)
-    return held
+    """`folder` (the results' place) held by this study until the block ends (`benchlib.holding`)."""
+    return benchlib.holding(folder, f"{SCRIPT} stopped before writing anything: another study is writing to "
+                                    f"{option} {folder}", written)
 
 
 def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | None:

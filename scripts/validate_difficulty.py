@@ -314,7 +314,6 @@ def main() -> int:
         known = settings.get(game, Validation(1_000_001, 1_002_000, (3_000, 30_000, 300_000)))
         numbers = benchlib.deal_range(args.range, parser, "--range") if args.range else range(known.first, known.last + 1)
         settings[game] = Validation(numbers.start, numbers.stop - 1, args.budgets or known.budgets)
-    wanted = settings[game]
     path = os.path.join(args.results, game, "validation_deals.csv")
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -325,6 +324,17 @@ def main() -> int:
         problem = benchlib.cannot_write_in(Path(folder))  # where this call writes: one read-only failed at the end
         if problem is not None:
             parser.error(f"--results {args.results}: cannot write in {folder}: {problem}")
+    with benchlib.holding(Path(args.results), "validate_difficulty stopped before measuring anything: another "
+                          f"validate_difficulty is writing to --results {args.results}",
+                          ("VALIDATION.md", "*/validation_deals.csv", "*/validation.png")):
+        return validate(args, settings, path)
+
+
+def validate(args: argparse.Namespace, settings: dict[str, Validation], path: str) -> int:
+    """What `main` does once it holds --results (two calls at once each wrote the measurements file whole
+    with its own deals: both exited 0, and it kept one's): measure the deals missing from `path`, write
+    VALIDATION.md; its exit status."""
+    game, wanted = args.game.key, settings[args.game.key]
     tables = {other.key: measurements(kept, other.key) for other in GAMES if other.key in settings and
               os.path.exists(kept := os.path.join(args.results, other.key, "validation_deals.csv"))}
     held = tables[game] if game in tables else measurements(path, game)  # every one read before measuring

@@ -865,3 +865,27 @@ def test_the_family_table_refuses_a_game_s_rows_it_cannot_trust_in_one_line(tmp_
         assert refused.returncode == 1 and refused.stderr.count("\n") == 1, refused.stderr
         assert refused.stderr.startswith("study stopped before writing FAMILY.md: ") and problem in refused.stderr
         assert (results / "FAMILY.md").read_text() == family
+
+
+def test_two_validations_at_once_on_one_results_folder_are_one_too_many(tmp_path):
+    """Two validate_difficulty.py on the same --results (other --range) both exited 0, and the measurements
+    file kept only one's deals: a second one is refused in one line while the first holds the folder."""
+    command = [sys.executable, str(REPO / "scripts" / "validate_difficulty.py"), "--budgets", "10,100", "--workers",
+               "1", "--coarse", "--results", str(tmp_path / "results")]
+    first = subprocess.Popen([*command, "--range", "1000001-1000003"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, env={**os.environ, **pause_env(tmp_path, **{"trap-walks": 120})})
+    try:
+        wait_for_pause(tmp_path, "trap-walks", first)
+        second = subprocess.run([*command, "--range", "1000004-1000005"], capture_output=True, text=True, timeout=600)
+        assert (second.returncode, second.stdout, second.stderr) == (
+            1, "", "validate_difficulty stopped before measuring anything: another validate_difficulty is writing "
+                   f"to --results {tmp_path / 'results'}\n")
+        release_pause(tmp_path, "trap-walks")
+        out, err = first.communicate(timeout=600)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.communicate()
+    assert first.returncode in (0, 1) and "Traceback" not in err, err
+    kept = (tmp_path / "results" / "black_hole" / "validation_deals.csv").read_text().splitlines()
+    assert [line.split(",")[0] for line in kept[1:]] == ["1000001", "1000002", "1000003"]
