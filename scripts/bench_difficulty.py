@@ -71,10 +71,13 @@ def main(argv: list[str] | None = None) -> None:
         names = list(builds)[::1 if repeat % 2 == 0 else -1]
         for name in names:
             found = measured(builds[name], args.game.key, args.deals)
+            if not found["scores"]:  # its figure was "0.00 CPU ms per winnable deal", printed and saved
+                raise SystemExit(f"bench_difficulty: {args.game.name} deals {args.deals} hold no winnable deal: "
+                                 "nothing to time; give more --deals")
             scores.setdefault(name, found["scores"])
             if found["scores"] != scores[name]:
                 raise SystemExit(f"{name}: the scores changed between repeats")
-            spent[name].append(found["spent"] * 1000 / max(1, len(found["scores"])))
+            spent[name].append(found["spent"] * 1000 / len(found["scores"]))
     winnable = len(scores["this build"])
     print(f"{args.game.name}, deals {args.deals}: {winnable} winnable; {benchlib.shown_load(load)}; "
           f"CPU ms of the score per winnable deal, median of {args.repeats} (min..max):")

@@ -889,3 +889,11 @@ def test_two_validations_at_once_on_one_results_folder_are_one_too_many(tmp_path
     assert first.returncode in (0, 1) and "Traceback" not in err, err
     kept = (tmp_path / "results" / "black_hole" / "validation_deals.csv").read_text().splitlines()
     assert [line.split(",")[0] for line in kept[1:]] == ["1000001", "1000002", "1000003"]
+
+
+def test_bench_difficulty_refuses_deals_without_a_winnable_one(tmp_path):
+    """Deal 1 of Black Hole cannot be won: "0.00 CPU ms per winnable deal" was printed and saved, exit 0."""
+    result = script("bench_difficulty.py", "--deals", "1", "--summary", str(tmp_path / "difficulty.json"))
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1, "", "bench_difficulty: Black Hole deals 1 hold no winnable deal: nothing to time; give more --deals\n")
+    assert not (tmp_path / "difficulty.json").exists()
