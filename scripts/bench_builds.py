@@ -64,10 +64,12 @@ def built(source: Path, folder: Path):
     """The core compiled from `source`, loaded as a module of its own."""
     target = folder / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
     compiler = shlex.split(os.environ.get("CC", "cc"))
-    made = subprocess.run([*compiler, *FLAGS, f"-I{sysconfig.get_paths()['include']}", "-o", str(target),
-                           str(source)], capture_output=True, text=True)
-    if made.returncode:
-        sys.exit(f"bench_builds: {source} does not compile:\n{made.stderr}")
+    said = folder / "compiler.log"
+    with said.open("w") as log:  # a signal reaches the compiler's cc1 too: it compiled on, orphaned
+        status = benchlib.run_command([*compiler, *FLAGS, f"-I{sysconfig.get_paths()['include']}", "-o",
+                                       str(target), str(source)], stdout=log, stderr=subprocess.STDOUT, group=True)
+    if status:
+        sys.exit(f"bench_builds: {source} does not compile:\n{said.read_text(errors='replace')}")
     loader = importlib.machinery.ExtensionFileLoader("blackhole_stats._core", str(target))
     module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(
         "blackhole_stats._core", target, loader=loader))

@@ -213,28 +213,31 @@ def _ends_with(parent: int, prctl):
     return set_up
 
 
-def run_command(command: list[str], stdout=None) -> int:
+def run_command(command: list[str], stdout=None, stderr=None, group: bool = False) -> int:
     """Run `command` (one of the package's, which stops cleanly on a signal) to its end; its exit status.
 
     The command runs in a session of its own, so that a signal meant for the script (Ctrl-C, SIGTERM to
     the script's process or process group, or its terminal's hang-up, which would not reach it) reaches
     it exactly once, forwarded from here (SIGINT for Ctrl-C, else SIGTERM): it then stops as it does on
-    its own (a run records what it solved) before the script goes on stopping. A script killed outright
-    (kill -9, out of memory) cannot forward anything: on Linux the command then gets SIGTERM from the
-    kernel (`_ends_with`).
+    its own (a run records what it solved) before the script goes on stopping. With `group`, it goes to
+    the command's whole process group: a command that does not pass it on (a C compiler's driver left its
+    cc1 compiling on, orphaned). A script killed outright (kill -9, out of memory) cannot forward
+    anything: on Linux the command then gets SIGTERM from the kernel (`_ends_with`).
     """
     preexec = None
     if sys.platform.startswith("linux"):
         import ctypes
 
         preexec = _ends_with(os.getpid(), ctypes.CDLL(None).prctl)
-    child = subprocess.Popen(command, stdout=stdout, start_new_session=True, preexec_fn=preexec)
+    child = subprocess.Popen(command, stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=preexec)
     try:
         return _waited(child)
     except (KeyboardInterrupt, Terminated) as stop:
         for signum in SIGNALS:  # a second signal must not cut the wait short
             signal.signal(signum, signal.SIG_IGN)
-        child.send_signal(signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT)
+        forwarded = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
+        with contextlib.suppress(ProcessLookupError):  # (a group whose processes all ended meanwhile)
+            os.killpg(child.pid, forwarded) if group else child.send_signal(forwarded)
         child.wait()
         raise
 

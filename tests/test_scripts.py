@@ -897,3 +897,42 @@ def test_bench_difficulty_refuses_deals_without_a_winnable_one(tmp_path):
     assert (result.returncode, result.stdout, result.stderr) == (
         1, "", "bench_difficulty: Black Hole deals 1 hold no winnable deal: nothing to time; give more --deals\n")
     assert not (tmp_path / "difficulty.json").exists()
+
+
+@pytest.mark.skipif(not shutil.which(os.environ.get("CC", "cc").split()[0]), reason="no C compiler (cc or $CC)")
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_bench_builds_stopped_while_compiling_stops_its_compiler(tmp_path, monkeypatch, signum):
+    """SIGTERM (or a hang-up) to bench_builds while it compiled: the compiler's driver was killed, and its cc1
+    compiled on, orphaned, its `cc*.s` left in $TMPDIR."""
+    from conftest import hang_up_as_a_shell_leaves_it
+
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    source = REPO / "blackhole_stats" / "_core.c"
+    process = subprocess.Popen([sys.executable, str(REPO / "scripts" / "bench_builds.py"), "--base", str(source),
+                                "--other", str(source), "--deals", "1-3"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               preexec_fn=hang_up_as_a_shell_leaves_it)
+
+    def below(pid: int) -> list[int]:
+        try:
+            children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except FileNotFoundError:
+            return []
+        return [pid for child in children for pid in (child, *below(child))]
+
+    try:
+        until(lambda: len(below(process.pid)) >= 2 or process.poll() is not None, "the compiler's own process",
+              timeout=120)  # the driver, and what it runs (cc1)
+        compiling = below(process.pid)
+        os.kill(process.pid, signum)
+        out, err = process.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err) == (-signum, f"bench_builds.py: interrupted by {signum.name}\n"), err
+    assert len(compiling) >= 2
+    until(lambda: all(state(pid) is None for pid in compiling), "the compiler outlived the script", timeout=30)
+    assert not list(scratch.iterdir())
