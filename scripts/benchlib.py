@@ -30,6 +30,7 @@ from typing import NoReturn
 
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
+from blackhole_stats import _testhooks, interrupts
 from blackhole_stats.interrupts import SIGNALS, die_of
 
 
@@ -201,15 +202,21 @@ PR_SET_PDEATHSIG = 1
 """Linux's prctl option: the signal a process gets when its parent dies."""
 
 
+def _dies_with(parent: int, prctl, signum: int) -> None:
+    """Linux: this process gets `signum` when `parent`, its parent, dies, even of kill -9 (the kernel watches
+    the thread that started it); at once if the parent is gone already."""
+    prctl(PR_SET_PDEATHSIG, signum)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signum)
+
+
 def _ends_with(parent: int, prctl):
-    """What a command's child runs before it becomes the command (Linux): SIGTERM when the script dies, even
-    of kill -9, so that no run goes on solving for a script that is gone; if the script is gone already, at
-    once. The kernel watches the thread that starts the child: `run_command` runs in the main thread."""
+    """What a command's child runs before it becomes the command (Linux): SIGTERM when the script dies
+    (`_dies_with`), so that no run goes on solving for a script that is gone. `run_command` runs in the main
+    thread, and `prctl` is looked up before the fork (no import between fork and exec)."""
     def set_up() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the script's handler, until the exec
-        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-        if os.getppid() != parent:
-            os.kill(os.getpid(), signal.SIGTERM)
+        _dies_with(parent, prctl, signal.SIGTERM)
     return set_up
 
 
@@ -312,21 +319,46 @@ def run_script(main, interrupted: str | None = None) -> None:
     sys.exit(status)
 
 
+@contextlib.contextmanager
+def script_pool(workers: int):
+    """A multiprocessing Pool of `script_worker`s, terminated when the block ends. It starts with signals
+    held (`interrupts.held`: handled as the start ends) and blocked in this thread, which its workers and
+    its threads inherit until `script_worker` has set their handlers: a Ctrl-C or SIGTERM that landed in
+    a fork's callbacks was swallowed there (the script solved on to the end and exited 0), and one that
+    reached a worker before its initializer ended it with a traceback."""
+    from multiprocessing import Pool
+
+    masks = hasattr(signal, "pthread_sigmask")  # (Windows: none)
+    pool = None
+    try:
+        with interrupts.held():
+            before = signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS)) if masks else None
+            try:
+                pool = Pool(workers, initializer=script_worker)
+                _testhooks.pause("pool-started")
+            finally:
+                if masks:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        yield pool
+    finally:
+        if pool is not None:
+            pool.terminate()
+
+
 def script_worker() -> None:
-    """A worker process's initializer: Ctrl-C reaches the whole process group, and the script that started
-    the worker ends it (a KeyboardInterrupt of the worker's own would be a traceback); SIGTERM and a
-    hang-up kill it (the script's Terminated would be a traceback too); and it dies with the script (Linux,
-    `_ends_with`): a script killed outright (kill -9), or stopped while it was still starting its pool,
-    left its workers solving on, holding its output pipes open."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for signum in SIGNALS:
-        if signal.getsignal(signum) is _raise_terminated:
-            signal.signal(signum, signal.SIG_DFL)
+    """A `script_pool` worker's initializer: Ctrl-C and a hang-up reach the whole process group, and the
+    script that started the worker ends it (`interrupts.leave_ctrl_c_to_parent`: a KeyboardInterrupt of its
+    own would be a traceback); SIGTERM kills it; and it dies with the script (Linux, `_dies_with`): a
+    script killed outright (kill -9) left its workers solving on, holding its output pipes open."""
+    _testhooks.pause("worker-starting")
+    interrupts.leave_ctrl_c_to_parent()  # (SIGTERM: its default action, unless the script ignores it)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(SIGNALS))  # a pending SIGTERM (terminate) kills it now
     if sys.platform.startswith("linux"):
         import ctypes
         import multiprocessing
 
-        _ends_with(multiprocessing.parent_process().pid, ctypes.CDLL(None).prctl)()
+        _dies_with(multiprocessing.parent_process().pid, ctypes.CDLL(None).prctl, signal.SIGKILL)
 
 
 def load_average() -> float | None:

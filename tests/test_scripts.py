@@ -447,9 +447,11 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
                                    text=True)  # (its workers kept solving; they would print Terminated's traceback)
         try:
             def workers_ignoring_ctrl_c() -> int:  # as their initializer set them: from then on only the script stops
-                workers = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+                children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+                script = Path(f"/proc/{process.pid}/cmdline").read_bytes()  # forked workers', not the resource
+                workers = [child for child in children if Path(f"/proc/{child}/cmdline").read_bytes() == script]
                 masks = [line.split()[1] for worker in workers for line in Path(f"/proc/{worker}/status").read_text()
-                         .splitlines() if line.startswith("SigIgn:")]
+                         .splitlines() if line.startswith("SigIgn:")]  # (tracker's, which ignores Ctrl-C too)
                 return sum(int(mask, 16) >> (signal.SIGINT - 1) & 1 for mask in masks)
 
             until(lambda: workers_ignoring_ctrl_c() >= 2 or process.poll() is not None, "the workers", timeout=120)
@@ -499,6 +501,27 @@ def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_
     assert again.returncode == 0, again.stderr
     facts = json.loads((tmp_path / "results" / "study.json").read_text())
     assert facts["timings"]["fast"]["deals_solved"] == 25 and facts["classic"]["deals"] == 30
+
+
+@pytest.mark.parametrize("moment", ["pool-started", "worker-starting"])
+@pytest.mark.parametrize("send, signum, said", [(os.killpg, signal.SIGINT, "interrupted"),
+                                                 (os.kill, signal.SIGTERM, "interrupted by SIGTERM")])
+def test_a_signal_while_check_results_starts_its_workers_stops_it_at_once(tmp_path, send, signum, said, moment):
+    """One that landed in a fork's callbacks was swallowed there ("Exception ignored in: _releaseLock"): the
+    script solved on to the end and exited 0; one that reached a worker before its initializer ran ended
+    that worker with a traceback."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "200000", "--jobs", "2"]
+    process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                               text=True, env={**os.environ, **pause_env(tmp_path, **{moment: 120})})
+    try:
+        wait_for_pause(tmp_path, moment, process)  # the script's, or a worker's before it set its handlers
+        send(process.pid, signum)
+        release_pause(tmp_path, moment)
+        out, err = process.communicate(timeout=120)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err, out) == (-signum, f"check_results.py: {said}\n", "")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
