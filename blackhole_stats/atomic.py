@@ -55,16 +55,26 @@ def replacing(target: str | Path):
                     os.replace(aside, target)
                 raise
     except OSError as error:
-        raise _of_target(error, target) from error
+        relabelled = _of_target(error, target)
+        if relabelled is error:
+            raise
+        raise relabelled from error
     finally:
         if work is not None:
             with held():
                 shutil.rmtree(work)
 
 
+_WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+"""What a write that names no file fails with (a disk full): then it is the target's."""
+
+
 def _of_target(error: OSError, target: Path) -> OSError:
-    """`error` as its user knows it: of `target` where it named no file (a write that found the disk full)
-    or one in the private folder beside it, whose name means nothing to them; else as it was."""
+    """`error` as its user knows it: of `target` where it is a write's that named no file (a disk full),
+    or names one in the private folder beside it, whose name means nothing to them; else as it was (a
+    failed fork in the block is no error of the target's)."""
+    if error.filename is None and error.errno not in _WRITE_FAILED:
+        return error
     if error.filename is not None:
         try:
             first = Path(os.fsdecode(error.filename)).relative_to(target.parent).parts[0]
@@ -72,7 +82,7 @@ def _of_target(error: OSError, target: Path) -> OSError:
             return error
         if not (first.startswith(f".{target.name}.") and first.endswith(".partial")):
             return error
-    return OSError(error.errno, os.strerror(error.errno) if error.errno else str(error), str(target))
+    return OSError(error.errno, os.strerror(error.errno) if error.errno else str(error), str(target))  # (pyarrow: long)
 
 
 def _exchanged(first: Path, second: Path) -> bool:

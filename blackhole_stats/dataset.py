@@ -557,17 +557,19 @@ def _run_by_its_entries(folder: str) -> str | None:
     name, named by its real path): it holds nothing but chunk files (and the run's own lock and unfinished
     files), the first named; or nothing at all while a run holds it. None otherwise, or where it cannot
     be listed: a home folder or /tmp holding a copied chunk file among others is no dataset."""
+    chunks = []
     try:
         with os.scandir(folder) as entries:
-            names = [(entry.name, entry.is_file()) for entry in entries
-                     if entry.name != LOCK_NAME and not _TEMP.fullmatch(entry.name)]
+            for entry in entries:
+                if entry.name == LOCK_NAME or _TEMP.fullmatch(entry.name):
+                    continue
+                if not (_PART.fullmatch(entry.name) and entry.is_file()):
+                    return None  # the first other entry says enough (a folder of thousands)
+                chunks.append(entry.name)
     except OSError:
         return None
-    chunks = sorted(name for name, is_file in names if is_file and _PART.fullmatch(name))
-    if len(chunks) != len(names):
-        return None
     if chunks:
-        return f"a run's dataset by its files ({chunks[0]}, ...)"
+        return f"a run's dataset by its files ({min(chunks)}, ...)"
     return "the dataset a run is writing now" if _held_by_a_run(folder) else None
 
 
@@ -1812,10 +1814,11 @@ def being_written(out: str) -> bool:
     alone where `out` is the real name of a DIR a run was given under a link's name): its newest files are
     not written yet, and not an interrupted run's. False where that cannot be told (remote storage)."""
     root = local_path(out)
-    if root is None:
-        return False
-    side = RunPaths.of(out).side
-    return any(_held_by_a_run(folder) for folder in (side, root) if os.path.isdir(folder))
+    try:
+        side = RunPaths.of(out).side if root is not None else None
+    except DatasetError:  # a root folder: nothing beside it
+        side = None
+    return any(_held_by_a_run(folder) for folder in (side, root) if folder is not None and os.path.isdir(folder))
 
 
 def _posix_flock():

@@ -30,7 +30,6 @@ from typing import NoReturn
 
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
-from blackhole_stats import _testhooks, interrupts
 from blackhole_stats.interrupts import SIGNALS, die_of
 
 
@@ -87,6 +86,10 @@ def cannot_write_in(folder: Path) -> str | None:
     return None
 
 
+SCRIPT_LOCK = ".script.lock"
+"""The file in a results folder whose lock says that a script is writing there (`holding`)."""
+
+
 def holding(folder: Path, busy: str, written: tuple[str, ...]) -> contextlib.ExitStack:
     """`folder` (where a script writes its results) held by this script until the block ends, a second one
     writing there refused with the line `busy`, as a study's was; then the leftovers of the files in
@@ -95,10 +98,13 @@ def holding(folder: Path, busy: str, written: tuple[str, ...]) -> contextlib.Exi
     writing them now."""
     from blackhole_stats.dataset import RunBusy, lock
     held = contextlib.ExitStack()
+    marker = folder / SCRIPT_LOCK  # a file of its own: a run locks its folder itself, and a held empty
+    marker.touch()                 # folder would read as a run's (dataset.enclosing_run)
     try:
-        held.enter_context(lock(str(folder)))
+        held.enter_context(lock(str(marker)))
     except RunBusy:
         sys.exit(busy)
+    held.callback(marker.unlink, missing_ok=True)
     for pattern in written:
         place, name = os.path.split(pattern)
         for leftover in folder.glob(os.path.join(place, f".{name}.*.partial")):
@@ -319,46 +325,21 @@ def run_script(main, interrupted: str | None = None) -> None:
     sys.exit(status)
 
 
-@contextlib.contextmanager
-def script_pool(workers: int):
-    """A multiprocessing Pool of `script_worker`s, terminated when the block ends. It starts with signals
-    held (`interrupts.held`: handled as the start ends) and blocked in this thread, which its workers and
-    its threads inherit until `script_worker` has set their handlers: a Ctrl-C or SIGTERM that landed in
-    a fork's callbacks was swallowed there (the script solved on to the end and exited 0), and one that
-    reached a worker before its initializer ended it with a traceback."""
-    from multiprocessing import Pool
-
-    masks = hasattr(signal, "pthread_sigmask")  # (Windows: none)
-    pool = None
-    try:
-        with interrupts.held():
-            before = signal.pthread_sigmask(signal.SIG_BLOCK, set(SIGNALS)) if masks else None
-            try:
-                pool = Pool(workers, initializer=script_worker)
-                _testhooks.pause("pool-started")
-            finally:
-                if masks:
-                    signal.pthread_sigmask(signal.SIG_SETMASK, before)
-        yield pool
-    finally:
-        if pool is not None:
-            pool.terminate()
-
-
 def script_worker() -> None:
-    """A `script_pool` worker's initializer: Ctrl-C and a hang-up reach the whole process group, and the
-    script that started the worker ends it (`interrupts.leave_ctrl_c_to_parent`: a KeyboardInterrupt of its
-    own would be a traceback); SIGTERM kills it; and it dies with the script (Linux, `_dies_with`): a
-    script killed outright (kill -9) left its workers solving on, holding its output pipes open."""
-    _testhooks.pause("worker-starting")
-    interrupts.leave_ctrl_c_to_parent()  # (SIGTERM: its default action, unless the script ignores it)
-    if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, set(SIGNALS))  # a pending SIGTERM (terminate) kills it now
+    """A worker process's initializer: Ctrl-C reaches the whole process group, and the script that started
+    the worker ends it (a KeyboardInterrupt of the worker's own would be a traceback); SIGTERM and a
+    hang-up kill it (the script's Terminated would be a traceback too); and it dies with the script (Linux,
+    `_dies_with`): a script killed outright (kill -9) left its workers solving on, holding its output pipes
+    open."""
+    parent = os.getppid()  # the script, or its fork server (which dies with it): not parent_process()'s pid
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in SIGNALS:
+        if signal.getsignal(signum) is _raise_terminated:
+            signal.signal(signum, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
         import ctypes
-        import multiprocessing
 
-        _dies_with(multiprocessing.parent_process().pid, ctypes.CDLL(None).prctl, signal.SIGKILL)
+        _dies_with(parent, ctypes.CDLL(None).prctl, signal.SIGKILL)
 
 
 def load_average() -> float | None:

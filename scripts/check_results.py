@@ -25,6 +25,7 @@ import resource
 import sys
 import time
 from itertools import repeat
+from multiprocessing import Pool
 from pathlib import Path
 
 import pandas as pd
@@ -106,7 +107,7 @@ def main() -> None:
     blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
               for i in range(0, len(stored), BLOCK)]
     started = time.perf_counter()
-    with benchlib.script_pool(args.jobs) as pool:  # leaving it ends the workers at once
+    with Pool(args.jobs, initializer=benchlib.script_worker) as pool:  # leaving it ends the workers at once
         found = [row for block in pool.starmap(solve_block, zip(blocks, repeat(search), repeat(max_iters)))
                  for row in block]
     mismatches = differing_counts = 0

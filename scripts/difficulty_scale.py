@@ -20,6 +20,7 @@ import os
 import sys
 import time
 from functools import partial
+from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +70,7 @@ def main() -> None:
     problem = benchlib.cannot_write_in(Path(folder))  # a read-only one failed once the sample was scored
     if problem is not None:
         parser.error(f"--results {args.results}: cannot write in {folder}: {problem}")
-    with benchlib.script_pool(args.workers) as pool:
+    with Pool(args.workers, initializer=benchlib.script_worker) as pool:
         rows = pool.map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), chunksize=20)
     winnable = [(n, s, t) for n, s, _, t in rows if s is not None]
     if not winnable:  # quintiles of nothing

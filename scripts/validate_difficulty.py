@@ -35,6 +35,7 @@ import os
 import sys
 from dataclasses import dataclass
 from functools import partial
+from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
@@ -341,7 +342,7 @@ def validate(args: argparse.Namespace, settings: dict[str, Validation], path: st
     answered = held.deal[held.budget >= max(wanted.budgets)]
     missing = sorted(set(range(wanted.first, wanted.last + 1)) - set(answered))
     if missing:
-        with benchlib.script_pool(args.workers) as pool:
+        with Pool(args.workers, initializer=benchlib.script_worker) as pool:
             rows = pool.map(partial(measure, game=game, budget=max(wanted.budgets)), missing, chunksize=10)
         held = held[~held.deal.isin(missing)]
         held = pd.concat([held, pd.DataFrame(rows)]) if len(held) else pd.DataFrame(rows)

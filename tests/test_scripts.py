@@ -503,27 +503,6 @@ def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_
     assert facts["timings"]["fast"]["deals_solved"] == 25 and facts["classic"]["deals"] == 30
 
 
-@pytest.mark.parametrize("moment", ["pool-started", "worker-starting"])
-@pytest.mark.parametrize("send, signum, said", [(os.killpg, signal.SIGINT, "interrupted"),
-                                                 (os.kill, signal.SIGTERM, "interrupted by SIGTERM")])
-def test_a_signal_while_check_results_starts_its_workers_stops_it_at_once(tmp_path, send, signum, said, moment):
-    """One that landed in a fork's callbacks was swallowed there ("Exception ignored in: _releaseLock"): the
-    script solved on to the end and exited 0; one that reached a worker before its initializer ran ended
-    that worker with a traceback."""
-    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "200000", "--jobs", "2"]
-    process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                               text=True, env={**os.environ, **pause_env(tmp_path, **{moment: 120})})
-    try:
-        wait_for_pause(tmp_path, moment, process)  # the script's, or a worker's before it set its handlers
-        send(process.pid, signum)
-        release_pause(tmp_path, moment)
-        out, err = process.communicate(timeout=120)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-    assert (process.returncode, err, out) == (-signum, f"check_results.py: {said}\n", "")
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
 def test_check_results_killed_outright_takes_its_workers_with_it():
     """They went on solving their blocks for seconds (minutes with classic), orphaned, holding the script's
@@ -533,8 +512,15 @@ def test_check_results_killed_outright_takes_its_workers_with_it():
     process = subprocess.Popen(check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
-        until(lambda: len(children.read_text().split()) >= 2 or process.poll() is not None, "the workers", timeout=120)
-        workers = [int(pid) for pid in children.read_text().split()]
+        script = Path(f"/proc/{process.pid}/cmdline").read_bytes()
+
+        def forked() -> list[int]:  # its pool's workers, not the resource tracker
+            return [int(pid) for pid in children.read_text().split()
+                    if Path(f"/proc/{pid}/cmdline").read_bytes() == script]
+
+        until(lambda: len(forked()) >= 2 or process.poll() is not None, "the workers", timeout=120)
+        workers = forked()
+        assert process.poll() is None and len(workers) == 2, process.returncode
         process.kill()
         process.wait()
         until(lambda: all(state(worker) is None for worker in workers), "the workers outlived the script",
