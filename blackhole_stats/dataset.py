@@ -985,11 +985,12 @@ def _across_devices(paths: RunPaths, folders: Folders) -> bool:
     return len({device for device, _ in folders}) == 2
 
 
-def unfinished_in(out: str) -> tuple[str, ...]:
-    """The names of the unfinished files in DIR itself (not beside it): polars reads them with the rest."""
+def unfinished_in(out: str, files: RunFiles | None = None) -> tuple[str, ...]:
+    """The names of the unfinished files in DIR itself (not beside it): polars reads them with the rest.
+    `files`: `list_run(out)`, where the caller has it already."""
     try:
         root = RunPaths.of(out).root
-        return tuple(posixpath.basename(path) for path in list_run(out).temporary
+        return tuple(posixpath.basename(path) for path in (files or list_run(out)).temporary
                      if posixpath.dirname(path) == root)
     except (DatasetError, OSError):  # a root, which has no side folder; a folder that cannot be listed
         return ()

@@ -32,7 +32,7 @@ from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
-                      run_game, settings_differ, shown_game, two_numbers, unfinished_in)
+                      run_game, settings_differ, shown_game, two_numbers, unfinished_in, RunFiles)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -591,10 +591,11 @@ class ManifestCheck:
         other_settings = tuple(name for name, settings in sorted(data.attrs.get(RUN_SETTINGS, {}).items())
                                if settings is None or settings_differ(json.loads(settings), manifest))
         live = data.attrs.get(BEING_WRITTEN, False) or being_written(source)
+        files = list_run(source)  # once, for the strays and the unfinished files
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
-                   strays=_unread_strays(source), other_settings=other_settings, being_written=live,
-                   unfinished=() if live else unfinished_in(source))
+                   strays=_unread_strays(source, files), other_settings=other_settings, being_written=live,
+                   unfinished=() if live else unfinished_in(source, files))
 
 
 SETTINGS_SHOWN = 5
@@ -643,13 +644,13 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
     return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
 
 
-def _unread_strays(source: str) -> tuple[str, ...]:
-    """The entries of the run directory `source` that other readers read and the report does not: files
+def _unread_strays(source: str, files: RunFiles) -> tuple[str, ...]:
+    """The entries of the run directory `source` (`files`: its listing) that other readers read and the report does not: files
     other than `*.parquet`, entries that are no file at all (a link to nothing, a FIFO), and folders
     holding any (a `*.parquet` file the report reads too)."""
     fs, root = filesystem(source)
     unread = []
-    for name, _ in list_run(source).strays:
+    for name, _ in files.strays:
         if name.endswith("/"):
             inside = folder_entries(fs, posixpath.join(root, name.rstrip("/")), source, recursive=True)
             if any(info.type == pafs.FileType.File and not info.base_name.endswith(".parquet") for info in inside):
