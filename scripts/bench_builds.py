@@ -21,6 +21,8 @@ pass that decides most Golf deals). Needs git and a C compiler (`cc`, or $CC).
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import importlib.machinery
 import importlib.util
 import os
@@ -35,7 +37,6 @@ from pathlib import Path
 
 from blackhole_stats.dealing import deal
 
-import benchlib
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = "blackhole_stats/_core.c"

@@ -18,12 +18,12 @@ or the script exits 1.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import json
 import subprocess
 import sys
 import time
-
-import benchlib
 
 
 def measure(game_key: str, numbers: range) -> dict:

@@ -16,6 +16,8 @@ machine's load disturbs less than wall-clock time.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import statistics
 import tempfile
 import time
@@ -25,7 +27,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-import benchlib
 
 OLD_DEAL = pa.decimal128(38, 0)
 """`deal` in results format 1 (0.1.0)."""

@@ -23,6 +23,8 @@ shared machine.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import resource
 import shutil
 import statistics
@@ -36,7 +38,6 @@ import pyarrow.dataset as pads
 
 from blackhole_stats.deals import DealSet, DealSpecError
 
-import benchlib
 
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
 TRIVIAL = "1"

@@ -29,6 +29,8 @@ over the deals timed (measured on a busy machine: an upper bound).
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import csv
 import os
 import statistics
@@ -41,7 +43,6 @@ from blackhole_stats.dealing import deal
 from blackhole_stats.games import BLACK_HOLE, Game
 from blackhole_stats.solver import OUTCOMES, SEARCHES, Solver
 
-import benchlib
 
 PEER_CPU_SECONDS_1_1000 = 357.0
 """black-hole-solver 1.14, default mode, Black Hole deals 1..1000 (../shared/reference/README.md)."""

@@ -25,6 +25,8 @@ which kind it measured.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import json
 import os
 import platform
@@ -37,7 +39,6 @@ from pathlib import Path
 
 from blackhole_stats.dealing import deal
 
-import benchlib
 
 MIN_REPEATS = 11
 """More than the other scripts' floor: one process costs milliseconds, so a few slow ones weigh more."""

@@ -8,29 +8,55 @@ file that README quotes and `tests/test_results.py` checks README against.
 The summary names the command that reproduces it.
 
 Every script (the studies too) also takes from here its argument parser
-(one-line usage errors), how it ends on a signal or a failure (`run_script`) and how
-it runs one of the package's commands (`run_command`).
+(one-line usage errors), how it ends on a signal or a failure (`run_script`), how
+it runs one of the package's commands (`run_command`) and its worker processes
+(`pool_map`).
+
+Signals are the package's (`blackhole_stats.interrupts`): a script imports this
+module first, and from then on Ctrl-C, SIGTERM and a hang-up are recorded, raised
+as `Interrupted` once `run_script` has started `main`, and only recorded within
+the waits for a pool or a command, which look at the record between steps.
 """
 from __future__ import annotations
+
+import os
+import sys
+
+from blackhole_stats import _testhooks, interrupts
+
+
+def _run_as_a_script() -> bool:
+    """Whether the program is one of this folder's scripts, not a test that imports one as a module or a
+    pool worker that a script spawned (each keeps its own signal handling)."""
+    main = sys.modules.get("__main__")
+    here = os.path.dirname(os.path.abspath(__file__))
+    return getattr(main, "__name__", None) == "__main__" and \
+        os.path.dirname(os.path.abspath(getattr(main, "__file__", None) or "-")) == here
+
+
+if _run_as_a_script():  # before the script's own imports, which take a while (pandas, pyarrow): a Ctrl-C
+    interrupts.record_until_ready()  # meanwhile was a KeyboardInterrupt traceback
+    _testhooks.pause("script-loading")
 
 import argparse
 import contextlib
 import errno
 import json
-import os
+import multiprocessing
 import select
 import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
+from collections.abc import Callable
+from concurrent import futures
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
-from blackhole_stats.interrupts import SIGNALS, die_of
+from blackhole_stats.interrupts import Interrupted, die_of
 
 
 class Parser(argparse.ArgumentParser):
@@ -183,27 +209,6 @@ def check_runs(made: argparse.ArgumentParser, option: str, command: list[str]) -
                    + "".join(f" ({line})" for line in said))
 
 
-class Terminated(BaseException):
-    """SIGTERM or a hang-up (the terminal closed), raised like Ctrl-C's KeyboardInterrupt so that a script
-    stops the same way: its `finally` and `with` blocks run (a command it runs is stopped, a temporary
-    folder removed; the default action left both behind); `signum` says which."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _raise_terminated(signum, frame) -> None:
-    raise Terminated(signum)
-
-
-def raise_on_termination() -> None:
-    """From now on SIGTERM and a hang-up raise Terminated; one ignored (`nohup`) stays ignored."""
-    for signum in SIGNALS:
-        if signum != signal.SIGINT and signal.getsignal(signum) != signal.SIG_IGN:
-            signal.signal(signum, _raise_terminated)
-
-
 PR_SET_PDEATHSIG = 1
 """Linux's prctl option: the signal a process gets when its parent dies."""
 
@@ -245,43 +250,58 @@ def run_command(command: list[str], stdout=None, stderr=None, group: bool = Fals
     child = subprocess.Popen(command, stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=preexec)
     try:
         return _waited(child)
-    except (KeyboardInterrupt, Terminated) as stop:
-        for signum in SIGNALS:  # a second signal must not cut the wait short
-            signal.signal(signum, signal.SIG_IGN)
-        forwarded = signal.SIGTERM if isinstance(stop, Terminated) else signal.SIGINT
-        with contextlib.suppress(ProcessLookupError):  # (a group whose processes all ended meanwhile)
-            os.killpg(child.pid, forwarded) if group else child.send_signal(forwarded)
-        child.wait()
+    except Interrupted as stop:
+        forwarded = signal.SIGINT if stop.signum == signal.SIGINT else signal.SIGTERM
+        with interrupts.recorded():  # a second signal must not cut the wait short
+            with contextlib.suppress(ProcessLookupError):  # (a group whose processes all ended meanwhile)
+                os.killpg(child.pid, forwarded) if group else child.send_signal(forwarded)
+            child.wait()
         raise
 
 
 def _waited(child: subprocess.Popen) -> int:
-    """`child`'s exit status, waited for in steps of half a second: a signal that another thread took
-    (pyarrow's) still gets its handler run here. Where there are pidfds (Linux), a step ends as soon as
-    the child does: a benchmark's wall time is not late by a poll's sleep."""
+    """`child`'s exit status, waited for in steps (`polled`). Where there are pidfds (Linux), a step ends
+    as soon as the child does: a benchmark's wall time is not late by a poll's sleep."""
     try:
         ended = os.pidfd_open(child.pid)
     except (AttributeError, OSError):  # not Linux, or a kernel without them
         ended = None
+
+    def step() -> int | None:
+        if ended is not None:
+            select.select([ended], [], [], POLL_SECONDS)
+        try:
+            return child.wait(timeout=0 if ended is not None else POLL_SECONDS)
+        except subprocess.TimeoutExpired:
+            return None
     try:
-        while True:
-            if ended is not None:
-                select.select([ended], [], [], 0.5)
-            try:
-                return child.wait(timeout=0 if ended is not None else 0.5)
-            except subprocess.TimeoutExpired:
-                pass
+        return polled(step)
     finally:
         if ended is not None:
             os.close(ended)
 
 
-def signal_of(stop: BaseException) -> int:
-    """The signal a KeyboardInterrupt or Terminated stands for."""
-    return stop.signum if isinstance(stop, Terminated) else signal.SIGINT
+POLL_SECONDS = 0.5
+"""The longest step of a script's wait for its workers or a command (`polled`): how late a signal may be seen."""
+
+Value = TypeVar("Value")
 
 
-def die_saying(stop: BaseException, line: str) -> NoReturn:
+def polled(step: Callable[[], Value | None]) -> Value:
+    """What `step`, a wait of at most POLL_SECONDS, gives once it gives something other than None. A signal
+    is only recorded within a step and raised between steps: raised inside a wait on a thread's lock (a
+    pool's result, `Popen.wait`'s own lock), it could leave that lock released twice or held for good,
+    and the script's clean-up then failed or waited forever; and one that another thread took, which does
+    not wake the main thread's wait, is seen at the next step."""
+    while True:
+        with interrupts.recorded():
+            value = step()
+        interrupts.check()
+        if value is not None:
+            return value
+
+
+def die_saying(stop: Interrupted, line: str) -> NoReturn:
     """End a script that `stop` (Ctrl-C, SIGTERM, a hang-up) interrupted: `line` on stderr, then die of the
     signal, as a shell's loop over scripts expects."""
     try:  # a hang-up may have taken the terminal with it
@@ -289,8 +309,8 @@ def die_saying(stop: BaseException, line: str) -> NoReturn:
         sys.stdout.flush()
     except (OSError, StdoutFailed):
         pass
-    die_of(signal_of(stop))
-    sys.exit(128 + signal_of(stop))  # (Windows: no status for a signal)
+    die_of(stop.signum)
+    sys.exit(128 + stop.signum)  # (Windows: no status for a signal)
 
 
 def run_script(main, interrupted: str | None = None) -> None:
@@ -304,16 +324,16 @@ def run_script(main, interrupted: str | None = None) -> None:
     if sys.stdout is None:
         sys.exit(f"{name}: standard output is closed")
     take_stdout()  # its write errors are standard output's, and no partial write is lost unsaid
-    raise_on_termination()
     try:
         try:
-            status = main()
+            with interrupts.unwrapped():
+                interrupts.ready()  # one that came while the script loaded stops it here
+                status = main()
         finally:
             sys.stdout.flush()
-    except (KeyboardInterrupt, Terminated) as stop:
-        signum = signal_of(stop)
-        die_saying(stop, interrupted or f"{name}: interrupted" + (f" by {signal.Signals(signum).name}"
-                                                                  if signum != signal.SIGINT else ""))
+    except Interrupted as stop:
+        die_saying(stop, interrupted or f"{name}: interrupted" + (f" by {signal.Signals(stop.signum).name}"
+                                                                  if stop.signum != signal.SIGINT else ""))
     except StdoutFailed as error:
         if error.errno != errno.EPIPE:
             print(f"{name}: cannot write to standard output: {error}", file=sys.stderr)
@@ -326,20 +346,50 @@ def run_script(main, interrupted: str | None = None) -> None:
 
 
 def script_worker() -> None:
-    """A worker process's initializer: Ctrl-C reaches the whole process group, and the script that started
-    the worker ends it (a KeyboardInterrupt of the worker's own would be a traceback); SIGTERM and a
-    hang-up kill it (the script's Terminated would be a traceback too); and it dies with the script (Linux,
-    `_dies_with`): a script killed outright (kill -9) left its workers solving on, holding its output pipes
-    open."""
+    """A worker process's initializer: Ctrl-C and a hang-up reach the whole process group, and the script
+    that started the worker ends it (`interrupts.leave_ctrl_c_to_parent`: a KeyboardInterrupt of the
+    worker's own would be a traceback); SIGTERM kills it; and it dies with the script (Linux, `_dies_with`):
+    a script killed outright (kill -9) left its workers solving on, holding its output pipes open."""
     parent = os.getppid()  # the script, or its fork server (which dies with it): not parent_process()'s pid
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for signum in SIGNALS:
-        if signal.getsignal(signum) is _raise_terminated:
-            signal.signal(signum, signal.SIG_DFL)
+    interrupts.leave_ctrl_c_to_parent()
     if sys.platform.startswith("linux"):
         import ctypes
 
         _dies_with(parent, ctypes.CDLL(None).prctl, signal.SIGKILL)
+
+
+def _each(function: Callable, items: list) -> list:
+    return [function(item) for item in items]
+
+
+def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> list:
+    """`[function(item) for item in items]`, computed by `workers` worker processes (`script_worker`) in
+    chunks of `chunksize`, waited for in steps (`polled`). A signal, or an exception, stops the workers at
+    once (their work is lost). Not multiprocessing's Pool: a SIGTERM to the script's process group (GNU
+    timeout, a service manager) killed a worker that waited for work holding the pool's lock, and the
+    pool's clean-up then waited for that lock forever."""
+    items, pool = list(items), None
+    others = set(multiprocessing.active_children())
+    try:
+        with interrupts.starting_workers():  # a signal meanwhile would leave a worker half started
+            pool = futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(),
+                                               initializer=script_worker)
+            pending = [pool.submit(_each, function, items[i:i + chunksize])  # (forking, the first starts all)
+                       for i in range(0, len(items), chunksize)]
+        polled(lambda: None if futures.wait(pending, timeout=POLL_SECONDS).not_done else True)
+        return [value for chunk in pending for value in chunk.result()]
+    except BaseException:
+        with interrupts.recorded():  # a second signal must not cut the stopping short
+            started = set(multiprocessing.active_children()) - others
+            for process in started:
+                process.kill()
+            for process in started:
+                process.join()
+        raise
+    finally:
+        if pool is not None:
+            with interrupts.recorded():
+                pool.shutdown(cancel_futures=True)
 
 
 def load_average() -> float | None:

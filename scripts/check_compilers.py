@@ -30,10 +30,11 @@ are listed as skipped (install: apt-get install clang mingw-w64).
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import importlib.util
 import shutil
 import subprocess
-import sys
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -43,7 +44,6 @@ from blackhole_stats import _core
 from blackhole_stats.dealing import GameNumber, deal, dealt_card_ids
 from blackhole_stats.games import GAMES
 
-import benchlib
 
 SOURCE = Path(blackhole_stats.__file__).with_name("_core.c")
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror"]
@@ -142,4 +142,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    benchlib.run_script(main)

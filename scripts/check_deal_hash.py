@@ -15,6 +15,8 @@ repeats (`--repeats`, default 5), each repeat dealing every deal again.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import hashlib
 import statistics
 import time
@@ -22,7 +24,6 @@ import time
 from blackhole_stats.cards import NUM_RANKS, RANKS, SUITS
 from blackhole_stats.dealing import GameNumber, deal_card_ids
 
-import benchlib
 
 EXPECTED = "d1a85650f391aac68cede4d7183f32ffdace10a8d150e3a235bf72314e503bd9"
 FULL_COUNT = 1_000_000

@@ -15,6 +15,8 @@ runs (classic plays Black Hole only).
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import argparse
 import csv
 import os
@@ -23,7 +25,6 @@ from pathlib import Path
 
 from blackhole_stats import Solver, deal
 
-import benchlib
 
 SHARED = Path(os.environ.get("BLACKHOLE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 REFERENCE = SHARED / "reference" if (SHARED / "reference").is_dir() else SHARED

@@ -19,24 +19,25 @@ any mismatch (each one is listed); 2 for a dataset that cannot be read.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import argparse
 import json
 import resource
 import sys
 import time
-from itertools import repeat
-from multiprocessing import Pool
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
 
+from blackhole_stats import _testhooks
 from blackhole_stats.dataset import DatasetError, data_files, read_manifest
 from blackhole_stats.dealing import GameNumber
 from blackhole_stats.report import RUN_SETTINGS, load
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import SEARCHES, Solver, check_search
 
-import benchlib
 
 BLOCK = 5000
 """Deals per task."""
@@ -50,8 +51,13 @@ def solve_block(block: list[tuple[int, bool, str | None]], search: str, max_iter
     global _solver
     if _solver is None:
         _solver = Solver()
-    rows = (_solver.solve_deal(GameNumber(deal, ms), search, max_iters, game) for deal, ms, game in block)
-    return [(row["outcome"], row["iterations"], row["cards_played"]) for row in rows]
+    found = []
+    for deal, ms, game in block:
+        number = GameNumber(deal, ms)
+        _testhooks.pause(f"deal-{number}")
+        row = _solver.solve_deal(number, search, max_iters, game)
+        found.append((row["outcome"], row["iterations"], row["cards_played"]))
+    return found
 
 
 def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None]:
@@ -107,9 +113,8 @@ def main() -> None:
     blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
               for i in range(0, len(stored), BLOCK)]
     started = time.perf_counter()
-    with Pool(args.jobs, initializer=benchlib.script_worker) as pool:  # leaving it ends the workers at once
-        found = [row for block in pool.starmap(solve_block, zip(blocks, repeat(search), repeat(max_iters)))
-                 for row in block]
+    found = [row for block in benchlib.pool_map(partial(solve_block, search=search, max_iters=max_iters), blocks,
+                                                args.jobs) for row in block]
     mismatches = differing_counts = 0
     ours_total = theirs_total = 0
     for (deal, ms, game, outcome, iterations, played), (our_outcome, our_iterations, our_played) in zip(stored, found):

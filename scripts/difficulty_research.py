@@ -7,10 +7,11 @@ committed validation; this script is how the score was chosen (README, Difficult
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import csv
 import math
 import random
-from multiprocessing import Pool
 
 import numpy as np
 import pandas as pd
@@ -20,7 +21,6 @@ from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import difficulty
 from blackhole_stats.solver import Solver
 
-import benchlib
 
 PLANNER_CAP = 2_000_000
 _solver = None
@@ -92,8 +92,7 @@ def analyse(path: str) -> None:
     The peer's search is the third planner; its counts are computed here (about 90 CPU-s for the 520
     committed deals): no committed run holds every one of them."""
     frame = pd.read_csv(path)
-    with Pool(2) as pool:
-        frame["plan_peer"] = pool.map(peer_positions, frame["deal"].tolist(), chunksize=8)
+    frame["plan_peer"] = benchlib.pool_map(peer_positions, frame["deal"].tolist(), 2, chunksize=8)
     for planner in PLANNERS:
         frame[planner] = frame[planner].fillna(2 * PLANNER_CAP)  # not won within the cap: beyond it
     frame["neg_log_odds"] = -frame.log_odds
@@ -126,17 +125,13 @@ def main():
         return
     first, last = map(int, args.range.split("-"))
     numbers = sorted(random.Random(args.seed).sample(range(first, last + 1), args.sample))
-    with Pool(2) as pool, replacing(args.out) as temp, open(temp, "w", newline="") as out:
-        writer = None
-        for row in pool.imap(measure, numbers, chunksize=4):
-            if row is None:
-                continue
-            if writer is None:
-                writer = csv.DictWriter(out, list(row))
-                writer.writeheader()
-            writer.writerow(row)
-            out.flush()
+    rows = [row for row in benchlib.pool_map(measure, numbers, 2, chunksize=4) if row is not None]
+    with replacing(args.out) as temp, open(temp, "w", newline="") as out:
+        if rows:
+            writer = csv.DictWriter(out, list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
 
 
 if __name__ == "__main__":
-    main()
+    benchlib.run_script(main)

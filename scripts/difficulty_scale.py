@@ -14,13 +14,14 @@ The cost is CPU time in the worker (time.process_time) per deal: the solve
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import argparse
 import json
 import os
 import sys
 import time
 from functools import partial
-from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +34,6 @@ from blackhole_stats.difficulty import difficulty
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import Solver
 
-import benchlib
 
 _solver = None
 
@@ -70,8 +70,8 @@ def main() -> None:
     problem = benchlib.cannot_write_in(Path(folder))  # a read-only one failed once the sample was scored
     if problem is not None:
         parser.error(f"--results {args.results}: cannot write in {folder}: {problem}")
-    with Pool(args.workers, initializer=benchlib.script_worker) as pool:
-        rows = pool.map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), chunksize=20)
+    rows = benchlib.pool_map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), args.workers,
+                             chunksize=20)
     winnable = [(n, s, t) for n, s, _, t in rows if s is not None]
     if not winnable:  # quintiles of nothing
         sys.exit(f"difficulty_scale stopped: none of the {len(rows):,} deals of the sample is winnable")

@@ -22,6 +22,8 @@ Prints a Markdown report; --json keeps the measurements, from which
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import json
 import pickle
 import statistics
@@ -37,7 +39,6 @@ from blackhole_stats import dataset, runner
 from blackhole_stats.atomic import replace_text
 from blackhole_stats.deals import DealSet
 
-import benchlib
 
 TEMPLATE_DEALS = 2000
 """Real deals solved once; their rows are repeated into the synthetic datasets."""

@@ -35,38 +35,26 @@ RESULTS/study.json.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
+import argparse
+import contextlib
+import json
+import math
+import os
+import resource
+import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
-try:  # loading takes a moment: Ctrl-C meanwhile stops the study as at any other time
-    import argparse
-    import contextlib
-    import json
-    import math
-    import os
-    import resource
-    import shutil
-    import signal
-    import subprocess
-    import time
-    from pathlib import Path
+import numpy as np
+import pyarrow.dataset as pads
+import pyarrow.parquet as pq
 
-    import numpy as np
-    import pyarrow.dataset as pads
-    import pyarrow.parquet as pq
-
-    from blackhole_stats.atomic import replace_text, replacing
-    from blackhole_stats.deals import DealSet, DealSpecError
-
-    import benchlib
-except KeyboardInterrupt:
-    print(f"{sys.argv[0].rsplit('/', 1)[-1].removesuffix('.py')} interrupted before it started",  # or ten_million
-          file=sys.stderr)
-    if sys.platform != "win32":  # (where a signal gives a process no status: 130 below)
-        import signal
-
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # dies of it, as a shell's loop over studies expects
-        signal.raise_signal(signal.SIGINT)
-    sys.exit(130)
+from blackhole_stats.atomic import replace_text, replacing
+from blackhole_stats.deals import DealSet, DealSpecError
 
 COMPACT_COLUMNS = ["deal", "ms", "outcome", "iterations", "cards_played"]
 FAMILY_COLUMNS = ["game", *COMPACT_COLUMNS]

@@ -20,6 +20,8 @@ that solved it) comes from its manifest.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import argparse
 import json
 import math
@@ -32,7 +34,6 @@ from blackhole_stats.deals import DealSet
 from blackhole_stats.games import BLACK_HOLE
 from blackhole_stats.report import Proportion
 
-import benchlib
 from study import check_run, cli, holding, manifest, stopping_cleanly, writable_folder
 from winnable_bitmap import pack
 

@@ -28,6 +28,8 @@ tags' deals than of the harder two tags'.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import argparse
 import csv
 import math
@@ -35,7 +37,6 @@ import os
 import sys
 from dataclasses import dataclass
 from functools import partial
-from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +48,6 @@ from blackhole_stats.difficulty import TAGS, current_scale, difficulty
 from blackhole_stats.games import GAMES, get_game
 from blackhole_stats.solver import Solver
 
-import benchlib
 
 PLANNERS = {"left to right": 0, "right to left": 1, "tallest pile first": 2}
 """Planner name -> move order of `_core.plan`."""
@@ -342,8 +342,8 @@ def validate(args: argparse.Namespace, settings: dict[str, Validation], path: st
     answered = held.deal[held.budget >= max(wanted.budgets)]
     missing = sorted(set(range(wanted.first, wanted.last + 1)) - set(answered))
     if missing:
-        with Pool(args.workers, initializer=benchlib.script_worker) as pool:
-            rows = pool.map(partial(measure, game=game, budget=max(wanted.budgets)), missing, chunksize=10)
+        rows = benchlib.pool_map(partial(measure, game=game, budget=max(wanted.budgets)), missing, args.workers,
+                                 chunksize=10)
         held = held[~held.deal.isin(missing)]
         held = pd.concat([held, pd.DataFrame(rows)]) if len(held) else pd.DataFrame(rows)
         replace_text(path, held.sort_values("deal").to_csv(index=False))  # a kill mid-write keeps the old file

@@ -17,8 +17,9 @@ together they are the winnable bitmap.
 """
 from __future__ import annotations
 
+import benchlib  # first: signals are recorded from here on (see there)
+
 import argparse
-import errno
 import sys
 
 import numpy as np
@@ -27,8 +28,6 @@ from blackhole_stats.atomic import replacing
 from blackhole_stats.difficulty import TAGS
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.report import load, source_warnings
-
-import benchlib
 
 
 def every_deal(dataset: str, columns: tuple[str, ...] = ("deal", "outcome")):
@@ -73,15 +72,7 @@ def pack_tags(dataset: str, prefix: str) -> None:
 
 def expand(path: str) -> None:
     bits = np.unpackbits(np.fromfile(path, dtype=np.uint8), bitorder="little")
-    text = "".join(f"{k}\n" for k in (np.flatnonzero(bits) + 1).tolist())
-    try:  # a failed write is the output's fault, not the bitmap's: named as such
-        if sys.stdout is None:
-            raise OSError(errno.EBADF, "closed")
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except OSError as error:
-        sys.stdout = None  # nothing more to flush at exit
-        sys.exit(f"winnable_bitmap.py expand: standard output: {error.strerror or error}")
+    sys.stdout.write("".join(f"{k}\n" for k in (np.flatnonzero(bits) + 1).tolist()))  # (its failures: run_script)
 
 
 def main() -> None:
@@ -109,4 +100,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    benchlib.run_script(main)

@@ -611,15 +611,22 @@ def test_a_signal_while_a_folder_is_swapped_waits_until_the_swap_is_done(tmp_pat
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_expanding_a_bitmap_into_a_full_or_closed_output_blames_the_output(tmp_path):
     """One line naming standard output (it named the bitmap for a full disk, and a closed stdout was a
-    traceback), exit 1."""
+    traceback), exit 1, as for every script; a reader gone early (`| head -1`) is quiet, 141 (it was 0)."""
     script = [sys.executable, str(Path(__file__).resolve().parents[1] / "scripts" / "winnable_bitmap.py")]
     bitmap = str(Path(__file__).resolve().parents[1] / "results" / "golf" / "golf_1_1000000.bits")
     with open("/dev/full", "wb") as full:
         filled = subprocess.run([*script, "expand", bitmap], stdout=full, stderr=subprocess.PIPE)
     closed = subprocess.run([*script, "expand", bitmap], stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
-    for result, words in ((filled, "No space left on device"), (closed, "closed")):
-        assert result.returncode == 1 and result.stderr.decode() == \
-            f"winnable_bitmap.py expand: standard output: {words}\n", result.stderr
+    for result, words in ((filled, "cannot write to standard output: No space left on device"),
+                          (closed, "standard output is closed")):
+        assert (result.returncode, result.stderr.decode()) == (1, f"winnable_bitmap.py: {words}\n")
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        gone = subprocess.run([*script, "expand", bitmap], stdout=write, stderr=subprocess.PIPE)
+    finally:
+        os.close(write)
+    assert (gone.returncode, gone.stderr) == (141, b"")
 
 
 def test_a_bitmap_written_to_a_pipe_goes_through_it(tmp_path):

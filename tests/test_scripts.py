@@ -5,6 +5,7 @@ import contextlib
 import csv
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -437,6 +438,26 @@ def test_a_study_killed_outright_stops_its_run(tmp_path):
     assert "interrupted by SIGTERM" in log, log[-2000:]
 
 
+@pytest.mark.parametrize("name", ["check_results.py", "winnable_bitmap.py", "bench_run.py", "study.py"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_script_signalled_while_it_loads_stops_in_one_line(tmp_path, name, signum):
+    """A script takes a while to import pandas and pyarrow: a Ctrl-C meanwhile was a KeyboardInterrupt
+    traceback (study.py said so in its own words), SIGTERM killed it without a word."""
+    done = signal_at_pause(tmp_path, [sys.executable, REPO / "scripts" / name, "--help"], "script-loading",
+                           lambda pid: os.killpg(pid, signum), release=True, timeout=60)
+    said = (f"{name}: interrupted" + ("" if signum == signal.SIGINT else " by SIGTERM") if name != "study.py" else
+            "study interrupted: what its runs solved and their timings are kept; run the same command to go on")
+    assert (done.returncode, done.stderr, done.stdout) == (-signum, f"{said}\n", ""), done
+
+
+def forked_workers(script: int) -> list[int]:
+    """The worker processes a script forked (its own command line: not multiprocessing's resource tracker,
+    which ignores Ctrl-C and SIGTERM)."""
+    children = Path(f"/proc/{script}/task/{script}/children").read_text().split()
+    command = Path(f"/proc/{script}/cmdline").read_bytes()  # read each time: empty while its exec completes
+    return [int(child) for child in children if Path(f"/proc/{child}/cmdline").read_bytes() == command != b""]
+
+
 def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(tmp_path):
     """Each was a traceback: Ctrl-C (one from each worker too), standard output on a full disk; a reader
     gone before the first line is quiet (141), as for the package's commands."""
@@ -447,11 +468,8 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
                                    text=True)  # (its workers kept solving; they would print Terminated's traceback)
         try:
             def workers_ignoring_ctrl_c() -> int:  # as their initializer set them: from then on only the script stops
-                children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-                script = Path(f"/proc/{process.pid}/cmdline").read_bytes()  # forked workers', not the resource
-                workers = [child for child in children if Path(f"/proc/{child}/cmdline").read_bytes() == script]
-                masks = [line.split()[1] for worker in workers for line in Path(f"/proc/{worker}/status").read_text()
-                         .splitlines() if line.startswith("SigIgn:")]  # (tracker's, which ignores Ctrl-C too)
+                masks = [line.split()[1] for worker in forked_workers(process.pid) for line in
+                         Path(f"/proc/{worker}/status").read_text().splitlines() if line.startswith("SigIgn:")]
                 return sum(int(mask, 16) >> (signal.SIGINT - 1) & 1 for mask in masks)
 
             until(lambda: workers_ignoring_ctrl_c() >= 2 or process.poll() is not None, "the workers", timeout=120)
@@ -477,6 +495,31 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
     closed = subprocess.run([*check[:2], "--limit", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, timeout=120, preexec_fn=lambda: os.close(1))  # `>&-`
     assert (closed.returncode, closed.stderr) == (1, "check_results.py: standard output is closed\n")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+                    reason="reads a worker's system call in /proc (x86-64's numbers)")
+def test_check_results_stops_on_a_sigterm_to_its_whole_group_while_a_worker_waits_for_work(tmp_path):
+    """GNU timeout and service managers signal the whole process group, and the workers die at once: one
+    that waited for work died holding multiprocessing's Pool lock, which the pool's clean-up then waited
+    for forever (the script hung, its workers gone)."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "10001", "--jobs", "2"]
+    process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"deal-1": 300})})  # the first block's
+    try:
+        [busy] = wait_for_pause(tmp_path, "deal-1", process)
+
+        def waiting_for_work() -> bool:  # the other worker, in read(2) on the pool's queue: blocks 2 and 3 done
+            others = [worker for worker in forked_workers(process.pid) if worker != busy]
+            return any(Path(f"/proc/{worker}/syscall").read_text().split()[0] == "0" for worker in others)
+
+        until(waiting_for_work, "the other worker waiting for work", timeout=120)
+        os.killpg(process.pid, signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err, out) == (-signal.SIGTERM, "check_results.py: interrupted by SIGTERM\n", "")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
@@ -511,15 +554,8 @@ def test_check_results_killed_outright_takes_its_workers_with_it():
              "--search", "classic"]  # minutes a block: an orphaned worker outlives the wait below
     process = subprocess.Popen(check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children")
-        script = Path(f"/proc/{process.pid}/cmdline").read_bytes()
-
-        def forked() -> list[int]:  # its pool's workers, not the resource tracker
-            return [int(pid) for pid in children.read_text().split()
-                    if Path(f"/proc/{pid}/cmdline").read_bytes() == script]
-
-        until(lambda: len(forked()) >= 2 or process.poll() is not None, "the workers", timeout=120)
-        workers = forked()
+        until(lambda: len(forked_workers(process.pid)) >= 2 or process.poll() is not None, "the workers", timeout=120)
+        workers = forked_workers(process.pid)
         assert process.poll() is None and len(workers) == 2, process.returncode
         process.kill()
         process.wait()
