@@ -365,7 +365,7 @@ def _each(function: Callable, items: list) -> list:
 def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> list:
     """`[function(item) for item in items]`, computed by `workers` worker processes (`script_worker`) in
     chunks of `chunksize`, waited for in steps (`polled`). A signal, or an exception, stops the workers at
-    once (their work is lost). Not multiprocessing's Pool: a SIGTERM to the script's process group (GNU
+    once (their work is lost); a worker that dies ends the script in one line. Not multiprocessing's Pool: a SIGTERM to the script's process group (GNU
     timeout, a service manager) killed a worker that waited for work holding the pool's lock, and the
     pool's clean-up then waited for that lock forever."""
     items, pool = list(items), None
@@ -378,6 +378,8 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
                        for i in range(0, len(items), chunksize)]
         polled(lambda: None if futures.wait(pending, timeout=POLL_SECONDS).not_done else True)
         return [value for chunk in pending for value in chunk.result()]
+    except futures.process.BrokenProcessPool:  # (multiprocessing's Pool started another and waited forever)
+        sys.exit(f"{Path(sys.argv[0]).name}: a worker process died (killed, or out of memory?)")
     except BaseException:
         with interrupts.recorded():  # a second signal must not cut the stopping short
             started = set(multiprocessing.active_children()) - others

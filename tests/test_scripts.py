@@ -522,6 +522,26 @@ def test_check_results_stops_on_a_sigterm_to_its_whole_group_while_a_worker_wait
     assert (process.returncode, err, out) == (-signal.SIGTERM, "check_results.py: interrupted by SIGTERM\n", "")
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_check_results_ends_in_one_line_when_a_worker_is_killed(tmp_path):
+    """The out-of-memory killer, or a kill -9 of one worker: multiprocessing's Pool started another and
+    waited forever for the block the dead one held."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "10000", "--jobs", "2"]
+    process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"deal-1": 300})})
+    try:
+        [paused] = wait_for_pause(tmp_path, "deal-1", process)
+        workers = forked_workers(process.pid)
+        os.kill(paused, signal.SIGKILL)
+        out, err = process.communicate(timeout=60)
+        until(lambda: all(state(worker) is None for worker in workers), "a worker outlived the script", timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, err, out) == (1, "check_results.py: a worker process died (killed, or out of "
+                                                 "memory?)\n", "")
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
 def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_again(tmp_path):
     """The fast run's time went into study.json only in a `finally` or at the end: kill -9 (or the OOM
