@@ -369,13 +369,13 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
     timeout, a service manager) killed a worker that waited for work holding the pool's lock, and the
     pool's clean-up then waited for that lock forever."""
     items, pool = list(items), None
+    chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
     others = set(multiprocessing.active_children())
     try:
         with interrupts.starting_workers():  # a signal meanwhile would leave a worker half started
-            pool = futures.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(),
-                                               initializer=script_worker)
-            pending = [pool.submit(_each, function, items[i:i + chunksize])  # (forking, the first starts all)
-                       for i in range(0, len(items), chunksize)]
+            pool = futures.ProcessPoolExecutor(max(1, min(workers, len(chunks))),  # (none idle from the start)
+                                               mp_context=multiprocessing.get_context(), initializer=script_worker)
+            pending = [pool.submit(_each, function, chunk) for chunk in chunks]  # (forking, the first starts all)
         polled(lambda: None if futures.wait(pending, timeout=POLL_SECONDS).not_done else True)
         return [value for chunk in pending for value in chunk.result()]
     except futures.process.BrokenProcessPool:  # (multiprocessing's Pool started another and waited forever)

@@ -523,6 +523,24 @@ def test_check_results_stops_on_a_sigterm_to_its_whole_group_while_a_worker_wait
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
+def test_check_results_starts_no_more_workers_than_it_has_blocks(tmp_path):
+    """--jobs 4 for ten deals (one block) forked four workers, three of them idle from the start."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "10", "--jobs", "4"]
+    process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"deal-1": 300})})
+    try:
+        wait_for_pause(tmp_path, "deal-1", process)
+        workers = forked_workers(process.pid)
+        release_pause(tmp_path, "deal-1")
+        out, err = process.communicate(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert len(workers) == 1 and (process.returncode, err) == (0, ""), (workers, err)
+    assert out.startswith(f"{REPO / 'results' / 'deals.parquet'}: 10 deals, 0 mismatches"), out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 def test_check_results_ends_in_one_line_when_a_worker_is_killed(tmp_path):
     """The out-of-memory killer, or a kill -9 of one worker: multiprocessing's Pool started another and
     waited forever for the block the dead one held."""
@@ -570,7 +588,7 @@ def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_
 def test_check_results_killed_outright_takes_its_workers_with_it():
     """They went on solving their blocks for seconds (minutes with classic), orphaned, holding the script's
     pipes open: a Ctrl-C that caught the script still starting its pool left them so too."""
-    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "2000", "--jobs", "2",
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "10000", "--jobs", "2",
              "--search", "classic"]  # minutes a block: an orphaned worker outlives the wait below
     process = subprocess.Popen(check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
