@@ -1517,6 +1517,17 @@ static inline int watch_tick(Watch *w)
     return !w->raised;
 }
 
+/* Count m nodes at once (m < CHECK_INTERVAL): the check comes at most m - 1 nodes late. */
+static inline int watch_ticks(Watch *w, uint32_t m)
+{
+    if (w->countdown > m) {
+        w->countdown -= m;
+        return 1;
+    }
+    w->countdown = 1;
+    return watch_tick(w);
+}
+
 /* ======================================================================
  * Fast search: DFS with refutation table, dead-end test, D1, restarts.
  * ====================================================================== */
@@ -1979,7 +1990,9 @@ static int classic_solve(ClassicTables *ct, const Position *start, uint64_t max_
  * Every pile move leads from h to a vector of smaller mixed-radix index
  * (digit p = h[p], radix the pile's starting height + 1), and a talon turn
  * keeps h. Visiting the indices downwards therefore sees each row complete
- * before its moves are made. Nothing is pruned: the search reaches every
+ * before its moves are made. (heights_reach_cube lays piles 1..3's digits
+ * out in another order, by the sum of their heights, which keeps that
+ * property: see cube_pos.) Nothing is pruned: the search reaches every
  * reachable (h, f), each once, so it decides the deal and finds the most
  * cards any line plays in the same pass, with no soundness argument
  * beyond the dominance. A win is read back from the empty piles (see
@@ -2210,6 +2223,10 @@ typedef struct {
     size_t stride[NPILES];   /* what a card of pile p adds to a row's index */
     size_t step[NPILES];     /* and to its place in heights_wins' table, in bytes */
     size_t top;              /* the start's row */
+    uint16_t cube_pos[PILE_DEPTH + 1][PILE_DEPTH + 1][PILE_DEPTH + 1]; /* a row's index: its pile-0 height, plus
+                              * (pile 0's starting height + 1) times this place of piles 1..3's heights, plus
+                              * stride[p] for each card of piles 4..: the mixed-radix place here
+                              * (heights_start), or heights_reach_cube's order of the pass */
     uint16_t onto[NRANKS];   /* the foundation ranks each rank may be played on (EMPTY_F only when the
                               * start's foundation is empty: no move empties it) */
     int onto_most;           /* the most ranks in an onto[] mask: 3 at most (heights_rows) */
@@ -2302,6 +2319,14 @@ static inline int reached_count(const uint8_t t_of[FOUNDATIONS])
  * t on (an entry with the fewest t is the start's or a pile move's: talon
  * turns add entries with more cards turned). Each step adds a move, and a
  * line has at most MAX_LINE. Returns its length. */
+static inline size_t row_index(const HeightsSearch *hs, const uint8_t h[NPILES])
+{
+    size_t i = h[0] + ((size_t)hs->start->h[0] + 1) * hs->cube_pos[h[1]][h[2]][h[3]];
+    for (int p = 4; p < hs->start->npiles; p++)
+        i += h[p] * hs->stride[p];
+    return i;
+}
+
 static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
 {
     const Position *s = hs->start;
@@ -2313,14 +2338,18 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
     while ((i != hs->top || f != s->f || t != s->t) && n < MAX_LINE) {
         int found = 0;
         for (int p = 0; p < s->npiles && !found; p++) {
-            if (h[p] == s->h[p] || s->rank[p][h[p]] != f || !row_reached(hs, i + hs->stride[p]))
+            if (h[p] == s->h[p] || s->rank[p][h[p]] != f)
                 continue;
             h[p]++;
-            row_foundations(hs, i + hs->stride[p], t_of);
+            size_t j = row_index(hs, h);
+            if (row_reached(hs, j))
+                row_foundations(hs, j, t_of);
+            else
+                memset(t_of, NOT_REACHED, FOUNDATIONS);
             for (uint16_t from = hs->onto[f]; from && !found; from &= (uint16_t)(from - 1))
                 if (t_of[lowest_bit(from)] == t) {
                     back[n++] = (uint8_t)p;
-                    i += hs->stride[p];
+                    i = j;
                     f = lowest_bit(from);
                     found = 1;
                 }
@@ -2356,6 +2385,12 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         hs->step[p] = stride * ht->width;
         stride *= (size_t)start->h[p] + 1;
     }
+    memset(hs->cube_pos, 0, sizeof hs->cube_pos);
+    for (int h1 = 0; h1 <= (np > 1 ? start->h[1] : 0); h1++)
+        for (int h2 = 0; h2 <= (np > 2 ? start->h[2] : 0); h2++)
+            for (int h3 = 0; h3 <= (np > 3 ? start->h[3] : 0); h3++)
+                hs->cube_pos[h1][h2][h3] = (uint16_t)((h1 * (np > 1 ? hs->stride[1] : 0) + h2 * (np > 2 ? hs->stride[2] : 0)
+                                                       + h3 * (np > 3 ? hs->stride[3] : 0)) / hs->stride[1 < np ? 1 : 0]);
     memset(hs->onto, 0, sizeof hs->onto);
     for (int g = 0; g <= (start->f == EMPTY_F ? EMPTY_F : EMPTY_F - 1); g++)
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
@@ -2632,9 +2667,288 @@ static LANES_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t 
 }
 #endif
 
-static int heights_reach(const HeightsSearch *hs, uint64_t spent, uint64_t end, Watch *watch, uint64_t *positions,
+#if defined(SHUFFLE_LANES) && defined(__GNUC__) && !defined(_MSC_VER)
+/* The pass again, in 256-bit lanes, several runs at a time (heights_reach_cube). */
+#define CUBE_LANES 1
+#include <immintrin.h>
+#define CUBE_FUNCTION __attribute__((target("avx2,ssse3,sse4.1,popcnt")))
+#define CUBE_GROUP 4  /* runs a group takes: two per 256-bit vector, two vectors (6 or 8: no faster) */
+#define CUBE_PILES 3  /* piles 1..CUBE_PILES: the cube whose diagonals give the groups */
+
+static int cube_cpu; /* the CPU (and the system) has AVX2 as well (set once, when the module loads) */
+
+/* Two 16-byte rows as one vector (a the low half) and back. */
+static CUBE_FUNCTION ALWAYS_INLINE __m256i load_two(const uint8_t *a, const uint8_t *b)
+{
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)a)),
+                                   _mm_loadu_si128((const __m128i *)b), 1);
+}
+
+static CUBE_FUNCTION ALWAYS_INLINE void store_two(uint8_t *a, uint8_t *b, __m256i x)
+{
+    _mm_storeu_si128((__m128i *)a, _mm256_castsi256_si128(x));
+    _mm_storeu_si128((__m128i *)b, _mm256_extracti128_si256(x, 1));
+}
+
+static int cpu_has_cube(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && cpu_has_lanes();
+}
+
+/* One group of CUBE_GROUP runs (`real` of them; the others are dummies).
+ * run[r]: the first byte of the run's row with pile 0 empty (a dummy's: an
+ * all-NOT_REACHED scratch area); hq[r][q]: its pile q's height; cb[r][q]:
+ * the bytes from it down to its child run by pile q; L rows a run. Does
+ * every row of the runs as heights_reach_lanes_of does a row (its entries,
+ * talon turns, positions, pile 0's move into the next row), two runs to a
+ * vector, then the moves of piles 1.. out of each run, a vector per two of
+ * its rows (the lane and the foundations a move reads are the same for the
+ * whole run). Returns the positions; last_k[r]: run r's lowest reached
+ * pile-0 height (NOT_REACHED: none). */
+static CUBE_FUNCTION ALWAYS_INLINE uint64_t cube_group(const HeightsSearch *hs, uint8_t *const run[CUBE_GROUP],
+                                                       const uint8_t hq[CUBE_GROUP][NPILES], int real,
+                                                       const __m256i c0[PILE_DEPTH + 1][3],
+                                                       const __m128i cq[][PILE_DEPTH + 1][3],
+                                                       const ptrdiff_t cb[][LANE_PILES], int L, int lookups, int np,
+                                                       unsigned last_k[CUBE_GROUP])
+{
+    const __m256i ones = _mm256_set1_epi8(-1);
+    const unsigned talon_len = (unsigned)hs->start->talon_len;
+    __m256i carry[CUBE_GROUP / 2], t_pair[CUBE_GROUP / 2][PILE_DEPTH + 2];
+    for (int g = 0; g < CUBE_GROUP / 2; g++)
+        carry[g] = ones;
+    uint64_t n = 0;
+    for (int r = 0; r < CUBE_GROUP; r++)
+        last_k[r] = NOT_REACHED;
+    for (int k = L - 1; k >= 0; k--) {
+        for (int g = 0; g < CUBE_GROUP / 2; g++) {
+            uint8_t *a = run[2 * g] + FOUNDATIONS * k, *b = run[2 * g + 1] + FOUNDATIONS * k;
+            __m256i x = _mm256_min_epu8(load_two(a, b), carry[g]);
+            store_two(a, b, x);
+            __m256i y = _mm256_min_epu8(x, _mm256_srli_epi16(x, 8));
+            unsigned la = (unsigned)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm256_castsi256_si128(y))) & 0xFF;
+            unsigned lb = (unsigned)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm256_extracti128_si256(y, 1))) & 0xFF;
+            la = la < talon_len ? la : talon_len;
+            lb = lb < talon_len ? lb : talon_len;
+            __m256i t = _mm256_min_epu8(x, load_two(hs->talon_row[la], hs->talon_row[lb]));
+            unsigned m = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(t, ones));
+            n += (uint64_t)_mm_popcnt_u32(m);
+            last_k[2 * g] = (m & 0xFFFF) ? (unsigned)k : last_k[2 * g];
+            last_k[2 * g + 1] = (m >> 16) ? (unsigned)k : last_k[2 * g + 1];
+            t_pair[g][k] = t;
+            if (k) {
+                __m256i v = _mm256_min_epu8(_mm256_shuffle_epi8(t, c0[k][0]), _mm256_shuffle_epi8(t, c0[k][1]));
+                if (lookups == 3)
+                    v = _mm256_min_epu8(v, _mm256_shuffle_epi8(t, c0[k][2]));
+                carry[g] = v;
+            }
+        }
+    }
+    for (int g = 0; g < CUBE_GROUP / 2; g++)
+        t_pair[g][L] = ones;
+    /* Moves of piles 1..: a run's child by pile q holds the same pile-0 heights, row for row. An odd L's
+     * last vector takes the next run's first row too, with NOT_REACHED (t_pair[g][L]): no change there. */
+    for (int r = 0; r < real; r++) {
+        __m256i two[(PILE_DEPTH + 2) / 2]; /* rows 2i, 2i + 1 of run r */
+        for (int i = 0; 2 * i < L; i++)
+            two[i] = r & 1 ? _mm256_permute2x128_si256(t_pair[r >> 1][2 * i], t_pair[r >> 1][2 * i + 1], 0x31)
+                           : _mm256_permute2x128_si256(t_pair[r >> 1][2 * i], t_pair[r >> 1][2 * i + 1], 0x20);
+        for (int q = 1; q < np; q++) {
+            int h = hq[r][q];
+            if (!h)
+                continue;
+            __m256i s0 = _mm256_broadcastsi128_si256(cq[q][h][0]), s1 = _mm256_broadcastsi128_si256(cq[q][h][1]);
+            __m256i s2 = lookups == 3 ? _mm256_broadcastsi128_si256(cq[q][h][2]) : ones;
+            uint8_t *child = run[r] - cb[r][q];
+            for (int i = 0; 2 * i < L; i++) {
+                __m256i v = _mm256_min_epu8(_mm256_shuffle_epi8(two[i], s0), _mm256_shuffle_epi8(two[i], s1));
+                if (lookups == 3)
+                    v = _mm256_min_epu8(v, _mm256_shuffle_epi8(two[i], s2));
+                __m256i *c = (__m256i *)(child + 2 * FOUNDATIONS * i);
+                _mm256_storeu_si256(c, _mm256_min_epu8(_mm256_loadu_si256(c), v));
+            }
+        }
+    }
+    return n;
+}
+
+/* The pass (heights_reach_with's rows, entries, positions and fewest),
+ * in another order and another layout of the rows (cube_pos). Each row's
+ * entries are final once every parent row (one card more in one pile) is
+ * done, and any order that does the parents first gives the same entries.
+ * Here the cubes (piles 1..CUBE_PILES, the other piles fixed) go in falling
+ * index order, as the odometer goes, and within a cube its runs (pile 0's
+ * rows, the other piles fixed) go by diagonals, falling sums of the cube
+ * piles' heights: a run's parents lie in cubes done before or on the
+ * diagonal before. The runs of a diagonal are no parents of one another, so
+ * CUBE_GROUP of them go together, their chains of pile-0 rows interleaved
+ * in vector lanes (a row of a chain waits for a load, a least and a talon
+ * load: latency, not work). The rows are laid out in that order (cube_pos:
+ * a cube's runs by diagonals), so that the pass and the moves it writes
+ * run through memory in order. A run's moves by piles 1.. go out as vectors
+ * of two rows each, the same lane for the whole run (the move's card and
+ * foundations are fixed there), where heights_reach_lanes_of stores a byte
+ * a row and a pile. Runs whose rows nothing reached are left out. Only for
+ * a whole pass (no budget to stop within: see heights_reach). */
+static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, Watch *watch,
+                                                             uint64_t *positions, int *fewest_left, int L,
+                                                             int lookups, int np)
+{
+    const Position *start = hs->start;
+    const __m128i fill = _mm_set1_epi8(15); /* lane 15: never reached, in any row or talon_row */
+    __m256i c0[PILE_DEPTH + 1][3];
+    __m128i cq[LANE_PILES][PILE_DEPTH + 1][3];
+    ptrdiff_t back[LANE_PILES];
+    uint8_t *rows = hs->table->rows;
+    for (int q = 0; q < np; q++) {
+        back[q] = (ptrdiff_t)(hs->stride[q] * FOUNDATIONS);
+        for (int k = 1; k <= start->h[q]; k++)
+            for (int j = 0; j < 3; j++) {
+                uint8_t c[16];
+                _mm_storeu_si128((__m128i *)c, fill);
+                c[start->rank[q][k - 1]] = hs->onto_top[q][k][j];
+                cq[q][k][j] = _mm_loadu_si128((const __m128i *)c);
+                if (q == 0)
+                    c0[k][j] = _mm256_broadcastsi128_si256(cq[q][k][j]);
+            }
+    }
+    /* The cube's runs by diagonals (place 0: every cube pile empty), and their children by piles 1..3. */
+    int cube = np - 1 < CUBE_PILES ? np - 1 : CUBE_PILES;
+    int H[4] = {0, 0, 0, 0};
+    for (int q = 1; q <= cube; q++)
+        H[q] = start->h[q];
+    enum { MOST = (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) };
+    uint8_t of[MOST][4];
+    int diagonal_end[3 * PILE_DEPTH + 2], places = 0;
+    for (int s = 0; s <= H[1] + H[2] + H[3]; s++) {
+        for (int h1 = 0; h1 <= H[1]; h1++)
+            for (int h2 = 0; h2 <= H[2]; h2++) {
+                int h3 = s - h1 - h2;
+                if (h3 < 0 || h3 > H[3])
+                    continue;
+                hs->cube_pos[h1][h2][h3] = (uint16_t)places;
+                of[places][1] = (uint8_t)h1;
+                of[places][2] = (uint8_t)h2;
+                of[places][3] = (uint8_t)h3;
+                places++;
+            }
+        diagonal_end[s] = places;
+    }
+    ptrdiff_t child_back[MOST][4]; /* bytes from a run to its child by pile q (1..3) */
+    for (int x = 0; x < places; x++)
+        for (int q = 1; q <= 3; q++) {
+            uint8_t c[4] = {0, of[x][1], of[x][2], of[x][3]};
+            child_back[x][q] = 0;
+            if (q <= cube && c[q]) {
+                c[q]--;
+                child_back[x][q] = (ptrdiff_t)(x - hs->cube_pos[c[1]][c[2]][c[3]]) * L * FOUNDATIONS;
+            }
+        }
+    uint8_t dummy[FOUNDATIONS * (PILE_DEPTH + 2)]; /* a group's missing runs */
+    memset(dummy, NOT_REACHED, sizeof dummy);
+    int fewest = *fewest_left;
+    uint8_t h[NPILES];
+    memcpy(h, start->h, sizeof h);
+    int outer_left = 0;
+    size_t outer_index = 0;
+    for (int p = cube + 1; p < np; p++) {
+        outer_left += h[p];
+        outer_index += h[p] * hs->stride[p];
+    }
+    uint64_t n = 0;
+    uint8_t *run[CUBE_GROUP];
+    uint8_t hq[CUBE_GROUP][NPILES];
+    ptrdiff_t cb[CUBE_GROUP][LANE_PILES];
+    unsigned last_k[CUBE_GROUP];
+    int left_of[CUBE_GROUP];
+    for (;;) {
+        uint8_t *cube_rows = rows + outer_index * FOUNDATIONS;
+        for (int s = H[1] + H[2] + H[3]; s >= 0; s--) {
+            int in = 0, lowest = s ? diagonal_end[s - 1] : 0; /* in: the group's runs so far */
+            for (int x = diagonal_end[s] - 1;; x--) {
+                if (in == CUBE_GROUP || (x < lowest && in)) { /* a group's runs, all reached */
+                    for (int r = in; r < CUBE_GROUP; r++)
+                        run[r] = dummy;
+                    n += cube_group(hs, run, (const uint8_t(*)[NPILES])hq, in, c0,
+                                    (const __m128i(*)[PILE_DEPTH + 1][3])cq, (const ptrdiff_t(*)[LANE_PILES])cb, L,
+                                    lookups, np, last_k);
+                    for (int r = 0; r < in; r++)
+                        if (left_of[r] + (int)last_k[r] < fewest)
+                            fewest = left_of[r] + (int)last_k[r];
+                    if (!watch_ticks(watch, (uint32_t)(in * L))) {
+                        *positions = n;
+                        return 0;
+                    }
+                    in = 0;
+                }
+                if (x < lowest)
+                    break;
+                uint8_t *first = cube_rows + (size_t)x * L * FOUNDATIONS;
+                __m128i all = _mm_loadu_si128((const __m128i *)first);
+                for (int k = 1; k < L; k++)
+                    all = _mm_and_si128(all, _mm_loadu_si128((const __m128i *)(first + FOUNDATIONS * k)));
+                if (_mm_movemask_epi8(_mm_cmpeq_epi8(all, _mm_set1_epi8(-1))) == 0xFFFF)
+                    continue;
+                run[in] = first;
+                memcpy(hq[in], h, sizeof h);
+                for (int q = 1; q <= cube; q++) {
+                    hq[in][q] = of[x][q];
+                    cb[in][q] = child_back[x][q];
+                }
+                for (int q = cube + 1; q < np; q++)
+                    cb[in][q] = back[q];
+                left_of[in] = outer_left + of[x][1] + of[x][2] + of[x][3];
+                in++;
+            }
+        }
+        int p = cube + 1;
+        for (; p < np; p++) { /* the outer piles' odometer, counting down */
+            if (h[p]) {
+                h[p]--;
+                outer_left--;
+                outer_index -= hs->stride[p];
+                break;
+            }
+            h[p] = start->h[p];
+            outer_left += h[p];
+            outer_index += h[p] * hs->stride[p];
+        }
+        if (p == np)
+            break;
+    }
+    *positions = n;
+    *fewest_left = fewest;
+    return 1;
+}
+
+static CUBE_FUNCTION int heights_reach_cube(HeightsSearch *hs, Watch *watch, uint64_t *positions,
+                                            int *fewest_left)
+{
+    int np = hs->start->npiles, L = hs->start->h[0] + 1;
+    if (np == 7 && L == PILE_DEPTH + 1) { /* the Golf games' start */
+        if (hs->onto_most <= 2)
+            return heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7);
+        return heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 3, 7);
+    }
+    return heights_reach_cube_of(hs, watch, positions, fewest_left, L, 3, np);
+}
+#endif
+
+/* The pass: by heights_reach_cube where the CPU has AVX2 and the budget
+ * surely holds the whole pass (where it may stop part-way, the row order
+ * decides which fewest it reports, so the order of the passes below, the
+ * mixed-radix one, is kept there); otherwise heights_reach_lanes or
+ * heights_reach_with. They reach the same entries and count the same
+ * positions; heights_line reads either table through cube_pos. */
+static int heights_reach(HeightsSearch *hs, uint64_t spent, uint64_t end, Watch *watch, uint64_t *positions,
                          int *fewest_left)
 {
+#ifdef CUBE_LANES
+    if (cube_cpu && hs->start->npiles >= 2 && hs->start->npiles <= LANE_PILES
+        && end - (spent < end ? spent : end) >= (uint64_t)(hs->top + 1) * (EMPTY_F + 1))
+        return heights_reach_cube(hs, watch, positions, fewest_left);
+#endif
 #ifdef SHUFFLE_LANES
     if (lanes_cpu && hs->start->npiles <= LANE_PILES)
         return heights_reach_lanes(hs, spent, end, watch, positions, fewest_left, hs->onto_most <= 2 ? 2 : 3);
@@ -3851,6 +4165,9 @@ PyMODINIT_FUNC PyInit__core(void)
     init_black_hole_fits();
 #ifdef SHUFFLE_LANES
     lanes_cpu = cpu_has_lanes();
+#ifdef CUBE_LANES
+    cube_cpu = cpu_has_cube();
+#endif
 #endif
     if (PyType_Ready(&SolverType) < 0)
         return NULL;
