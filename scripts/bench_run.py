@@ -57,7 +57,7 @@ def timed_run(script: Path, deals: str, workers: int, out: Path, chunk_size: int
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if status:
-        raise SystemExit(f"bench_run: {' '.join(command)} failed (exit status {status}; its message above)")
+        raise SystemExit(f"bench_run.py: {' '.join(command)} failed (exit status {status}; its message above)")
     if pads.dataset(out).count_rows() != DealSet.parse([deals]).count:
         raise SystemExit(f"run --range {deals} did not store every deal")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -105,8 +105,9 @@ def main() -> None:
                                               for values in (fixed_wall, fixed_cpu, whole_wall, whole_cpu)))
         if min(whole_wall) <= max(fixed_wall) or min(whole_cpu) <= max(fixed_cpu):
             # the range's deals add less than the noise: a difference of medians gave -264 deals/s for ms1-ms5
-            raise SystemExit(f"bench_run: --range {args.deals} ({count:,} deals) took no longer than --range {TRIVIAL} "
-                             "in some repeat: too few deals to measure beyond the fixed cost; give a longer range")
+            raise SystemExit(f"bench_run.py: --range {args.deals} ({count:,} deal{'s' * (count != 1)}) took no longer "
+                             f"than --range {TRIVIAL} in some repeat: too few deals to measure beyond the fixed cost; "
+                             "give a longer range")
         wall = statistics.median(whole_wall) - statistics.median(fixed_wall)
         cpu = statistics.median(whole_cpu) - statistics.median(fixed_cpu)
         rates[workers] = count / wall

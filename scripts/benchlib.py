@@ -329,6 +329,7 @@ def run_script(main, interrupted: str | None = None) -> None:
             with interrupts.unwrapped():
                 interrupts.ready()  # one that came while the script loaded stops it here
                 status = main()
+                interrupts.check()  # and one that a wait only recorded, if nothing looked since
         finally:
             sys.stdout.flush()
     except Interrupted as stop:
@@ -365,9 +366,10 @@ def _each(function: Callable, items: list) -> list:
 def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> list:
     """`[function(item) for item in items]`, computed by `workers` worker processes (`script_worker`) in
     chunks of `chunksize`, waited for in steps (`polled`). A signal, or an exception, stops the workers at
-    once (their work is lost); a worker that dies ends the script in one line. Not multiprocessing's Pool: a SIGTERM to the script's process group (GNU
-    timeout, a service manager) killed a worker that waited for work holding the pool's lock, and the
-    pool's clean-up then waited for that lock forever."""
+    once (their work is lost); so does a signal while they shut down; a worker that dies ends the script
+    in one line. Not multiprocessing's Pool: a SIGTERM to the script's process group (GNU timeout, a
+    service manager) killed a worker that waited for work holding the pool's lock, and the pool's clean-up
+    then waited for that lock forever."""
     items, pool = list(items), None
     chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
     others = set(multiprocessing.active_children())
@@ -377,7 +379,7 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
                                                mp_context=multiprocessing.get_context(), initializer=script_worker)
             pending = [pool.submit(_each, function, chunk) for chunk in chunks]  # (forking, the first starts all)
         polled(lambda: None if futures.wait(pending, timeout=POLL_SECONDS).not_done else True)
-        return [value for chunk in pending for value in chunk.result()]
+        results = [value for chunk in pending for value in chunk.result()]
     except futures.process.BrokenProcessPool:  # (multiprocessing's Pool started another and waited forever)
         sys.exit(f"{Path(sys.argv[0]).name}: a worker process died (killed, or out of memory?)")
     except BaseException:
@@ -391,7 +393,10 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
     finally:
         if pool is not None:
             with interrupts.recorded():
+                _testhooks.pause("pool-shutdown")
                 pool.shutdown(cancel_futures=True)
+    interrupts.check()  # one that came while the workers shut down: the script went on, wrote its files, exited 0
+    return results
 
 
 def load_average() -> float | None:

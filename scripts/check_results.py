@@ -125,7 +125,8 @@ def main() -> None:
             mismatches += 1
             name = str(GameNumber(deal, ms)) + (f" ({game})" if game else "")
             print(f"deal {name}: stored {outcome}, {played} cards; now {our_outcome}, {our_played} cards")
-    print(f"{args.dataset}: {len(stored):,} deals, {mismatches} mismatches in outcome or cards_played; "
+    checked = f"{len(stored):,} deal" + "s" * (len(stored) != 1)
+    print(f"{args.dataset}: {checked}, {mismatches} mismatches in outcome or cards_played; "
           f"iterations differ on {differing_counts:,} deals (total now {ours_total:,}, stored {theirs_total:,}); "
           f"solved again with the {search} search, max_iters {max_iters or 'no limit'}; "
           f"{time.perf_counter() - started:.0f} s, {_worker_cpu():.0f} CPU-s in the workers")

@@ -522,10 +522,21 @@ def test_check_results_stops_on_a_sigterm_to_its_whole_group_while_a_worker_wait
     assert (process.returncode, err, out) == (-signal.SIGTERM, "check_results.py: interrupted by SIGTERM\n", "")
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_check_results_signalled_while_its_workers_shut_down_stops(tmp_path, signum):
+    """The signal was only recorded there, and nothing looked at the record again: the script printed its
+    verdict and exited 0 (validate_difficulty and difficulty_scale went on to write their files)."""
+    check = [sys.executable, REPO / "scripts" / "check_results.py", "--limit", "20", "--jobs", "2"]
+    done = signal_at_pause(tmp_path, check, "pool-shutdown", lambda pid: os.killpg(pid, signum), release=True,
+                           timeout=60)
+    said = "interrupted" + ("" if signum == signal.SIGINT else " by SIGTERM")
+    assert (done.returncode, done.stderr, done.stdout) == (-signum, f"check_results.py: {said}\n", ""), done
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 def test_check_results_starts_no_more_workers_than_it_has_blocks(tmp_path):
-    """--jobs 4 for ten deals (one block) forked four workers, three of them idle from the start."""
-    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "10", "--jobs", "4"]
+    """--jobs 4 for one deal (one block) forked four workers, three of them idle from the start ("1 deals")."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "1", "--jobs", "4"]
     process = subprocess.Popen(check, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                                env={**os.environ, **pause_env(tmp_path, **{"deal-1": 300})})
     try:
@@ -537,7 +548,7 @@ def test_check_results_starts_no_more_workers_than_it_has_blocks(tmp_path):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
     assert len(workers) == 1 and (process.returncode, err) == (0, ""), (workers, err)
-    assert out.startswith(f"{REPO / 'results' / 'deals.parquet'}: 10 deals, 0 mismatches"), out
+    assert out.startswith(f"{REPO / 'results' / 'deals.parquet'}: 1 deal, 0 mismatches"), out
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
@@ -761,7 +772,7 @@ def test_bench_run_gives_no_rate_for_a_range_it_cannot_time_beyond_the_fixed_cos
     deals add less than the noise), --range 1 (the fixed-cost run itself) a ZeroDivisionError traceback."""
     result = script("bench_run.py", "--range", "1", "--summary", str(tmp_path / "run.json"))
     assert result.returncode == 1 and "deals/s" not in result.stdout, result.stdout
-    assert result.stderr == ("bench_run: --range 1 (1 deals) took no longer than --range 1 in some repeat: too few "
+    assert result.stderr == ("bench_run.py: --range 1 (1 deal) took no longer than --range 1 in some repeat: too few "
                              "deals to measure beyond the fixed cost; give a longer range\n"), result.stderr
     assert not (tmp_path / "run.json").exists()
 
