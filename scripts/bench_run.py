@@ -51,15 +51,18 @@ def timed_run(script: Path, deals: str, workers: int, out: Path, chunk_size: int
     command = [str(script), "run", "--range", deals, "--out", str(out), "--workers", str(workers)]
     if chunk_size:
         command += ["--chunk-size", str(chunk_size)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    status = benchlib.run_command(command, stdout=subprocess.DEVNULL)  # a signal stops it and then this script
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    said = out.with_name("run.stderr")  # shown if it fails; a signal's "resume with" would name a folder this
+    with open(said, "wb") as stderr:  # script removes as it stops
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        status = benchlib.run_command(command, stdout=subprocess.DEVNULL, stderr=stderr)  # a signal stops it
+        wall = time.perf_counter() - started                                                # and then this script
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if status:
+        sys.stderr.write(said.read_text(encoding="utf-8", errors="replace"))
         raise SystemExit(f"bench_run.py: {' '.join(command)} failed (exit status {status}; its message above)")
     if pads.dataset(out).count_rows() != DealSet.parse([deals]).count:
-        raise SystemExit(f"run --range {deals} did not store every deal")
+        raise SystemExit(f"bench_run.py: run --range {deals} did not store every deal")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
