@@ -2312,13 +2312,7 @@ static inline int reached_count(const uint8_t t_of[FOUNDATIONS])
     return n;
 }
 
-/* A winning line, read back from the empty piles (row 0) to the start.
- * A row's (f, t) with the fewest t came from a pile move out of a row that
- * holds t for a rank f may be played on (the card played is the one at the
- * child's height), or else from turning talon cards from the row's fewest
- * t on (an entry with the fewest t is the start's or a pile move's: talon
- * turns add entries with more cards turned). Each step adds a move, and a
- * line has at most MAX_LINE. Returns its length. */
+/* A row's index from its heights (cube_pos: piles 1..3's place, as the pass laid the rows out). */
 static inline size_t row_index(const HeightsSearch *hs, const uint8_t h[NPILES])
 {
     size_t i = h[0] + ((size_t)hs->start->h[0] + 1) * hs->cube_pos[h[1]][h[2]][h[3]];
@@ -2327,6 +2321,13 @@ static inline size_t row_index(const HeightsSearch *hs, const uint8_t h[NPILES])
     return i;
 }
 
+/* A winning line, read back from the empty piles (row 0) to the start.
+ * A row's (f, t) with the fewest t came from a pile move out of a row that
+ * holds t for a rank f may be played on (the card played is the one at the
+ * child's height), or else from turning talon cards from the row's fewest
+ * t on (an entry with the fewest t is the start's or a pile move's: talon
+ * turns add entries with more cards turned). Each step adds a move, and a
+ * line has at most MAX_LINE. Returns its length. */
 static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
 {
     const Position *s = hs->start;

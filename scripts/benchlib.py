@@ -7,7 +7,7 @@ under, and with `--summary FILE` writes the figures it printed to a JSON
 file that README quotes and `tests/test_results.py` checks README against.
 The summary names the command that reproduces it.
 
-Every script (the studies too) also takes from here its argument parser
+Every script (the studies too; not fuzz_cli.py) also takes from here its argument parser
 (one-line usage errors), how it ends on a signal or a failure (`run_script`), how
 it runs one of the package's commands (`run_command`) and its worker processes
 (`pool_map`).
@@ -29,9 +29,9 @@ def _run_as_a_script() -> bool:
     """Whether the program is one of this folder's scripts, not a test that imports one as a module or a
     pool worker that a script spawned (each keeps its own signal handling)."""
     main = sys.modules.get("__main__")
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = os.path.dirname(os.path.realpath(__file__))  # (a script run through a link: its target's folder)
     return getattr(main, "__name__", None) == "__main__" and \
-        os.path.dirname(os.path.abspath(getattr(main, "__file__", None) or "-")) == here
+        os.path.dirname(os.path.realpath(getattr(main, "__file__", None) or "-")) == here
 
 
 if _run_as_a_script():  # before the script's own imports, which take a while (pandas, pyarrow): a Ctrl-C
@@ -247,7 +247,8 @@ def run_command(command: list[str], stdout=None, stderr=None, group: bool = Fals
         import ctypes
 
         preexec = _ends_with(os.getpid(), ctypes.CDLL(None).prctl)
-    child = subprocess.Popen(command, stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=preexec)
+    with interrupts.recorded():  # raised inside Popen, the command would run on, neither stopped nor waited for
+        child = subprocess.Popen(command, stdout=stdout, stderr=stderr, start_new_session=True, preexec_fn=preexec)
     try:
         return _waited(child)
     except Interrupted as stop:
@@ -294,16 +295,19 @@ def polled(step: Callable[[], Value | None]) -> Value:
     and the script's clean-up then failed or waited forever; and one that another thread took, which does
     not wake the main thread's wait, is seen at the next step."""
     while True:
-        with interrupts.recorded():
+        with interrupts.deferred():
             value = step()
-        interrupts.check()
         if value is not None:
             return value
 
 
 def die_saying(stop: Interrupted, line: str) -> NoReturn:
     """End a script that `stop` (Ctrl-C, SIGTERM, a hang-up) interrupted: `line` on stderr, then die of the
-    signal, as a shell's loop over scripts expects."""
+    signal, as a shell's loop over scripts expects. A second signal meanwhile is let pass (GNU timeout
+    signals the script, then its group: it cut the line short with a traceback), a third ends it at once
+    (a line that hangs on a stalled terminal)."""
+    interrupts.die_of_signal_at_exit(stop.signum)
+    interrupts.seal_status(128 + stop.signum, let_pass=1)
     try:  # a hang-up may have taken the terminal with it
         print(line, file=sys.stderr)
         sys.stdout.flush()
@@ -381,22 +385,29 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
         polled(lambda: None if futures.wait(pending, timeout=POLL_SECONDS).not_done else True)
         results = [value for chunk in pending for value in chunk.result()]
     except futures.process.BrokenProcessPool:  # (multiprocessing's Pool started another and waited forever)
+        interrupts.check()  # (a SIGTERM to the group kills the workers too: the script stops for the signal)
         sys.exit(f"{Path(sys.argv[0]).name}: a worker process died (killed, or out of memory?)")
     except BaseException:
         with interrupts.recorded():  # a second signal must not cut the stopping short
-            started = set(multiprocessing.active_children()) - others
-            for process in started:
-                process.kill()
-            for process in started:
-                process.join()
+            _kill(set(multiprocessing.active_children()) - others)
         raise
     finally:
         if pool is not None:
-            with interrupts.recorded():
-                _testhooks.pause("pool-shutdown")
+            with interrupts.deferred():  # one that came while the workers shut down is raised after (the script
+                if interrupts.received() is not None:  # went on, wrote its files and exited 0); one that cut the
+                    _kill(set(multiprocessing.active_children()) - others)  # stopping above short: the shutdown
+                _testhooks.pause("pool-shutdown")                           # would wait for every chunk running
                 pool.shutdown(cancel_futures=True)
-    interrupts.check()  # one that came while the workers shut down: the script went on, wrote its files, exited 0
     return results
+
+
+def _kill(workers: set) -> None:
+    """Kill `workers` and wait for them to be gone, as a run's are (a busy machine takes a moment)."""
+    from blackhole_stats.runner import KILLED_WORKER_SECONDS  # (only when stopping: runner loads pyarrow)
+    for process in workers:
+        process.kill()
+    for process in workers:
+        process.join(KILLED_WORKER_SECONDS)
 
 
 def load_average() -> float | None:

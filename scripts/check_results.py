@@ -45,19 +45,16 @@ BLOCK = 5000
 _solver: Solver | None = None
 
 
-def solve_block(block: list[tuple[int, bool, str | None]], search: str, max_iters: int | None
-                ) -> list[tuple[str, int, int | None]]:
-    """(outcome, iterations, cards_played) for each (deal, ms, game) of the block."""
+def solve_one(deal: tuple[int, bool, str | None], search: str, max_iters: int | None
+              ) -> tuple[str, int, int | None]:
+    """(outcome, iterations, cards_played) of a (number, ms, game)."""
     global _solver
     if _solver is None:
         _solver = Solver()
-    found = []
-    for deal, ms, game in block:
-        number = GameNumber(deal, ms)
-        _testhooks.pause(f"deal-{number}")
-        row = _solver.solve_deal(number, search, max_iters, game)
-        found.append((row["outcome"], row["iterations"], row["cards_played"]))
-    return found
+    number = GameNumber(deal[0], deal[1])
+    _testhooks.pause(f"deal-{number}")
+    row = _solver.solve_deal(number, search, max_iters, deal[2])
+    return row["outcome"], row["iterations"], row["cards_played"]
 
 
 def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None]:
@@ -110,11 +107,9 @@ def main() -> None:
             parser.error(str(error))
     played = [None if value is pd.NA else int(value) for value in data["cards_played"]]
     stored = list(zip(data["deal"], data["ms"], games, data["outcome"].astype(str), data["iterations"], played))
-    blocks = [[(int(deal), bool(ms), game) for deal, ms, game, *_ in stored[i:i + BLOCK]]
-              for i in range(0, len(stored), BLOCK)]
     started = time.perf_counter()
-    found = [row for block in benchlib.pool_map(partial(solve_block, search=search, max_iters=max_iters), blocks,
-                                                args.jobs) for row in block]
+    found = benchlib.pool_map(partial(solve_one, search=search, max_iters=max_iters),
+                              [(int(deal), bool(ms), game) for deal, ms, game, *_ in stored], args.jobs, chunksize=BLOCK)
     mismatches = differing_counts = 0
     ours_total = theirs_total = 0
     for (deal, ms, game, outcome, iterations, played), (our_outcome, our_iterations, our_played) in zip(stored, found):

@@ -450,6 +450,16 @@ def test_a_script_signalled_while_it_loads_stops_in_one_line(tmp_path, name, sig
     assert (done.returncode, done.stderr, done.stdout) == (-signum, f"{said}\n", ""), done
 
 
+def test_a_script_run_through_a_link_takes_signals_too(tmp_path):
+    """A link to a script (its target's folder on sys.path, the link's name in __main__): it took no
+    signals the scripts' way, and Ctrl-C was a KeyboardInterrupt traceback from inside a pool's wait."""
+    link = tmp_path / "check.py"
+    link.symlink_to(REPO / "scripts" / "check_results.py")
+    done = signal_at_pause(tmp_path, [sys.executable, link, "--limit", "5"], "script-loading",
+                           lambda pid: os.killpg(pid, signal.SIGINT), release=True, timeout=60)
+    assert (done.returncode, done.stderr, done.stdout) == (-signal.SIGINT, "check.py: interrupted\n", ""), done
+
+
 def forked_workers(script: int) -> list[int]:
     """The worker processes a script forked (its own command line: not multiprocessing's resource tracker,
     which ignores Ctrl-C and SIGTERM)."""
