@@ -450,6 +450,36 @@ def test_a_script_signalled_while_it_loads_stops_in_one_line(tmp_path, name, sig
     assert (done.returncode, done.stderr, done.stdout) == (-signum, f"{said}\n", ""), done
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+                    reason="reads the script's system call in /proc (x86-64's numbers)")
+def test_a_second_sigterm_while_the_script_says_it_stopped_lets_it_finish_its_line(tmp_path):
+    """GNU timeout signals the script, then its group: a second SIGTERM while the line waited on a stalled
+    standard error (a full pipe here) cut it with a traceback, exit 1, not the first signal's death."""
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    with contextlib.suppress(BlockingIOError):  # the pipe full: the script's line will wait
+        while True:
+            os.write(write, b"x" * 4096)
+    os.set_blocking(write, True)
+    process = subprocess.Popen([sys.executable, REPO / "scripts" / "check_results.py", "--help"], stderr=write,
+                               stdout=subprocess.DEVNULL, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"script-loading": 120})})
+    os.close(write)
+    try:
+        wait_for_pause(tmp_path, "script-loading", process)
+        os.kill(process.pid, signal.SIGTERM)
+        release_pause(tmp_path, "script-loading")
+        until(lambda: Path(f"/proc/{process.pid}/syscall").read_text().split()[0] == "1", "the line's write")
+        os.killpg(process.pid, signal.SIGTERM)  # the second, as timeout sends it to the group
+        with os.fdopen(read, "rb") as pipe:
+            said = pipe.read().lstrip(b"x")
+        process.wait(timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert (process.returncode, said) == (-signal.SIGTERM, b"check_results.py: interrupted by SIGTERM\n")
+
+
 def test_a_script_run_through_a_link_takes_signals_too(tmp_path):
     """A link to a script (its target's folder on sys.path, the link's name in __main__): it took no
     signals the scripts' way, and Ctrl-C was a KeyboardInterrupt traceback from inside a pool's wait."""
