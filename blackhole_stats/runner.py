@@ -514,6 +514,15 @@ class _Tally:
         return False
 
 
+def kill_workers(workers: set) -> None:
+    """Kill worker processes and return once they are gone (a kill takes a moment to land on a busy
+    machine): not SIGTERM, which a worker just forked still handles with its parent's Python handler."""
+    for process in workers:
+        process.kill()
+    for process in workers:
+        process.join(KILLED_WORKER_SECONDS)
+
+
 def _failed_future(error: BaseException) -> futures.Future:
     future: futures.Future = futures.Future()
     future.set_exception(error)
@@ -580,11 +589,7 @@ class _Processes:
         """Stop at once: chunks in flight are lost (their temporary files are removed on resume). Returns
         once the workers are gone (a kill takes a moment to land on a busy machine), so that none writes
         while the run records its session."""
-        workers = set(multiprocessing.active_children()) - self._others
-        for process in workers:
-            process.kill()  # not SIGTERM: a worker just forked still runs the parent's Python handler
-        for process in workers:
-            process.join(KILLED_WORKER_SECONDS)
+        kill_workers(set(multiprocessing.active_children()) - self._others)
 
     def close(self) -> None:
         """Shut the pool down; after a signal, stop its workers first: a second signal can cut the run's

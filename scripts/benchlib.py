@@ -402,12 +402,8 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
 
 
 def _kill(workers: set) -> None:
-    """Kill `workers` and wait for them to be gone, as a run's are (a busy machine takes a moment)."""
-    from blackhole_stats.runner import KILLED_WORKER_SECONDS  # (only when stopping: runner loads pyarrow)
-    for process in workers:
-        process.kill()
-    for process in workers:
-        process.join(KILLED_WORKER_SECONDS)
+    from blackhole_stats.runner import kill_workers  # (only when stopping: runner loads pyarrow)
+    kill_workers(workers)
 
 
 def load_average() -> float | None:
