@@ -374,7 +374,7 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
     in one line. Not multiprocessing's Pool: a SIGTERM to the script's process group (GNU timeout, a
     service manager) killed a worker that waited for work holding the pool's lock, and the pool's clean-up
     then waited for that lock forever."""
-    items, pool = list(items), None
+    items, pool, stopped = list(items), None, False
     chunks = [items[i:i + chunksize] for i in range(0, len(items), chunksize)]
     others = set(multiprocessing.active_children())
     try:
@@ -388,22 +388,20 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
         interrupts.check()  # (a SIGTERM to the group kills the workers too: the script stops for the signal)
         sys.exit(f"{Path(sys.argv[0]).name}: a worker process died (killed, or out of memory?)")
     except BaseException:
-        with interrupts.recorded():  # a second signal must not cut the stopping short
-            _kill(set(multiprocessing.active_children()) - others)
+        stopped = True
         raise
     finally:
+        # After a signal or an exception the workers are killed, not waited for (the shutdown waited for
+        # every chunk running); a signal while they shut down is raised once they have (only recorded there,
+        # the script went on, wrote its files and exited 0).
         if pool is not None:
-            with interrupts.deferred():  # one that came while the workers shut down is raised after (the script
-                if interrupts.received() is not None:  # went on, wrote its files and exited 0); one that cut the
-                    _kill(set(multiprocessing.active_children()) - others)  # stopping above short: the shutdown
-                _testhooks.pause("pool-shutdown")                           # would wait for every chunk running
+            with interrupts.deferred():
+                if stopped or interrupts.received() is not None:
+                    from blackhole_stats.runner import kill_workers  # (only when stopping: runner loads pyarrow)
+                    kill_workers(set(multiprocessing.active_children()) - others)
+                _testhooks.pause("pool-shutdown")
                 pool.shutdown(cancel_futures=True)
     return results
-
-
-def _kill(workers: set) -> None:
-    from blackhole_stats.runner import kill_workers  # (only when stopping: runner loads pyarrow)
-    kill_workers(workers)
 
 
 def load_average() -> float | None:
