@@ -23,14 +23,11 @@ from __future__ import annotations
 
 import benchlib  # first: signals are recorded from here on (see there)
 
-import importlib.machinery
-import importlib.util
 import os
 import shlex
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -40,8 +37,8 @@ from blackhole_stats.dealing import deal
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = "blackhole_stats/_core.c"
-FLAGS = ["-O3", "-std=c11", "-Wall", "-Wextra", "-fPIC", "-shared"]
-"""setup.py's flags for gcc and clang, and those a shared object needs."""
+FLAGS = ["-O3", "-std=c11", "-Wall", "-Wextra"]
+"""setup.py's flags for gcc and clang."""
 SEARCH_CODES = {"fast": 0, "heights": 2}
 BLOCK = 50
 """Deals per interleaved block."""
@@ -61,23 +58,6 @@ def source_of(spec: str, folder: Path) -> Path:
     return path
 
 
-def built(source: Path, folder: Path):
-    """The core compiled from `source`, loaded as a module of its own."""
-    target = folder / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
-    compiler = shlex.split(os.environ.get("CC", "cc"))
-    said = folder / "compiler.log"
-    with said.open("w") as log:  # a signal reaches the compiler's cc1 too: it compiled on, orphaned
-        status = benchlib.run_command([*compiler, *FLAGS, f"-I{sysconfig.get_paths()['include']}", "-o",
-                                       str(target), str(source)], stdout=log, stderr=subprocess.STDOUT, group=True)
-    if status:
-        sys.exit(f"bench_builds: {source} does not compile:\n{said.read_text(errors='replace')}")
-    loader = importlib.machinery.ExtensionFileLoader("blackhole_stats._core", str(target))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(
-        "blackhole_stats._core", target, loader=loader))
-    loader.exec_module(module)
-    return module
-
-
 def main(argv: list[str] | None = None) -> None:
     made = benchlib.parser(__doc__, repeats=7, game=True)
     made.add_argument("--base", required=True, help="git revision (or C file) of the build to compare against")
@@ -92,7 +72,12 @@ def main(argv: list[str] | None = None) -> None:
         for name, spec in (("base", args.base), ("other", args.other)):
             folder = Path(scratch, name)
             folder.mkdir()
-            cores[name] = built(source_of(spec, folder), folder).Solver()
+            source = source_of(spec, folder)
+            try:
+                core = benchlib.built_core(shlex.split(os.environ.get("CC", "cc")), FLAGS, source, folder)
+            except benchlib.CompileFailed as error:
+                sys.exit(f"bench_builds: {source} does not compile:\n{error}")
+            cores[name] = core.Solver()
         boards = [deal(number, args.game) for number in numbers]
         inputs = [(board.solver_input(), board.solver_rules()) for board in boards]
         code = SEARCH_CODES[args.search]

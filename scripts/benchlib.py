@@ -9,8 +9,8 @@ The summary names the command that reproduces it.
 
 Every script (the studies too; not fuzz_cli.py) also takes from here its argument parser
 (one-line usage errors), how it ends on a signal or a failure (`run_script`), how
-it runs one of the package's commands (`run_command`) and its worker processes
-(`pool_map`).
+it runs one of the package's commands (`run_command`), its worker processes
+(`pool_map`) and a C compiler (`compiled`, `built_core`).
 
 Signals are the package's (`blackhole_stats.interrupts`): a script imports this
 module first, and from then on Ctrl-C, SIGTERM and a hang-up are recorded, raised
@@ -41,6 +41,8 @@ if _run_as_a_script():  # before the script's own imports, which take a while (p
 import argparse
 import contextlib
 import errno
+import importlib.machinery
+import importlib.util
 import json
 import multiprocessing
 import select
@@ -48,6 +50,7 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sysconfig
 import tempfile
 from collections.abc import Callable
 from concurrent import futures
@@ -402,6 +405,34 @@ def pool_map(function: Callable, items, workers: int, chunksize: int = 1) -> lis
                 _testhooks.pause("pool-shutdown")
                 pool.shutdown(cancel_futures=True)
     return results
+
+
+class CompileFailed(Exception):
+    """A compiler refused `_core.c`; the exception's text is what it said."""
+
+
+def compiled(command: list[str], folder: Path) -> None:
+    """Run a C compiler's `command` to its end (CompileFailed if it fails), its output kept in `folder`. A
+    signal reaches the compiler's whole process group (`run_command`): to its driver alone, the driver
+    died and its cc1 compiled on, orphaned."""
+    said = folder / "compiler.log"
+    with said.open("w") as log:
+        status = run_command(command, stdout=log, stderr=subprocess.STDOUT, group=True)
+    if status:
+        raise CompileFailed(said.read_text(errors="replace"))
+
+
+def built_core(compiler: list[str], flags: list[str], source: Path, folder: Path):
+    """The solver's core compiled from `source` into `folder` and loaded as a module of its own, beside
+    the installed one (scripts that compare builds)."""
+    target = folder / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
+    compiled([*compiler, *flags, "-fPIC", "-shared", f"-I{sysconfig.get_paths()['include']}", "-o", str(target),
+              str(source)], folder)
+    loader = importlib.machinery.ExtensionFileLoader("blackhole_stats._core", str(target))
+    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(
+        "blackhole_stats._core", target, loader=loader))
+    loader.exec_module(module)
+    return module
 
 
 def load_average() -> float | None:

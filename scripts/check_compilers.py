@@ -32,9 +32,7 @@ from __future__ import annotations
 
 import benchlib  # first: signals are recorded from here on (see there)
 
-import importlib.util
 import shutil
-import subprocess
 import sysconfig
 import tempfile
 from pathlib import Path
@@ -47,22 +45,6 @@ from blackhole_stats.games import GAMES
 
 SOURCE = Path(blackhole_stats.__file__).with_name("_core.c")
 WARNINGS = ["-std=c11", "-Wall", "-Wextra", "-Werror"]
-
-
-def build(compiler: str, out: Path, extra: list[str]) -> Path:
-    """A loadable extension module built from _core.c with `compiler`."""
-    target = out / f"_core{sysconfig.get_config_var('EXT_SUFFIX')}"
-    subprocess.run([compiler, "-O2", *WARNINGS, *extra, "-fPIC", "-shared",
-                    f"-I{sysconfig.get_paths()['include']}", str(SOURCE), "-o", str(target)],
-                   check=True, capture_output=True, text=True)
-    return target
-
-
-def load(path: Path):
-    spec = importlib.util.spec_from_file_location("_core", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 SEARCH_NAMES = {0: "fast", 1: "classic", 2: "heights search alone"}
@@ -113,11 +95,12 @@ def main() -> int:
             folder = temp / compiler
             folder.mkdir()
             try:
-                found = differences(load(build(compiler, folder, extra)), args.deals, args.classic, args.walks)
-            except subprocess.CalledProcessError as error:
-                print(f"{name}: FAILED to compile\n{error.stderr}")
+                module = benchlib.built_core([compiler], ["-O2", *WARNINGS, *extra], SOURCE, folder)
+            except benchlib.CompileFailed as error:
+                print(f"{name}: FAILED to compile\n{error}")
                 failed = True
                 continue
+            found = differences(module, args.deals, args.classic, args.walks)
             print(f"{name}: built with {' '.join(WARNINGS)}; deals 1..{args.deals} fast, 1..{args.classic} "
                   f"classic and 1..{args.walks} trap walks: {len(found)} differences")
             for line in found[:10]:
@@ -131,12 +114,13 @@ def main() -> int:
             stand_in = temp / "stand-in" / "sys"
             stand_in.mkdir(parents=True)
             (stand_in / "select.h").write_text("/* pyconfig.h of this machine asks for it; Windows has none */\n")
-            done = subprocess.run([mingw, "-O2", *WARNINGS, "-c", f"-I{stand_in.parent}",
-                                   f"-I{sysconfig.get_paths()['include']}", str(SOURCE),
-                                   "-o", str(temp / "_core.obj")], capture_output=True, text=True)
-            print(f"mingw-w64 (Windows x86-64): compile only, {'ok' if done.returncode == 0 else 'FAILED'}")
-            if done.returncode:
-                print(done.stderr)
+            try:
+                benchlib.compiled([mingw, "-O2", *WARNINGS, "-c", f"-I{stand_in.parent}",
+                                   f"-I{sysconfig.get_paths()['include']}", str(SOURCE), "-o", str(temp / "_core.obj")],
+                                  temp)
+                print("mingw-w64 (Windows x86-64): compile only, ok")
+            except benchlib.CompileFailed as error:
+                print(f"mingw-w64 (Windows x86-64): compile only, FAILED\n{error}")
                 failed = True
     return 1 if failed else 0
 

@@ -1036,17 +1036,20 @@ def test_bench_difficulty_refuses_deals_without_a_winnable_one(tmp_path):
 @pytest.mark.skipif(not shutil.which(os.environ.get("CC", "cc").split()[0]), reason="no C compiler (cc or $CC)")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux's")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
-def test_bench_builds_stopped_while_compiling_stops_its_compiler(tmp_path, monkeypatch, signum):
-    """SIGTERM (or a hang-up) to bench_builds while it compiled: the compiler's driver was killed, and its cc1
-    compiled on, orphaned, its `cc*.s` left in $TMPDIR."""
+@pytest.mark.parametrize("name, args", [
+    ("bench_builds.py", ["--base", str(REPO / "blackhole_stats" / "_core.c"), "--deals", "1-3"]),
+    pytest.param("check_compilers.py", ["--deals", "1"], marks=pytest.mark.skipif(
+        not (shutil.which("gcc") or shutil.which("clang")), reason="check_compilers builds with gcc or clang")),
+])
+def test_a_script_stopped_while_compiling_stops_its_compiler(tmp_path, monkeypatch, signum, name, args):
+    """SIGTERM (or a hang-up) to a script while it compiled the core: the compiler's driver was killed, and its
+    cc1 compiled on, orphaned, its `cc*.s` left in $TMPDIR (check_compilers.py: it was not even stopped)."""
     from conftest import hang_up_as_a_shell_leaves_it
 
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
-    source = REPO / "blackhole_stats" / "_core.c"
-    process = subprocess.Popen([sys.executable, str(REPO / "scripts" / "bench_builds.py"), "--base", str(source),
-                                "--other", str(source), "--deals", "1-3"], stdout=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, str(REPO / "scripts" / name), *args], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True,
                                preexec_fn=hang_up_as_a_shell_leaves_it)
 
@@ -1066,7 +1069,7 @@ def test_bench_builds_stopped_while_compiling_stops_its_compiler(tmp_path, monke
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-    assert (process.returncode, err) == (-signum, f"bench_builds.py: interrupted by {signum.name}\n"), err
+    assert (process.returncode, err) == (-signum, f"{name}: interrupted by {signum.name}\n"), err
     assert len(compiling) >= 2
     until(lambda: all(state(pid) is None for pid in compiling), "the compiler outlived the script", timeout=30)
     assert not list(scratch.iterdir())
