@@ -46,6 +46,7 @@ import resource
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -77,13 +78,13 @@ STUDY_2010 = {"solved": 869_413, "unsolved": 130_587, "mean_a": 292_400, "mean_b
 """The 2010 study's published figures: its counts, and the two means and the median its summary quotes."""
 
 
-def cli(*args: str, stdout=None) -> None:
+def cli(*args: str, stdout=None, stderr=None) -> None:
     """Run the console script installed next to this Python (`benchlib.run_command`: a signal to the study
     reaches it once, and it stops as it does on its own, a run recording what it solved, before the study
     records its timing); stop the study if it fails."""
     command = [str(Path(sys.executable).with_name("blackhole-stats")), *args]
     print("$ blackhole-stats", " ".join(args), flush=True)
-    code = benchlib.run_command(command, stdout=stdout)
+    code = benchlib.run_command(command, stdout=stdout, stderr=stderr)
     if code:
         raise subprocess.CalledProcessError(code, command)
 
@@ -190,15 +191,21 @@ def write_compact(run: Path, target: Path, columns: list[str] = COMPACT_COLUMNS)
                        compression="zstd", compression_level=19)
 
 
-def report(source: Path | str, markdown: Path, *extra: str) -> None:
+def report(source: Path | str, markdown: Path, *extra: str, stderr=None) -> None:
     with replacing(markdown) as temp, temp.open("w", encoding="utf-8") as handle:
-        cli("report", str(source), "--format", "markdown", *extra, stdout=handle)
+        cli("report", str(source), "--format", "markdown", *extra, stdout=handle, stderr=stderr)
 
 
 def report_with_plots(source: Path, markdown: Path, plots: Path) -> None:
-    """REPORT.md and its plots folder, each replaced only when the report is done."""
-    with replacing(plots) as new_plots:
-        report(source, markdown, "--plots", str(new_plots))
+    """REPORT.md and its plots folder, each replaced only when the report is done. What the report says
+    names the plots where they end up: it wrote them into a temporary folder, which is gone by then."""
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as said:
+        try:
+            with replacing(plots) as new_plots:
+                report(source, markdown, "--plots", str(new_plots), stderr=said)
+        finally:
+            said.seek(0)
+            sys.stderr.write(said.read().replace(str(new_plots), str(plots)))
 
 
 def load(source: Path | str):
@@ -790,8 +797,8 @@ def main() -> None:
         write_compact(classic, args.results / "classic_deals.parquet")
         peer = shared_peer(fast_data, peer, args.results / "COMPARE_peer_1_1000.md")
         if peer is not None:
-            report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--compare", str(peer),
-                   "--compare-game", "black_hole")
+            report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--game", "black_hole",
+                   "--compare", str(peer), "--compare-game", "black_hole")  # (compact rows name no game)
         options = {**({"--deals": str(deals)} if str(deals) != DEFAULT_DEALS else {}), "--classic": str(classic_deals),
                    **({"--peer": str(args.peer)} if args.peer else {})}  # README's command: what this study ran
         facts = {"options": options, "fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),

@@ -214,6 +214,14 @@ def test_committed_scale_report_is_what_its_measurements_render():
     assert rendered == committed
 
 
+def assert_says_where_its_plots_are(stderr: str, plots: Path) -> None:
+    """A study's "wrote" lines name its plots where they are once it is done: they named the temporary folder
+    the report wrote them into, which was gone by then."""
+    wrote = [line for line in stderr.splitlines() if line.startswith("wrote ")]
+    assert wrote and all(Path(line[len("wrote "):]).parent == plots and Path(line[len("wrote "):]).is_file()
+                         for line in wrote), stderr
+
+
 def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp_path):
     """`study.py --game G` on a small range: the run, its files under RESULTS/G/, and FAMILY.md (the peer's
     verdicts for deals 1..40 of Relaxed Golf are the reference)."""
@@ -224,6 +232,7 @@ def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp
         result = script("study.py", "--game", "260", "--deals", deals, "--runs", str(tmp_path / "runs"),
                         "--results", str(results))
         assert result.returncode == 0, result.stderr
+        assert_says_where_its_plots_are(result.stderr, results / "relaxed_golf" / "plots")
     folder = results / "relaxed_golf"
     assert sorted(path.name for path in folder.iterdir()) == [
         "COMPARE_peer_1_1000.md", "REPORT.md", "deals.parquet", "plots", "relaxed_golf_1_40.bits", "study.json"]
@@ -405,6 +414,8 @@ def test_a_black_hole_study_stopped_in_its_fast_run_times_every_session_of_it(tm
     assert stopped.returncode == -signal.SIGINT, stopped.stderr
     again = script("study.py", *map(str, args[2:]))
     assert again.returncode == 0, again.stderr
+    assert_says_where_its_plots_are(again.stderr, tmp_path / "results" / "plots")
+    assert "does not say which game" not in again.stderr  # (its own compact rows, compared with the peer's)
     facts = json.loads((tmp_path / "results" / "study.json").read_text())
     fast = facts["timings"]["fast"]
     sessions = facts["runs"]["fast"]["sessions"]
