@@ -20,7 +20,8 @@ its plots, a compact deals.parquet (with its `game` column), the comparison
 with the peer's CSV of deals 1..1000 (../shared/reference/family/), the
 winnable deals as a bitmap (`scripts/winnable_bitmap.py`), study.json; then
 RESULTS/FAMILY.md, the games studied so far side by side (`--family` writes
-only that table).
+only that table; `--comparisons`, only the game's comparison with the peer,
+from the compact rows RESULTS holds).
 
 Timings are those of the sessions that solved the deals, summed (a study
 stopped and run again): wall seconds, CPU seconds of the run and its workers,
@@ -507,6 +508,17 @@ def shared_peer(data, peer: Path | None, comparison: Path) -> Path | None:
     return None
 
 
+def compare_with_peer(compact: Path, game, peer: Path | None) -> Path | None:
+    """COMPARE_peer_1_1000.md beside `compact` (a study's compact rows): `report --compare` of them and the
+    peer's CSV, if they share a deal (`shared_peer`); returns the CSV then, else None. Made from committed
+    files alone, so `--comparisons` can make it again when `report` words its comparisons otherwise."""
+    comparison = compact.with_name("COMPARE_peer_1_1000.md")
+    peer = shared_peer(load(compact), peer, comparison)
+    if peer is not None:  # (the game named: Black Hole's compact rows name none)
+        report(compact, comparison, "--game", game.key, "--compare", str(peer), "--compare-game", game.key)
+    return peer
+
+
 def unreadable_peer(peer: Path | None, game) -> str | None:
     """What is wrong with the peer's CSV, as `load` reads it, for a study of `game` (None if nothing, or if
     there is none): checked before anything runs, as a missing or damaged one stopped the study in a
@@ -550,10 +562,8 @@ def study_game(game, deals: DealSet, runs: Path, results: Path, peer: Path | Non
         data = load(run)
         facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
                  "run_started": manifest(run)["started"], "sessions": sessions}
-        peer = shared_peer(data, peer, target / "COMPARE_peer_1_1000.md")
+        peer = compare_with_peer(target / "deals.parquet", game, peer)
         if peer is not None:
-            report(target / "deals.parquet", target / "COMPARE_peer_1_1000.md", "--compare", str(peer),
-                   "--compare-game", game.key)
             facts["vs_peer"] = family_peer_agreement(data, peer)
         bits = None
         if facts["fast"]["first"] == 1 and facts["fast"]["intractable"] == 0 and facts["fast"]["deals"] == \
@@ -711,6 +721,9 @@ def main() -> None:
                         help="a game of the family other than Black Hole (key, PySolFC id or name): its study "
                              "into RESULTS/<game>/ (default: the Black Hole study)")
     parser.add_argument("--family", action="store_true", help="only write RESULTS/FAMILY.md from what RESULTS holds")
+    parser.add_argument("--comparisons", action="store_true",
+                        help="only write the game's COMPARE_peer_1_1000.md again, from its compact rows in RESULTS "
+                             "and the peer's CSV (after a change to how `report --compare` words it)")
     parser.add_argument("--deals", default=DEFAULT_DEALS, help=f"the fast run's range (default {DEFAULT_DEALS})")
     parser.add_argument("--classic", default=None,
                         help=f"the classic run's range (default: the first {CLASSIC_DEALS:,} deals of --deals)")
@@ -745,6 +758,9 @@ def main() -> None:
     if problem is not None:
         parser.error(f"--peer {problem}") if args.peer else sys.exit(
             f"{SCRIPT} stopped before writing anything: the peer's CSV {problem}: restore it, or give --peer")
+    if args.comparisons:
+        compare_again(game, args.results, peer)
+        return
     if game is not BLACK_HOLE:  # Black Hole's own study (classic prefix, the 2010 figures) is below
         study_game(game, deals, args.runs, args.results, peer)
         return
@@ -795,10 +811,7 @@ def main() -> None:
         report(classic, args.results / "REPORT_classic.md")
         report(classic, args.results / "COMPARE_classic_fast.md", "--compare", str(fast))
         write_compact(classic, args.results / "classic_deals.parquet")
-        peer = shared_peer(fast_data, peer, args.results / "COMPARE_peer_1_1000.md")
-        if peer is not None:
-            report(args.results / "deals.parquet", args.results / "COMPARE_peer_1_1000.md", "--game", "black_hole",
-                   "--compare", str(peer), "--compare-game", "black_hole")  # (compact rows name no game)
+        peer = compare_with_peer(args.results / "deals.parquet", BLACK_HOLE, peer)
         options = {**({"--deals": str(deals)} if str(deals) != DEFAULT_DEALS else {}), "--classic": str(classic_deals),
                    **({"--peer": str(args.peer)} if args.peer else {})}  # README's command: what this study ran
         facts = {"options": options, "fast": outcome_facts(fast_data), "classic": outcome_facts(classic_data),
@@ -814,6 +827,20 @@ def main() -> None:
             "the median and the sample standard deviation.\n\n" + render_prefixes(facts["classic_prefixes"]) + "\n")
         replace_text(args.results / "README.md", render_readme(facts))
         print(f"results in {args.results}/")
+
+
+def compare_again(game, results: Path, peer: Path | None) -> None:
+    """`--comparisons`: the game's peer comparison made again from what RESULTS holds, nothing run."""
+    from blackhole_stats.games import BLACK_HOLE
+    target = results if game is BLACK_HOLE else results / game.key
+    compact = target / "deals.parquet"
+    if not compact.is_file():
+        sys.exit(f"{SCRIPT} --comparisons: no {compact}: the study of {game.name} writes it")
+    if peer is None:
+        sys.exit(f"{SCRIPT} --comparisons: no peer's CSV of {game.name}: give --peer")
+    with holding(target, "--results", ("COMPARE_peer_1_1000.md",)):
+        if compare_with_peer(compact, game, peer) is not None:
+            print(f"wrote {target / 'COMPARE_peer_1_1000.md'}")
 
 
 def peer_csv() -> Path | None:

@@ -29,6 +29,9 @@ import importlib.util
 import json
 import math
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -533,6 +536,22 @@ def test_a_games_report_and_its_peer_comparison_are_its_data(game):
     assert set(data["game"].astype(str)) == {game}
     check_report(folder / "REPORT.md", data, game)
     check_comparison(folder / "COMPARE_peer_1_1000.md", data, peer_of(game), game)
+
+
+@pytest.mark.parametrize("game", ["black_hole", *GAMES])
+def test_each_peer_comparison_is_what_report_says_of_the_committed_rows_today(game):
+    """A comparison made from committed files alone (the compact rows and the peer's CSV) is word for word what
+    `report --compare` prints of them now: all five had gone stale when report added a line, and a reader
+    running the command beside them got other text. `study.py --game G --comparisons` makes them again."""
+    folder = RESULTS if game == "black_hole" else game_results(game)[0]
+    peer = require_reference("peer_1_1000.csv" if game == "black_hole" else f"family/peer_{game}_1_1000.csv")
+    compact = (folder / "deals.parquet").relative_to(REPO)
+    done = subprocess.run([str(Path(sys.executable).with_name("blackhole-stats")), "report", str(compact), "--format",
+                           "markdown", "--game", game, "--compare", str(peer), "--compare-game", game],
+                          capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (folder / "COMPARE_peer_1_1000.md").read_text(encoding="utf-8"), \
+        f"stale: python scripts/study.py --game {game} --comparisons"
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -246,6 +246,15 @@ def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp
     assert (folder / "REPORT.md").read_text().startswith("# Relaxed Golf report: ")
     family = (results / "FAMILY.md").read_text()
     assert "| Relaxed Golf (`relaxed_golf`) | 1..40 | " in family and "Not studied yet: Black Hole" in family
+    comparison = folder / "COMPARE_peer_1_1000.md"  # made again from the compact rows alone, nothing run
+    made, run_record = comparison.read_bytes(), (tmp_path / "runs" / "relaxed_golf.run" / "manifest.json").read_bytes()
+    comparison.write_text("stale\n")
+    again = script("study.py", "--game", "relaxed_golf", "--comparisons", "--results", str(results))
+    assert (again.returncode, comparison.read_bytes()) == (0, made), again.stderr
+    assert (tmp_path / "runs" / "relaxed_golf.run" / "manifest.json").read_bytes() == run_record  # no run
+    missing = script("study.py", "--game", "golf", "--comparisons", "--results", str(results))
+    assert (missing.returncode, missing.stderr) == (
+        1, f"study --comparisons: no {results / 'golf' / 'deals.parquet'}: the study of Golf writes it\n")
 
 
 def test_a_study_of_deals_the_peer_never_solved_goes_without_its_comparison(tmp_path):
