@@ -81,13 +81,11 @@ def rate(count: int, seconds: list[float]) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = benchlib.parser(__doc__)
-    parser.add_argument("--count", type=int, default=FULL_COUNT,
+    parser.add_argument("--count", type=benchlib.positive, default=FULL_COUNT,
                         help="hash deals 1..COUNT (default all 1,000,000, compared with the reference)")
-    parser.add_argument("--pysol-cards", type=int, default=0, metavar="N",
+    parser.add_argument("--pysol-cards", type=benchlib.positive, default=None, metavar="N",
                         help="also deal 1..N with pysol-cards: speed ratio and a board-by-board check")
     args = benchlib.parse(parser, argv)
-    if args.count < 1:
-        parser.error("--count must be at least 1")
 
     load = benchlib.load_average()
     digests, seconds = set(), []
@@ -104,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
                "deals_per_second": rate(args.count, seconds)}
 
     status = 0
-    if args.pysol_cards > 0:
+    if args.pysol_cards is not None:
         theirs, ours, differing = [], [], set()
         for _ in range(args.repeats):
             their_seconds, our_seconds, differ = time_pysol_cards(args.pysol_cards)
@@ -124,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"expected       {EXPECTED}: {'MATCH' if matches else 'MISMATCH'}")
         figures["matches_reference"] = matches
         status = status or (0 if matches else 1)
-    options = ["--count", str(args.count), "--pysol-cards", str(args.pysol_cards), "--repeats", str(args.repeats)]
+    options = ["--count", str(args.count), *(["--pysol-cards", str(args.pysol_cards)] if args.pysol_cards else []),
+               "--repeats", str(args.repeats)]
     benchlib.write_summary(args.summary, "check_deal_hash.py", options, load, **figures)
     return status
 

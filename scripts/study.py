@@ -715,6 +715,20 @@ def write_family(results: Path) -> None:
     replace_text(results / "FAMILY.md", render_family(family_facts(results)))
 
 
+def refuse_unused_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A usage error for an option that --family or --comparisons would not use: it was taken and ignored
+    (as --classic was by another game's study: see main)."""
+    runs = ("--deals", "--classic", "--runs")
+    unused = {"--family": (*runs, "--game", "--peer", "--comparisons"), "--comparisons": runs}
+    given = {option for option in (*runs, "--game", "--peer", "--comparisons")
+             if getattr(args, option[2:]) not in (None, False)}
+    for mode, options in unused.items():
+        if getattr(args, mode[2:]):
+            for option in options:
+                if option in given:
+                    parser.error(f"{option} is not used with {mode}, which writes from what --results holds")
+
+
 def main() -> None:
     parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", default=None,
@@ -724,15 +738,17 @@ def main() -> None:
     parser.add_argument("--comparisons", action="store_true",
                         help="only write the game's COMPARE_peer_1_1000.md again, from its compact rows in RESULTS "
                              "and the peer's CSV (after a change to how `report --compare` words it)")
-    parser.add_argument("--deals", default=DEFAULT_DEALS, help=f"the fast run's range (default {DEFAULT_DEALS})")
+    parser.add_argument("--deals", default=None, help=f"the fast run's range (default {DEFAULT_DEALS})")
     parser.add_argument("--classic", default=None,
                         help=f"the classic run's range (default: the first {CLASSIC_DEALS:,} deals of --deals)")
-    parser.add_argument("--runs", type=Path, default=Path("runs"), help="where the full datasets go")
+    parser.add_argument("--runs", type=Path, default=None, help="where the full datasets go (default runs)")
     parser.add_argument("--results", type=Path, default=Path("results"), help="where the results go")
     parser.add_argument("--peer", type=Path, default=None,
                         help="the peer's CSV of the game (default: peer_1_1000.csv, or family/peer_<game>_1_1000.csv, "
                              "under $BLACKHOLE_SHARED/reference or ../shared/reference); skipped if absent")
     args = parser.parse_args()
+    refuse_unused_options(parser, args)
+    args.deals, args.runs = args.deals or DEFAULT_DEALS, args.runs or Path("runs")
     if args.family:
         if not args.results.is_dir():
             parser.error(f"--results {args.results}: no folder (--family writes FAMILY.md from what one holds)")
@@ -753,6 +769,8 @@ def main() -> None:
             game = get_game(args.game)
         except UnknownGameError as error:
             parser.error(str(error))
+    if args.classic is not None and game is not BLACK_HOLE:
+        parser.error(f"--classic: {game.name}'s study has no classic run (the classic search plays Black Hole only)")
     peer = args.peer or (peer_csv() if game is BLACK_HOLE else family_peer_csv(game))
     problem = unreadable_peer(peer, game)
     if problem is not None:

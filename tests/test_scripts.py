@@ -86,6 +86,11 @@ def test_scripts_say_in_one_line_that_standard_output_is_full(name):
     ("check_peer.py", ["--csv", "nonexistent.csv"], "cannot read nonexistent.csv: No such file or directory"),
     ("check_peer.py", ["--game", "nope"], "unknown game 'nope'"),
     ("check_peer.py", ["--csv", str(REPO / "tests" / "conftest.py")], "has no column deal, iterations, max_played"),
+    ("study.py", ["--game", "golf", "--classic", "1-500"],  # were taken and ignored
+     "--classic: Golf's study has no classic run (the classic search plays Black Hole only)"),
+    ("study.py", ["--family", "--deals", "1-5"], "--deals is not used with --family, which writes from what"),
+    ("study.py", ["--family", "--game", "golf"], "--game is not used with --family"),
+    ("study.py", ["--comparisons", "--runs", "elsewhere"], "--runs is not used with --comparisons"),
 ])
 def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, message):
     result = script(name, *args, *(["--results", str(tmp_path / "results")] if name != "check_peer.py" else []))
@@ -111,6 +116,7 @@ def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, mess
      "--baseline /nonexistent: No such file or directory"),
     ("bench_startup.py", ["--deal", "0"], "argument --deal: invalid game number 0: numbers start at 1"),  # tracebacks
     ("bench_readers.py", ["--results", "/etc"], "--results /etc: no deals.parquet in it (the study's compact rows)"),
+    ("check_deal_hash.py", ["--pysol-cards", "0"], "argument --pysol-cards: 0 is less than 1"),  # ignored
     ("check_results.py", ["--max-iters", str(10**23)],  # a ValueError traceback from each worker
      f"argument --max-iters: {10**23} is more than {2**63 - 1} (2^63-1)"),
 ])
@@ -878,7 +884,8 @@ def test_a_study_refuses_a_peer_csv_it_cannot_compare_with_before_running_anythi
     (tmp_path / "short.csv").write_text("deal,outcome\n1,solved\n")
     given = {"none.csv": tmp_path / "none.csv", "short.csv": tmp_path / "short.csv",
              "peer_1_1000.csv": reference}.get(peer, Path(peer))
-    refused = script("study.py", "--game", game, "--deals", "1-30", "--classic", "1-30", "--runs",
+    refused = script("study.py", "--game", game, "--deals", "1-30", *(["--classic", "1-30"] if game == "black_hole"
+                                                                        else []), "--runs",
                      str(tmp_path / "runs"), "--results", str(tmp_path / "results"), "--peer", str(given))
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert refused.stderr.startswith("study.py: error: --peer ") and problem in refused.stderr, refused.stderr
