@@ -97,6 +97,8 @@ def main() -> None:
         search, max_iters = solved_with(args.dataset, data, {"search": args.search, "max_iters": args.max_iters})
     except DatasetError as error:
         parser.error(str(error))
+    if not len(data):  # (it said "0 deals, 0 mismatches" and passed)
+        parser.error(f"{args.dataset} holds no deal: nothing to check")
     if args.limit is not None:
         data = data.head(args.limit)
     games = data["game"].astype(object) if "game" in data else [None] * len(data)

@@ -565,6 +565,15 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
                     reason="reads a worker's system call in /proc (x86-64's numbers)")
+def test_check_results_refuses_a_dataset_with_no_deal(tmp_path):
+    """A CSV of its header alone passed: "0 deals, 0 mismatches", exit 0, a check of nothing."""
+    empty = tmp_path / "empty.csv"
+    empty.write_text("deal,outcome,iterations,cards_played\n")
+    result = script("check_results.py", str(empty))
+    assert (result.returncode, result.stdout, result.stderr) == (
+        2, "", f"check_results.py: error: {empty} holds no deal: nothing to check\n"), result.stderr
+
+
 def test_check_results_stops_on_a_sigterm_to_its_whole_group_while_a_worker_waits_for_work(tmp_path):
     """GNU timeout and service managers signal the whole process group, and the workers die at once: one
     that waited for work died holding multiprocessing's Pool lock, which the pool's clean-up then waited
