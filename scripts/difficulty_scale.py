@@ -50,16 +50,24 @@ def score(number: int, game: str) -> tuple[int, float | None, float, float]:
     return number, value, solving, time.process_time() - started - solving
 
 
+SAMPLED_UP_TO = 1_000_000
+"""The sample's deals end here: the validation deals (scripts/validate_difficulty.py) are those above."""
+
+
 def main() -> None:
     parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", type=benchlib.game_type, default="black_hole",
                         help="a game key (default: %(default)s)")
-    parser.add_argument("--step", type=benchlib.positive, default=200)
-    parser.add_argument("--last", type=benchlib.positive, default=1_000_000)
+    parser.add_argument("--step", type=benchlib.positive, default=200, help="every STEP-th deal (default 200)")
+    parser.add_argument("--last", type=benchlib.positive, default=SAMPLED_UP_TO,
+                        help=f"the last deal sampled (default and most {SAMPLED_UP_TO:,})")
     parser.add_argument("--workers", type=benchlib.positive, default=2)
     parser.add_argument("--results", default="results/difficulty", help="the game's folder goes here")
     args = parser.parse_args()
     game = args.game
+    if args.last > SAMPLED_UP_TO:  # (it took them: a scale fixed on deals that then validated it)
+        parser.error(f"--last {args.last:,}: the scale's deals end at {SAMPLED_UP_TO:,}; those above are "
+                     "validate_difficulty.py's")
     if args.last < args.step:
         parser.error(f"--last {args.last} is below --step {args.step}: the sample would hold no deal")
     folder = os.path.join(args.results, game.key)
@@ -84,7 +92,7 @@ def main() -> None:
     summary = {
         "game": game.key,
         "command": f"python scripts/difficulty_scale.py --game {game.key} --step {args.step}"
-                   + (f" --last {args.last}" if args.last != 1_000_000 else ""),
+                   + (f" --last {args.last}" if args.last != SAMPLED_UP_TO else ""),
         "sample": f"PySolFC deals {args.step:,}, {2 * args.step:,}, ..., {args.last:,}",
         "deals": len(rows),
         "winnable": len(scores),

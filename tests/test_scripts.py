@@ -78,6 +78,8 @@ def test_scripts_say_in_one_line_that_standard_output_is_full(name):
     ("difficulty_scale.py", ["--step", "0"], "argument --step: 0 is less than 1"),  # were tracebacks
     ("difficulty_scale.py", ["--last", "500", "--step", "1000"], "--last 500 is below --step 1000"),
     ("difficulty_scale.py", ["--game", "nonsense"], "unknown game 'nonsense'"),
+    ("difficulty_scale.py", ["--last", "2000000"],  # was taken: a scale fixed on the deals that validate it
+     "--last 2,000,000: the scale's deals end at 1,000,000; those above are validate_difficulty.py's"),
     ("validate_difficulty.py", ["--range", "abc"], "--range must be FIRST-LAST, not 'abc'"),
     ("validate_difficulty.py", ["--range", "5-1"], "--range 5-1 holds no deal"),  # was an empty VALIDATION.md
     ("validate_difficulty.py", ["--budgets", "0,-1"], "argument --budgets: 0 is less than 1"),
