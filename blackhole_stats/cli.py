@@ -434,7 +434,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
             assumed.append((other_data, other_manifest, compare_game, other, other_game, "--compare-game"))
             other_report = report.build_report(other_data, other, other_manifest, other_game)
             result = report.compare(data, other_data, result, other_report)
-        written = _write_plots(data, plots_dir, game) if plots_dir is not None else []
+        written, removed = _write_plots(data, plots_dir, game) if plots_dir is not None else ([], [])
     except (DatasetError, PlotsUnavailable) as error:
         raise click.ClickException(str(error)) from None
     click.echo(report.render(result, fmt))
@@ -442,10 +442,13 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
         _note_assumed_game(*note)
     for path in written:
         click.echo(f"wrote {path}", err=True)
+    for path in removed:
+        click.echo(f"removed {path}: this dataset has nothing for it to show", err=True)
 
 
-def _write_plots(data, plots_dir: str, game: Game) -> list:
-    """The charts, or one line saying why --plots DIR cannot take them (no such parent, read-only, ...)."""
+def _write_plots(data, plots_dir: str, game: Game) -> tuple[list, list]:
+    """The charts written and removed (`write_plots`), or one line saying why --plots DIR cannot take them
+    (no such parent, read-only, ...)."""
     from .plots import write_plots
 
     try:

@@ -15,6 +15,7 @@ import pandas as pd
 
 from . import _testhooks
 from .atomic import replacing
+from .interrupts import held
 from .games import DEFAULT_GAME, Game
 from .report import one_row_per_deal, wilson_interval
 from .solver import OUTCOMES
@@ -30,11 +31,14 @@ class PlotsUnavailable(RuntimeError):
     """matplotlib is not installed, or will not start."""
 
 
-def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GAME) -> list[Path]:
-    """Write the charts that have data to show into `out_dir`; return the files written.
+def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GAME) -> tuple[list[Path], list[Path]]:
+    """Write the charts that have data to show into `out_dir`; return the files written and those removed.
 
     `data` is a normalized dataset (`report.load`) of `game`, whose name the titles carry; a deal
-    listed twice is drawn once (`report.one_row_per_deal`).
+    listed twice is drawn once (`report.one_row_per_deal`). The charts replace those in `out_dir` all
+    at once, once every one is drawn: a full disk or a signal part-way left some of another report's
+    beside some of this one's. A chart this data has nothing for (no unsolvable deal) is removed, not
+    left as an earlier report of other data drew it, to be read as this one's.
     """
     try:
         from matplotlib.figure import Figure
@@ -46,22 +50,28 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
     out_dir = Path(out_dir)
     created = not out_dir.is_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
+    written, replaced = [], contextlib.ExitStack()
     try:
-        for name, draw in (("iterations.png", _iterations), ("cards_played.png", _cards_played),
-                           ("solvable_fraction.png", _solvable_fraction)):
-            figure = Figure(figsize=SIZE, layout="constrained")
-            if draw(figure, data, game):
-                with replacing(out_dir / name) as partial:
-                    figure.savefig(partial, dpi=DPI, format="png")
+        with contextlib.ExitStack() as on_error:
+            on_error.push(replaced)  # an error or a signal while drawing: every chart drawn so far dropped
+            for name, draw in CHARTS:
+                figure = Figure(figsize=SIZE, layout="constrained")
+                if draw(figure, data, game):
+                    figure.savefig(replaced.enter_context(replacing(out_dir / name)), dpi=DPI, format="png")
                     _testhooks.pause("plot-drawn")
-                written.append(out_dir / name)
+                    written.append(out_dir / name)
+            on_error.pop_all()
     except BaseException:
-        if created and not written:  # a folder this call made, and nothing in it: not left behind empty
+        if created:  # a folder this call made, and nothing in it: not left behind empty
             with contextlib.suppress(OSError):
                 out_dir.rmdir()
         raise
-    return written
+    stale = [out_dir / name for name, _ in CHARTS if out_dir / name not in written and (out_dir / name).is_file()]
+    with held():  # every chart renamed into place, the stale ones removed, before a signal is handled
+        replaced.close()
+        for path in stale:
+            path.unlink(missing_ok=True)
+    return written, stale
 
 
 def _integer_ticks(axis) -> None:
@@ -150,3 +160,8 @@ def _solvable_fraction(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) ->
     ax.set_title(f"{game.name}: running solvable fraction over the deal numbers")
     ax.legend(loc="lower right")
     return True
+
+
+CHARTS = (("iterations.png", _iterations), ("cards_played.png", _cards_played),
+          ("solvable_fraction.png", _solvable_fraction))
+"""The charts `write_plots` draws, each under its own file name."""

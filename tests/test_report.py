@@ -28,7 +28,7 @@ import pytest
 from blackhole_stats import Solver, report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
-from conftest import assert_one_line_failure, cli, fill_up, require_reference, tmpfs
+from conftest import assert_one_line_failure, cli, fill_up, require_reference, signal_at_pause, tmpfs
 
 CLI = Path(sys.executable).parent / "blackhole-stats"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -325,8 +325,8 @@ def test_plots_skip_charts_without_data(tmp_path):
     pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
     rows = [row for row in make_rows(count=50) if row["outcome"] == "solved"]
     write_arrow(tmp_path / "run", rows, parts=1)
-    written = write_plots(report.load(tmp_path / "run"), tmp_path / "plots")
-    assert [path.name for path in written] == ["iterations.png", "solvable_fraction.png"]
+    written, removed = write_plots(report.load(tmp_path / "run"), tmp_path / "plots")
+    assert [path.name for path in written] == ["iterations.png", "solvable_fraction.png"] and removed == []
 
 
 def test_plots_without_matplotlib_say_how_to_install(monkeypatch, tmp_path, dataset):
@@ -355,6 +355,39 @@ def test_plots_refused_by_a_full_disk_leave_no_empty_folder(dataset, tmp_path):
         assert (done.returncode, done.stdout) == (1, "")
         assert done.stderr == f"Error: cannot write the plots to {mount / 'plots'}: No space left on device\n"
         assert sorted(path.name for path in mount.iterdir()) == ["filler"]
+
+
+def test_plots_replace_the_old_charts_all_at_once_or_not_at_all(dataset, rows, tmp_path):
+    """The disk filled after the first chart of a new report was drawn: the folder held that chart beside
+    the old report's others, a mix of two datasets' charts (exit 1). Now every chart stays the old one."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    other = write_arrow(tmp_path / "other", [row for row in rows if row["outcome"] != "intractable"][:60], parts=1)
+    with tmpfs(tmp_path / "mnt", size="2m") as mount:
+        plots = mount / "plots"
+        assert run_cli(dataset, "--plots", plots).returncode == 0
+        before = {path.name: path.read_bytes() for path in plots.iterdir()}
+        assert len(before) == 3
+        done = signal_at_pause(tmp_path, [CLI, "report", other, "--plots", plots], "plot-drawn",
+                               lambda pid: None, inspect=lambda pid: fill_up(mount), release=True)
+        assert (done.returncode, done.stdout) == (1, "")
+        assert done.stderr == f"Error: cannot write the plots to {plots}: No space left on device\n"
+        assert {path.name: path.read_bytes() for path in plots.iterdir()} == before
+        assert sorted(path.name for path in mount.iterdir()) == ["filler", "plots"]
+
+
+def test_plots_remove_an_earlier_reports_chart_this_data_has_nothing_for(dataset, rows, tmp_path):
+    """A dataset with no unsolvable deal draws no cards-played chart: the one an earlier report of other
+    data left in the folder stayed, beside this dataset's two, read as this dataset's."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    solved = write_arrow(tmp_path / "solved", [row for row in rows if row["outcome"] == "solved"][:40], parts=1)
+    assert run_cli(dataset, "--plots", tmp_path / "plots").returncode == 0
+    (tmp_path / "plots" / "notes.txt").write_text("mine")
+    done = run_cli(solved, "--plots", tmp_path / "plots")
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in (tmp_path / "plots").iterdir()) == [
+        "iterations.png", "notes.txt", "solvable_fraction.png"]
+    assert done.stderr.splitlines()[-1] == (f"removed {tmp_path / 'plots' / 'cards_played.png'}: this dataset has "
+                                            "nothing for it to show")
 
 
 def test_compare_two_datasets_finds_exactly_the_changed_deals(dataset, rows, tmp_path):
