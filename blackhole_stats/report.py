@@ -741,9 +741,15 @@ def repeats_of_other_effort(data: pd.DataFrame) -> int:
 
 
 def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:
-    """Each deal's first row: a repeat (that agrees: `build_report` refuses others) is one deal, and
-    counting it twice would narrow a proportion's interval and bend the plots."""
-    return data.drop_duplicates(["ms", "deal"])
+    """One row a deal: a repeat (that agrees: `build_report` refuses others) is one deal, and counting it
+    twice would narrow a proportion's interval and bend the plots. Its first row with a difficulty score
+    if it has one, else its first: the copies of a run made with --difficulty beside one made without
+    lost their tags to whichever file name sorted first (the difficulty table said "no score" for most)."""
+    if "difficulty" not in data:
+        return data.drop_duplicates(["ms", "deal"])
+    order = np.argsort(data["difficulty"].isna().to_numpy(), kind="stable")  # scored rows first, else as listed
+    kept = order[~data.iloc[order].duplicated(["ms", "deal"]).to_numpy()]
+    return data.iloc[np.sort(kept)]
 
 
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None

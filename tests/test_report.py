@@ -579,6 +579,26 @@ def test_a_difficulty_table_without_solvable_deals_shows_no_share(tmp_path):
     assert "0.0%" not in table and re.search(r"very hard +0 +- ", table), table
 
 
+def test_a_deal_listed_with_and_without_its_tag_keeps_the_tag(tmp_path):
+    """The files of a Golf run of deals 1..100 and of one of 1..20 with --difficulty, copied into one folder:
+    a deal's first row by file name (`part-1-25-25` before `part-1-5-5`) was kept, and the difficulty table
+    listed every deal of 1..20 under "no score"; the tagged run alone has each deal's tag."""
+    for name, extra in (("plain", ["--range", "1-100"]), ("tagged", ["--range", "1-20", "--difficulty"])):
+        made = run_cli(*extra, "--game", "golf", "--out", tmp_path / name, "--workers", "1", command="run")
+        assert made.returncode == 0, made.stderr
+    (tmp_path / "both").mkdir()
+    for part in [*(tmp_path / "plain").glob("*.parquet"), *(tmp_path / "tagged").glob("*.parquet")]:
+        (tmp_path / "both" / part.name).write_bytes(part.read_bytes())
+    tagged = pd.read_parquet(tmp_path / "tagged")
+    expected = tagged["tag"].astype(str)[tagged["tag"].notna()].value_counts()
+    assert expected.sum() >= 5  # (Golf deals 1..20: nine can be won)
+    built = json.loads(run_cli(tmp_path / "both", "--format", "json").stdout)
+    plain = pd.read_parquet(tmp_path / "plain")
+    assert built["outcomes"]["solved"] == int((plain["outcome"].astype(str) == "solved").sum())
+    assert {tag: row["deals"] for tag, row in built["difficulty"].items() if row["deals"]} == {
+        **expected.to_dict(), "no score": built["outcomes"]["solved"] - int(expected.sum())}
+
+
 @pytest.mark.parametrize("rows, message", [
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,0.0,\n", "deal 2 is unsolved, but has a difficulty score or tag"),
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,,very hard\n", "deal 2 is unsolved, but has a difficulty score or tag"),
