@@ -2180,6 +2180,7 @@ static int reversed_position(const Position *s, Position *out)
  * 1,000 nodes (500 or 1,000 for all slowed it). Speed: README. */
 #define FIRST_LOOK 1000
 #define NEAR_WIN 6
+#define NEAR_WIN_WRAPPING 3 /* with ranks on the 13-cycle (Relaxed Golf), where the restricted passes come first */
 #define HEIGHTS_PRELUDE 10000
 
 /* Rows of the heights search for s (the product of its piles' heights + 1),
@@ -2223,6 +2224,8 @@ typedef struct {
     size_t stride[NPILES];   /* what a card of pile p adds to a row's index */
     size_t step[NPILES];     /* and to its place in heights_wins' table, in bytes */
     size_t top;              /* the start's row */
+    const uint8_t *limit;    /* a restricted pass (heights_reach_restricted): by pile cards left, the most
+                              * talon cards turned an entry may have (NULL: the full pass) */
     uint16_t cube_pos[PILE_DEPTH + 1][PILE_DEPTH + 1][PILE_DEPTH + 1]; /* a row's index: its pile-0 height, plus
                               * (pile 0's starting height + 1) times this place of piles 1..3's heights, plus
                               * stride[p] for each card of piles 4..: the mixed-radix place here
@@ -2380,6 +2383,7 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
     hs->start = start;
     hs->table = ht;
     hs->top = rows - 1;
+    hs->limit = NULL;
     size_t stride = 1;
     for (int p = 0; p < np; p++) {
         hs->stride[p] = stride;
@@ -2501,7 +2505,13 @@ static inline int heights_reach_with(const HeightsSearch *hs, uint64_t spent, ui
             uint8_t t_of[FOUNDATIONS], *row = rows + i * FOUNDATIONS;
             if (!row_reached(hs, i))
                 continue;
-            n += (uint64_t)reached_foundations(hs, row, t_of);
+            int got = reached_foundations(hs, row, t_of);
+            if (hs->limit) { /* a restricted pass: entries beyond the schedule dropped */
+                for (int f = 0; f < FOUNDATIONS; f++)
+                    t_of[f] = t_of[f] != NOT_REACHED && t_of[f] > hs->limit[left + k] ? NOT_REACHED : t_of[f];
+                got = reached_count(t_of);
+            }
+            n += (uint64_t)got;
             if (!watch_tick(watch) || spent + n > end) {
                 *positions = n;
                 return 0;
@@ -2612,6 +2622,10 @@ static LANES_FUNCTION ALWAYS_INLINE int heights_reach_lanes_of(const HeightsSear
             least = least < talon_len ? least : talon_len;
             __m128i t_of = _mm_min_epu8(_mm_min_epu8(x, from_carry),
                                         _mm_loadu_si128((const __m128i *)hs->talon_row[least]));
+            if (hs->limit) { /* a restricted pass: entries beyond the schedule dropped */
+                __m128i most = _mm_set1_epi8((char)hs->limit[left + k]);
+                t_of = _mm_or_si128(t_of, _mm_andnot_si128(_mm_cmpeq_epi8(_mm_max_epu8(t_of, most), most), ones));
+            }
             n += (uint64_t)(FOUNDATIONS - _mm_popcnt_u32((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(t_of, ones))));
             if (n > budget || !watch_tick(watch)) {
                 *positions = n;
@@ -2712,7 +2726,8 @@ static CUBE_FUNCTION ALWAYS_INLINE uint64_t cube_group(const HeightsSearch *hs, 
                                                        const __m256i c0[PILE_DEPTH + 1][3],
                                                        const __m128i cq[][PILE_DEPTH + 1][3],
                                                        const ptrdiff_t cb[][LANE_PILES], int L, int lookups, int np,
-                                                       unsigned last_k[CUBE_GROUP])
+                                                       unsigned last_k[CUBE_GROUP], const __m128i *limit,
+                                                       const int left_of[CUBE_GROUP])
 {
     const __m256i ones = _mm256_set1_epi8(-1);
     const unsigned talon_len = (unsigned)hs->start->talon_len;
@@ -2733,6 +2748,11 @@ static CUBE_FUNCTION ALWAYS_INLINE uint64_t cube_group(const HeightsSearch *hs, 
             la = la < talon_len ? la : talon_len;
             lb = lb < talon_len ? lb : talon_len;
             __m256i t = _mm256_min_epu8(x, load_two(hs->talon_row[la], hs->talon_row[lb]));
+            if (limit) { /* a restricted pass: entries beyond the schedule dropped */
+                __m256i most = load_two((const uint8_t *)(limit + left_of[2 * g] + k),
+                                        (const uint8_t *)(limit + left_of[2 * g + 1] + k));
+                t = _mm256_or_si256(t, _mm256_andnot_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(t, most), most), ones));
+            }
             unsigned m = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(t, ones));
             n += (uint64_t)_mm_popcnt_u32(m);
             last_k[2 * g] = (m & 0xFFFF) ? (unsigned)k : last_k[2 * g];
@@ -2794,7 +2814,7 @@ static CUBE_FUNCTION ALWAYS_INLINE uint64_t cube_group(const HeightsSearch *hs, 
  * a whole pass (no budget to stop within: see heights_reach). */
 static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, Watch *watch,
                                                              uint64_t *positions, int *fewest_left, int L,
-                                                             int lookups, int np)
+                                                             int lookups, int np, const __m128i *limit)
 {
     const Position *start = hs->start;
     const __m128i fill = _mm_set1_epi8(15); /* lane 15: never reached, in any row or talon_row */
@@ -2870,10 +2890,10 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
             for (int x = diagonal_end[s] - 1;; x--) {
                 if (in == CUBE_GROUP || (x < lowest && in)) { /* a group's runs, all reached */
                     for (int r = in; r < CUBE_GROUP; r++)
-                        run[r] = dummy;
+                        { run[r] = dummy; left_of[r] = 0; }
                     n += cube_group(hs, run, (const uint8_t(*)[NPILES])hq, in, c0,
                                     (const __m128i(*)[PILE_DEPTH + 1][3])cq, (const ptrdiff_t(*)[LANE_PILES])cb, L,
-                                    lookups, np, last_k);
+                                    lookups, np, last_k, limit, left_of);
                     for (int r = 0; r < in; r++)
                         if (left_of[r] + (int)last_k[r] < fewest)
                             fewest = left_of[r] + (int)last_k[r];
@@ -2927,13 +2947,21 @@ static CUBE_FUNCTION int heights_reach_cube(HeightsSearch *hs, Watch *watch, uin
                                             int *fewest_left)
 {
     int np = hs->start->npiles, L = hs->start->h[0] + 1;
+    __m128i most[NPILES * PILE_DEPTH + 1], *limit = NULL;
+    if (hs->limit) {
+        for (int c = 0; c <= hs->start->left; c++)
+            most[c] = _mm_set1_epi8((char)hs->limit[c]);
+        limit = most;
+    }
     if (np == 7 && L == PILE_DEPTH + 1) { /* the Golf games' start */
         if (hs->onto_most <= 2)
-            return heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7);
-        return heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 3, 7);
+            return limit ? heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, limit)
+                         : heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, NULL);
+        return heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 3, 7, limit);
     }
-    return heights_reach_cube_of(hs, watch, positions, fewest_left, L, 3, np);
+    return heights_reach_cube_of(hs, watch, positions, fewest_left, L, 3, np, limit);
 }
+
 #endif
 
 /* The pass: by heights_reach_cube where the CPU has AVX2 and the budget
@@ -2959,15 +2987,83 @@ static int heights_reach(HeightsSearch *hs, uint64_t spent, uint64_t end, Watch 
     return heights_reach_with(hs, spent, end, watch, positions, fewest_left, 3);
 }
 
+/* Restricted passes: a first try for a win, before the full pass (Relaxed
+ * Golf only: see restricted_slacks). The pass, over the positions whose
+ * talon cards turned keep within a schedule: with c pile cards left, at most
+ *     t0 + (talon_len - t0) (c0 - c) / c0 + slack
+ * (c0, t0: the start's pile cards and talon cards turned), an entry beyond
+ * it dropped from the row's entries before its moves are made (and before
+ * they are counted). Soundness: every entry such a pass holds is the fewest
+ * t of some legal line to that (h, f), one the full pass also follows (the
+ * restricted pass makes the same moves from fewer entries), so a row 0 it
+ * reaches is a real win, and heights_line reads a legal winning line back
+ * from its table: each step back is a pile move whose card fits a
+ * foundation the parent row holds at that t, or talon turns, always legal
+ * (Solver.solve replays it as every solution). A failed try proves
+ * nothing: the full pass then decides exactly as before (same verdict,
+ * same most cards played). The schedule only grows as cards are played, so
+ * a row's own entries (from its parents' kept entries, or the start's)
+ * are never dropped, only its talon turns': a row is reached exactly when
+ * it keeps an entry, and row 0 is reached exactly when fewest is 0. The
+ * pass must run whole (the budget must hold it: heights_solve checks), so
+ * that every implementation of the pass ends with the same table,
+ * positions and line. Returns 1 on a win (the table holds it), else 0. */
+static int heights_reach_restricted(HeightsSearch *hs, int slack, uint64_t spent, uint64_t end, Watch *watch,
+                                    uint64_t *positions)
+{
+    const Position *start = hs->start;
+    uint8_t limit[NPILES * PILE_DEPTH + 1];
+    int c0 = start->left, t0 = start->t, fewest = start->left;
+    for (int c = 0; c <= c0; c++) {
+        int most = t0 + (start->talon_len - t0) * (c0 - c) / c0 + slack;
+        limit[c] = (uint8_t)(most < NOT_REACHED - 1 ? most : NOT_REACHED - 1);
+    }
+    hs->limit = limit;
+    int done = heights_reach(hs, spent, end, watch, positions, &fewest);
+    hs->limit = NULL;
+    return done && fewest == 0;
+}
+
+/* The restricted passes' slacks, in turn, before the full pass. Only
+ * where the ranks wrap (Relaxed Golf: 928 of deals 1..1000 won): in Golf and
+ * Dead King Golf most deals handed over are lost, and their failed tries
+ * cost more than the wins save (deals 1..1000: 2% and 14% slower). Chosen on
+ * Relaxed Golf deals 1..1000 among {2}, {3}, {4}, {1, 3}, {2, 4}, {2, 5},
+ * {3, 6}, {2, 4, 7}, {1, 3, 5} and NEAR_WIN_WRAPPING 0, 2, 3, 4, 6 (the
+ * first look's reach, FIRST_LOOK 300 to 2000 no better). */
+static const int restricted_slacks[] = {2, 4};
+#define RESTRICTED_TRIES ((int)(sizeof restricted_slacks / sizeof restricted_slacks[0]))
+
 /* The heights search (see its block) on `start`, after the verdict search
  * spent `spent` nodes of `end` and its deepest line left `fewest_left` pile
- * cards. Counts one iteration per (h, f) reached. Returns a SEARCH_ status. */
+ * cards. Counts one iteration per (h, f) reached (restricted passes' too).
+ * With first_tries (the fast search), restricted passes first (see
+ * heights_reach_restricted). Returns a SEARCH_ status. */
 static int heights_solve(SolverObject *self, const Position *start, size_t rows, uint64_t spent, int fewest_left,
-                         uint64_t end, Watch *watch, SolveResult *out)
+                         uint64_t end, Watch *watch, SolveResult *out, int first_tries)
 {
     HeightsSearch hs;
     uint64_t positions;
     int talon_left = start->talon_len - start->t;
+    if (first_tries && start->walk_rules && start->left
+        && end - spent >= (uint64_t)(RESTRICTED_TRIES + 1) * rows * (EMPTY_F + 1)) {
+        for (int k = 0; k < RESTRICTED_TRIES; k++) {
+            if (!heights_start(&hs, &self->heights, start, rows, FOUNDATIONS))
+                return SEARCH_NO_MEMORY;
+            self->heights.rows[hs.top * FOUNDATIONS + start->f] = (uint8_t)start->t;
+            int won = heights_reach_restricted(&hs, restricted_slacks[k], spent, end, watch, &positions);
+            if (watch->raised)
+                return SEARCH_INTERRUPTED;
+            spent += positions;
+            if (won) {
+                out->iterations = spent;
+                out->outcome = OUTCOME_SOLVED;
+                out->solution_len = heights_line(&hs, out->solution);
+                out->cards_played = out->solution_len;
+                return SEARCH_DONE;
+            }
+        }
+    }
     if (!heights_start(&hs, &self->heights, start, rows, FOUNDATIONS))
         return SEARCH_NO_MEMORY;
     self->heights.rows[hs.top * FOUNDATIONS + start->f] = (uint8_t)start->t;
@@ -3127,7 +3223,8 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
         fast_search_start(&back, &reversed, &self->bounds, watch, 0); /* free until the most-played search */
         nways = 2;
     }
-    int found = hand_over ? restarted_search(ways, 1, FIRST_LOOK, NEAR_WIN, HEIGHTS_PRELUDE, &decider)
+    int found = hand_over ? restarted_search(ways, 1, FIRST_LOOK, start->walk_rules ? NEAR_WIN_WRAPPING : NEAR_WIN,
+                                             HEIGHTS_PRELUDE, &decider)
                           : restarted_search(ways, nways, end, 0, end, &decider);
     if (watch->raised)
         return SEARCH_INTERRUPTED;
@@ -3142,7 +3239,7 @@ static int fast_solve(SolverObject *self, const Position *start, uint64_t max_it
         return SEARCH_DONE;
     }
     if (hand_over)
-        return heights_solve(self, start, rows, fs.nodes, fs.fewest_left, end, watch, out);
+        return heights_solve(self, start, rows, fs.nodes, fs.fewest_left, end, watch, out, 1);
     if (found == GOAL_UNDECIDED) {
         out->outcome = OUTCOME_INTRACTABLE;
         out->cards_played = start->left - fs.fewest_left + talon_left; /* the best line found */
@@ -3385,7 +3482,7 @@ static PyObject *Solver_solve(SolverObject *self, PyObject *args, PyObject *kwds
         status = classic_solve(&self->classic, &start, max_iters, &watch, &out);
         classic_shrink(&self->classic);
     } else if (search == SEARCH_HEIGHTS) {
-        status = heights_solve(self, &start, rows, 0, start.left, max_iters ? max_iters : UINT64_MAX, &watch, &out);
+        status = heights_solve(self, &start, rows, 0, start.left, max_iters ? max_iters : UINT64_MAX, &watch, &out, 0);
     } else {
         status = fast_solve(self, &start, max_iters, most, &watch, &out);
     }
