@@ -2374,8 +2374,10 @@ static int heights_line(const HeightsSearch *hs, uint8_t line[MAX_LINE])
 }
 
 /* Set up hs for `start` (rows: heights_rows(start)) in the Solver's table,
- * with rows of `width` bytes, all NOT_REACHED. */
-static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *start, size_t rows, size_t width)
+ * with rows of `width` bytes, all NOT_REACHED, or (`keep`) as the last
+ * pass on the same start left them (see heights_solve). */
+static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *start, size_t rows, size_t width,
+                         int keep)
 {
     int np = start->npiles;
     if (!heights_table_reserve(ht, rows, width))
@@ -2428,7 +2430,8 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         memcpy(hs->talon_row[j], hs->talon_row[j + 1], FOUNDATIONS);
         hs->talon_row[j][start->talon[j]] = (uint8_t)(j + 1);
     }
-    memset(ht->rows, NOT_REACHED, rows * width);
+    if (!keep)
+        memset(ht->rows, NOT_REACHED, rows * width);
     return 1;
 }
 
@@ -3044,11 +3047,20 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
 {
     HeightsSearch hs;
     uint64_t positions;
-    int talon_left = start->talon_len - start->t;
+    /* tried: a restricted pass failed, and left its table. The next pass
+     * starts from it rather than from a cleared table: the entries it holds
+     * are the fewest t of real lines (a subset of the next pass's: its
+     * schedule is looser, or none), each at least what the next pass finds
+     * for that (h, f), so the next pass's mins end on the very rows a
+     * cleared table gives (same entries, positions, fewest and line), and
+     * the memset is saved. Both passes lay the rows out alike: the budget
+     * that let the restricted passes run holds a whole pass after them, so
+     * heights_reach picks the same pass each time. */
+    int talon_left = start->talon_len - start->t, tried = 0;
     if (first_tries && start->walk_rules && start->left
         && end - spent >= (uint64_t)(RESTRICTED_TRIES + 1) * rows * (EMPTY_F + 1)) {
-        for (int k = 0; k < RESTRICTED_TRIES; k++) {
-            if (!heights_start(&hs, &self->heights, start, rows, FOUNDATIONS))
+        for (int k = 0; k < RESTRICTED_TRIES; k++, tried = 1) {
+            if (!heights_start(&hs, &self->heights, start, rows, FOUNDATIONS, tried))
                 return SEARCH_NO_MEMORY;
             self->heights.rows[hs.top * FOUNDATIONS + start->f] = (uint8_t)start->t;
             int won = heights_reach_restricted(&hs, restricted_slacks[k], spent, end, watch, &positions);
@@ -3064,7 +3076,7 @@ static int heights_solve(SolverObject *self, const Position *start, size_t rows,
             }
         }
     }
-    if (!heights_start(&hs, &self->heights, start, rows, FOUNDATIONS))
+    if (!heights_start(&hs, &self->heights, start, rows, FOUNDATIONS, tried))
         return SEARCH_NO_MEMORY;
     self->heights.rows[hs.top * FOUNDATIONS + start->f] = (uint8_t)start->t;
     int done = heights_reach(&hs, spent, end, watch, &positions, &fewest_left);
@@ -3982,7 +3994,7 @@ static PyObject *Solver_trap_walks(SolverObject *self, PyObject *args, PyObject 
     HeightsSearch hs;
     uint8_t *talon_below = NULL;
     if (rows) {
-        if (!(talon_below = malloc(rows)) || !heights_start(&hs, &self->heights, &start, rows, ((size_t)start.npiles + 7) / 8 * 8))
+        if (!(talon_below = malloc(rows)) || !heights_start(&hs, &self->heights, &start, rows, ((size_t)start.npiles + 7) / 8 * 8, 0))
             tw.status = SEARCH_NO_MEMORY;
         else {
             heights_wins(&hs, talon_below);
