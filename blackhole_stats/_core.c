@@ -53,6 +53,9 @@
 #ifdef __GLIBC__
 #include <malloc.h> /* malloc_trim */
 #endif
+#ifdef __linux__
+#include <sys/mman.h> /* madvise, for the heights table (heights_table_reserve) */
+#endif
 
 #define NPILES 17    /* at most: Black Hole */
 #define PILE_DEPTH 5 /* at most: Golf */
@@ -2205,14 +2208,32 @@ static size_t heights_rows(const Position *s)
     return rows;
 }
 
+/* Where the system has transparent huge pages (Linux), the table sits on
+ * 2 MiB pages: the pass walks a Golf deal's 4.5 MiB by several streams at
+ * once (the children by the outer piles lie up to 746 KiB below the row),
+ * and fewer pages ease the address translation (Relaxed Golf deals
+ * 1..1000: about 2% faster). Only the placement changes. */
 static int heights_table_reserve(HeightsTable *ht, size_t rows, size_t width)
 {
     if (rows * width > ht->bytes) {
         heights_table_free(ht);
-        ht->rows = malloc(rows * width);
+        size_t bytes = rows * width;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        size_t huge = (size_t)2 << 20;
+        void *rows_at = NULL;
+        if (bytes >= huge && !posix_memalign(&rows_at, huge, (bytes + huge - 1) / huge * huge)) {
+            bytes = (bytes + huge - 1) / huge * huge;
+            madvise(rows_at, bytes, MADV_HUGEPAGE); /* a hint: the table works without it */
+            ht->rows = rows_at;
+        } else {
+            ht->rows = malloc(bytes);
+        }
+#else
+        ht->rows = malloc(bytes);
+#endif
         if (!ht->rows)
             return 0;
-        ht->bytes = rows * width;
+        ht->bytes = bytes;
     }
     ht->width = width;
     return 1;
