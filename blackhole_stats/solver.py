@@ -58,10 +58,12 @@ SEARCHES = ("fast", "classic")
 MAX_ITERS = 2**63 - 1
 """The largest iteration budget: what the dataset's int64 `iterations` column holds
 (and, at ~10^7 positions a second, longer than anyone waits)."""
-ITERATIONS_REVISIONS = {("fast", "all_in_a_row"): 2}
+ITERATIONS_REVISIONS = {("fast", "all_in_a_row"): 2, ("fast", "relaxed_golf"): 2}
 """How a search counts a game's `iterations`, for the pairs whose counting changed once runs kept it
 (every other pair: 1). All in a Row's fast search, 2: it asks the layout upside down too, and both
-count. A run records its revision, so that resuming it never mixes two countings in one dataset."""
+count. Relaxed Golf's, 2: restricted heights passes come before the full one (and may find another
+winning line, of another length). A run records its revision, so that resuming it never mixes two
+countings in one dataset."""
 DEFAULT_TABLE_BITS = 22
 """Most slots in each of the fast search's two tables, as a power of two (32 MiB each).
 
