@@ -8,6 +8,7 @@ notebook that calls this.
 from __future__ import annotations
 
 import contextlib
+import errno
 from pathlib import Path
 
 import numpy as np
@@ -48,29 +49,31 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
         raise PlotsUnavailable(f"matplotlib cannot start: {str(error).split(';')[0][:200]}") from None
     data = one_row_per_deal(data)
     out_dir = Path(out_dir)
+    for name, _ in CHARTS:  # checked first: its rename would fail once others had been made
+        if (out_dir / name).exists() and not (out_dir / name).is_file():
+            raise IsADirectoryError(errno.EISDIR, "a chart's name is taken by a folder", str(out_dir / name))
     created = not out_dir.is_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
-    written, replaced = [], contextlib.ExitStack()
+    written = []
     try:
-        with contextlib.ExitStack() as on_error:
-            on_error.push(replaced)  # an error or a signal while drawing: every chart drawn so far dropped
+        with contextlib.ExitStack() as replaced:  # left with an error or a signal: every chart drawn dropped
             for name, draw in CHARTS:
                 figure = Figure(figsize=SIZE, layout="constrained")
                 if draw(figure, data, game):
                     figure.savefig(replaced.enter_context(replacing(out_dir / name)), dpi=DPI, format="png")
                     _testhooks.pause("plot-drawn")
                     written.append(out_dir / name)
-            on_error.pop_all()
+            stale = [out_dir / name for name, _ in CHARTS
+                     if out_dir / name not in written and (out_dir / name).is_file()]
+            with held():  # every chart renamed into place and the stale ones removed before a signal is handled
+                replaced.pop_all().close()
+                for path in stale:
+                    path.unlink(missing_ok=True)
     except BaseException:
         if created:  # a folder this call made, and nothing in it: not left behind empty
             with contextlib.suppress(OSError):
                 out_dir.rmdir()
         raise
-    stale = [out_dir / name for name, _ in CHARTS if out_dir / name not in written and (out_dir / name).is_file()]
-    with held():  # every chart renamed into place, the stale ones removed, before a signal is handled
-        replaced.close()
-        for path in stale:
-            path.unlink(missing_ok=True)
     return written, stale
 
 

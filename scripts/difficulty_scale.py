@@ -33,6 +33,7 @@ from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.difficulty import difficulty
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import Solver
+from validate_difficulty import VALIDATION
 
 
 _solver = None
@@ -50,8 +51,8 @@ def score(number: int, game: str) -> tuple[int, float | None, float, float]:
     return number, value, solving, time.process_time() - started - solving
 
 
-SAMPLED_UP_TO = 1_000_000
-"""The sample's deals end here: the validation deals (scripts/validate_difficulty.py) are those above."""
+SAMPLED_UP_TO = min(validation.first for validation in VALIDATION.values()) - 1
+"""The sample's deals end below every game's validation deals (scripts/validate_difficulty.py)."""
 
 
 def main() -> None:

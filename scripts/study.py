@@ -200,10 +200,9 @@ def report(source: Path | str, markdown: Path, *extra: str, stderr=None) -> None
 def report_with_plots(source: Path, markdown: Path, plots: Path) -> None:
     """REPORT.md and its plots folder, each replaced only when the report is done. What the report says
     names the plots where they end up: it wrote them into a temporary folder, which is gone by then."""
-    with tempfile.TemporaryFile("w+", encoding="utf-8") as said:
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as said, replacing(plots) as new_plots:
         try:
-            with replacing(plots) as new_plots:
-                report(source, markdown, "--plots", str(new_plots), stderr=said)
+            report(source, markdown, "--plots", str(new_plots), stderr=said)
         finally:
             said.seek(0)
             sys.stderr.write(said.read().replace(str(new_plots), str(plots)))
@@ -514,8 +513,9 @@ def compare_with_peer(compact: Path, game, peer: Path | None) -> Path | None:
     files alone, so `--comparisons` can make it again when `report` words its comparisons otherwise."""
     comparison = compact.with_name("COMPARE_peer_1_1000.md")
     peer = shared_peer(load(compact), peer, comparison)
-    if peer is not None:  # (the game named: Black Hole's compact rows name none)
-        report(compact, comparison, "--game", game.key, "--compare", str(peer), "--compare-game", game.key)
+    if peer is not None:  # (the game named: Black Hole's compact rows name none; the CSV by a relative
+        report(compact, comparison, "--game", game.key,  # path, as ../shared/..., not this machine's)
+               "--compare", os.path.relpath(peer), "--compare-game", game.key)
     return peer
 
 
@@ -748,7 +748,8 @@ def main() -> None:
                              "under $BLACKHOLE_SHARED/reference or ../shared/reference); skipped if absent")
     args = parser.parse_args()
     refuse_unused_options(parser, args)
-    args.deals, args.runs = args.deals or DEFAULT_DEALS, args.runs or Path("runs")
+    args.deals = DEFAULT_DEALS if args.deals is None else args.deals
+    args.runs = Path("runs") if args.runs is None else args.runs
     if args.family:
         if not args.results.is_dir():
             parser.error(f"--results {args.results}: no folder (--family writes FAMILY.md from what one holds)")
@@ -856,9 +857,11 @@ def compare_again(game, results: Path, peer: Path | None) -> None:
         sys.exit(f"{SCRIPT} --comparisons: no {compact}: the study of {game.name} writes it")
     if peer is None:
         sys.exit(f"{SCRIPT} --comparisons: no peer's CSV of {game.name}: give --peer")
+    if not len(load(compact).merge(load(peer), on=["ms", "deal"])):  # (the study would remove the comparison)
+        sys.exit(f"{SCRIPT} --comparisons: {compact} and {peer} share no deal: nothing to compare")
     with holding(target, "--results", ("COMPARE_peer_1_1000.md",)):
-        if compare_with_peer(compact, game, peer) is not None:
-            print(f"wrote {target / 'COMPARE_peer_1_1000.md'}")
+        compare_with_peer(compact, game, peer)
+        print(f"wrote {target / 'COMPARE_peer_1_1000.md'}")
 
 
 def peer_csv() -> Path | None:

@@ -375,6 +375,21 @@ def test_plots_replace_the_old_charts_all_at_once_or_not_at_all(dataset, rows, t
         assert sorted(path.name for path in mount.iterdir()) == ["filler", "plots"]
 
 
+def test_plots_refuse_a_folder_named_as_a_chart_before_replacing_any(dataset, rows, tmp_path):
+    """A folder where a chart goes failed that chart's rename once the others were in: a mix, exit 1."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    plots = tmp_path / "plots"
+    assert run_cli(dataset, "--plots", plots).returncode == 0
+    (plots / "iterations.png").unlink()
+    (plots / "iterations.png").mkdir()
+    before = {path.name: path.read_bytes() for path in plots.iterdir() if path.is_file()}
+    other = write_arrow(tmp_path / "other", [row for row in rows if row["outcome"] != "intractable"][:60], parts=1)
+    done = run_cli(other, "--plots", plots)
+    assert (done.returncode, done.stderr) == (
+        1, f"Error: cannot write the plots to {plots}: a chart's name is taken by a folder\n")
+    assert {path.name: path.read_bytes() for path in plots.iterdir() if path.is_file()} == before
+
+
 def test_plots_remove_an_earlier_reports_chart_this_data_has_nothing_for(dataset, rows, tmp_path):
     """A dataset with no unsolvable deal draws no cards-played chart: the one an earlier report of other
     data left in the folder stayed, beside this dataset's two, read as this dataset's."""

@@ -550,8 +550,14 @@ def test_each_peer_comparison_is_what_report_says_of_the_committed_rows_today(ga
                            "markdown", "--game", game, "--compare", str(peer), "--compare-game", game],
                           capture_output=True, text=True, cwd=REPO, timeout=300)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (folder / "COMPARE_peer_1_1000.md").read_text(encoding="utf-8"), \
-        f"stale: python scripts/study.py --game {game} --comparisons"
+    title, rest = done.stdout.split("\n", 1)
+    committed_title, committed_rest = (folder / "COMPARE_peer_1_1000.md").read_text(encoding="utf-8").split("\n", 1)
+    stale = f"stale: python scripts/study.py --game {game} --comparisons"
+    assert rest == committed_rest, stale
+    a_side, b_side = title.split(", B = ")  # B: the peer's CSV, wherever this machine keeps it
+    assert b_side.startswith(str(peer)), title
+    assert committed_title.startswith(a_side + ", B = ") and \
+        committed_title.endswith(f"/{peer.name}{b_side[len(str(peer)):]}"), stale
 
 
 @pytest.mark.parametrize("game", GAMES)

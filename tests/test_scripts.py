@@ -93,6 +93,7 @@ def test_scripts_say_in_one_line_that_standard_output_is_full(name):
     ("study.py", ["--family", "--deals", "1-5"], "--deals is not used with --family, which writes from what"),
     ("study.py", ["--family", "--game", "golf"], "--game is not used with --family"),
     ("study.py", ["--comparisons", "--runs", "elsewhere"], "--runs is not used with --comparisons"),
+    ("study.py", ["--deals", ""], "--deals: bad deal range ''"),  # (was the whole million for a moment)
 ])
 def test_study_scripts_refuse_bad_options_in_one_line(tmp_path, name, args, message):
     result = script(name, *args, *(["--results", str(tmp_path / "results")] if name != "check_peer.py" else []))
@@ -260,6 +261,13 @@ def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp
     again = script("study.py", "--game", "relaxed_golf", "--comparisons", "--results", str(results))
     assert (again.returncode, comparison.read_bytes()) == (0, made), again.stderr
     assert (tmp_path / "runs" / "relaxed_golf.run" / "manifest.json").read_bytes() == run_record  # no run
+    elsewhere = tmp_path / "elsewhere.csv"  # a peer's CSV of other deals: the comparison was removed, exit 0
+    elsewhere.write_text("deal,outcome,iterations,max_played\n2000001,solved,10,51\n")
+    kept = script("study.py", "--game", "relaxed_golf", "--comparisons", "--peer", str(elsewhere),
+                  "--results", str(results))
+    assert (kept.returncode, kept.stderr, comparison.read_bytes()) == (
+        1, f"study --comparisons: {folder / 'deals.parquet'} and {elsewhere} share no deal: nothing to compare\n",
+        made)
     missing = script("study.py", "--game", "golf", "--comparisons", "--results", str(results))
     assert (missing.returncode, missing.stderr) == (
         1, f"study --comparisons: no {results / 'golf' / 'deals.parquet'}: the study of Golf writes it\n")
@@ -565,8 +573,6 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
     assert (closed.returncode, closed.stderr) == (1, "check_results.py: standard output is closed\n")
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
-                    reason="reads a worker's system call in /proc (x86-64's numbers)")
 def test_check_results_refuses_a_dataset_with_no_deal(tmp_path):
     """A CSV of its header alone passed: "0 deals, 0 mismatches", exit 0, a check of nothing."""
     empty = tmp_path / "empty.csv"
@@ -576,6 +582,8 @@ def test_check_results_refuses_a_dataset_with_no_deal(tmp_path):
         2, "", f"check_results.py: error: {empty} holds no deal: nothing to check\n"), result.stderr
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+                    reason="reads a worker's system call in /proc (x86-64's numbers)")
 def test_check_results_stops_on_a_sigterm_to_its_whole_group_while_a_worker_waits_for_work(tmp_path):
     """GNU timeout and service managers signal the whole process group, and the workers die at once: one
     that waited for work died holding multiprocessing's Pool lock, which the pool's clean-up then waited
