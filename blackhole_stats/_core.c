@@ -2901,6 +2901,20 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
         outer_left += h[p];
         outer_index += h[p] * hs->stride[p];
     }
+    /* live[c]: cube c (outer_index / cube_rows) may hold an entry: the
+     * start's cube, or a child by an outer pile of a cube with a run the
+     * pass took. Every entry of the table is the start's or was written by
+     * a taken run, here or in a pass before on the same start (keep: such a
+     * run still holds its entries, so this pass takes it too), so a cube
+     * not live holds none, and leaving it out changes nothing but the
+     * loads (a restricted pass reaches few cubes). */
+    enum { CUBES = (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) }; /* 4 outer piles at most */
+    uint8_t live[CUBES];
+    size_t cube_rows_n = (size_t)L * places, live_back[LANE_PILES];
+    memset(live, 0, (hs->top + 1) / cube_rows_n);
+    live[outer_index / cube_rows_n] = 1;
+    for (int q = cube + 1; q < np; q++)
+        live_back[q] = hs->stride[q] / cube_rows_n;
     uint64_t n = 0;
     uint8_t *run[CUBE_GROUP];
     uint8_t hq[CUBE_GROUP][NPILES];
@@ -2909,7 +2923,9 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
     int left_of[CUBE_GROUP];
     for (;;) {
         uint8_t *cube_rows = rows + outer_index * FOUNDATIONS;
-        for (int s = H[1] + H[2] + H[3]; s >= 0; s--) {
+        size_t cube_id = outer_index / cube_rows_n;
+        int taken = 0;
+        for (int s = live[cube_id] ? H[1] + H[2] + H[3] : -1; s >= 0; s--) {
             int in = 0, lowest = s ? diagonal_end[s - 1] : 0; /* in: the group's runs so far */
             for (int x = diagonal_end[s] - 1;; x--) {
                 if (in == CUBE_GROUP || (x < lowest && in)) { /* a group's runs, all reached */
@@ -2945,8 +2961,13 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
                     cb[in][q] = back[q];
                 left_of[in] = outer_left + of[x][1] + of[x][2] + of[x][3];
                 in++;
+                taken = 1;
             }
         }
+        if (taken)
+            for (int q = cube + 1; q < np; q++)
+                if (h[q])
+                    live[cube_id - live_back[q]] = 1;
         int p = cube + 1;
         for (; p < np; p++) { /* the outer piles' odometer, counting down */
             if (h[p]) {
