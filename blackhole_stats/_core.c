@@ -2902,12 +2902,13 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
         outer_index += h[p] * hs->stride[p];
     }
     /* live[c]: cube c (outer_index / cube_rows) may hold an entry: the
-     * start's cube, or a child by an outer pile of a cube with a run the
-     * pass took. Every entry of the table is the start's or was written by
-     * a taken run, here or in a pass before on the same start (keep: such a
-     * run still holds its entries, so this pass takes it too), so a cube
-     * not live holds none, and leaving it out changes nothing but the
-     * loads (a restricted pass reaches few cubes). */
+     * start's cube, or a child by an outer pile of a cube with a run that
+     * kept an entry (last_k; a restricted pass drops some). Every entry of
+     * the table is the start's or was written by such a run, here or in a
+     * pass before on the same start (keep: that run still holds the entry,
+     * or a smaller one, and this pass's schedule is looser, so it keeps one
+     * again), so a cube not live holds none, and leaving it out changes
+     * nothing but the loads (a restricted pass reaches few cubes). */
     enum { CUBES = (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) }; /* 4 outer piles at most */
     uint8_t live[CUBES];
     size_t cube_rows_n = (size_t)L * places, live_back[LANE_PILES];
@@ -2934,9 +2935,11 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
                     n += cube_group(hs, run, (const uint8_t(*)[NPILES])hq, in, c0,
                                     (const __m128i(*)[PILE_DEPTH + 1][3])cq, (const ptrdiff_t(*)[LANE_PILES])cb, L,
                                     lookups, np, last_k, limit, left_of);
-                    for (int r = 0; r < in; r++)
+                    for (int r = 0; r < in; r++) {
                         if (left_of[r] + (int)last_k[r] < fewest)
                             fewest = left_of[r] + (int)last_k[r];
+                        taken |= last_k[r] != NOT_REACHED;
+                    }
                     if (!watch_ticks(watch, (uint32_t)(in * L))) {
                         *positions = n;
                         return 0;
@@ -2961,7 +2964,6 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
                     cb[in][q] = back[q];
                 left_of[in] = outer_left + of[x][1] + of[x][2] + of[x][3];
                 in++;
-                taken = 1;
             }
         }
         if (taken)
