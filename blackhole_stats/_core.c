@@ -2751,10 +2751,14 @@ static CUBE_FUNCTION ALWAYS_INLINE uint64_t cube_group(const HeightsSearch *hs, 
                                                        const __m128i cq[][PILE_DEPTH + 1][3],
                                                        const ptrdiff_t cb[][LANE_PILES], int L, int lookups, int np,
                                                        unsigned last_k[CUBE_GROUP], const __m128i *limit,
+                                                       const uint8_t (*talon_kept)[MAX_TALON + 1][FOUNDATIONS],
                                                        const int left_of[CUBE_GROUP])
 {
     const __m256i ones = _mm256_set1_epi8(-1);
-    const unsigned talon_len = (unsigned)hs->start->talon_len;
+    /* The fewest's bytes: talon_len at most (a row without entries reads talon_row[talon_len], none), the
+     * other byte of each 16-bit lane kept for the shift: min(x, clamp) runs beside the shift, so the clamp
+     * adds no latency to the row's chain (fewest, talon load, carry into the next row). */
+    const __m256i clamp = _mm256_set1_epi16((short)(0xFF00 | hs->start->talon_len));
     __m256i carry[CUBE_GROUP / 2], t_pair[CUBE_GROUP / 2][PILE_DEPTH + 2];
     for (int g = 0; g < CUBE_GROUP / 2; g++)
         carry[g] = ones;
@@ -2766,16 +2770,20 @@ static CUBE_FUNCTION ALWAYS_INLINE uint64_t cube_group(const HeightsSearch *hs, 
             uint8_t *a = run[2 * g] + FOUNDATIONS * k, *b = run[2 * g + 1] + FOUNDATIONS * k;
             __m256i x = _mm256_min_epu8(load_two(a, b), carry[g]);
             store_two(a, b, x);
-            __m256i y = _mm256_min_epu8(x, _mm256_srli_epi16(x, 8));
+            __m256i y = _mm256_min_epu8(_mm256_min_epu8(x, clamp), _mm256_srli_epi16(x, 8));
             unsigned la = (unsigned)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm256_castsi256_si128(y))) & 0xFF;
             unsigned lb = (unsigned)_mm_cvtsi128_si32(_mm_minpos_epu16(_mm256_extracti128_si256(y, 1))) & 0xFF;
-            la = la < talon_len ? la : talon_len;
-            lb = lb < talon_len ? lb : talon_len;
-            __m256i t = _mm256_min_epu8(x, load_two(hs->talon_row[la], hs->talon_row[lb]));
+            __m256i t;
             if (limit) { /* a restricted pass: entries beyond the schedule dropped */
+                /* Dropping (d(v) = v if v <= most, else NOT_REACHED) commutes with min: d(min(x, talon)) =
+                 * min(d(x), d(talon)), and d(talon rows) is talon_kept's, so the drop of x runs beside the
+                 * fewest and the talon load, off the chain; the entries are the same bytes. */
                 __m256i most = load_two((const uint8_t *)(limit + left_of[2 * g] + k),
                                         (const uint8_t *)(limit + left_of[2 * g + 1] + k));
-                t = _mm256_or_si256(t, _mm256_andnot_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(t, most), most), ones));
+                __m256i kept = _mm256_or_si256(x, _mm256_andnot_si256(_mm256_cmpeq_epi8(_mm256_max_epu8(x, most), most), ones));
+                t = _mm256_min_epu8(kept, load_two(talon_kept[left_of[2 * g] + k][la], talon_kept[left_of[2 * g + 1] + k][lb]));
+            } else {
+                t = _mm256_min_epu8(x, load_two(hs->talon_row[la], hs->talon_row[lb]));
             }
             unsigned m = ~(unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(t, ones));
             n += (uint64_t)_mm_popcnt_u32(m);
@@ -2838,7 +2846,8 @@ static CUBE_FUNCTION ALWAYS_INLINE uint64_t cube_group(const HeightsSearch *hs, 
  * a whole pass (no budget to stop within: see heights_reach). */
 static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, Watch *watch,
                                                              uint64_t *positions, int *fewest_left, int L,
-                                                             int lookups, int np, const __m128i *limit)
+                                                             int lookups, int np, const __m128i *limit,
+                                                             const uint8_t (*talon_kept)[MAX_TALON + 1][FOUNDATIONS])
 {
     const Position *start = hs->start;
     const __m128i fill = _mm_set1_epi8(15); /* lane 15: never reached, in any row or talon_row */
@@ -2934,7 +2943,7 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
                         { run[r] = dummy; left_of[r] = 0; }
                     n += cube_group(hs, run, (const uint8_t(*)[NPILES])hq, in, c0,
                                     (const __m128i(*)[PILE_DEPTH + 1][3])cq, (const ptrdiff_t(*)[LANE_PILES])cb, L,
-                                    lookups, np, last_k, limit, left_of);
+                                    lookups, np, last_k, limit, talon_kept, left_of);
                     for (int r = 0; r < in; r++) {
                         if (left_of[r] + (int)last_k[r] < fewest)
                             fewest = left_of[r] + (int)last_k[r];
@@ -2994,19 +3003,29 @@ static CUBE_FUNCTION int heights_reach_cube(HeightsSearch *hs, Watch *watch, uin
                                             int *fewest_left)
 {
     int np = hs->start->npiles, L = hs->start->h[0] + 1;
+    const Position *start = hs->start;
     __m128i most[NPILES * PILE_DEPTH + 1], *limit = NULL;
+    uint8_t talon_kept[NPILES * PILE_DEPTH + 1][MAX_TALON + 1][FOUNDATIONS]; /* [c][m]: talon_row[m] with the
+                                                                             * entries beyond limit[c] dropped */
     if (hs->limit) {
-        for (int c = 0; c <= hs->start->left; c++)
+        for (int c = 0; c <= start->left; c++) {
             most[c] = _mm_set1_epi8((char)hs->limit[c]);
+            for (int m = start->t; m <= start->talon_len; m++)
+                for (int f = 0; f < FOUNDATIONS; f++)
+                    talon_kept[c][m][f] = hs->talon_row[m][f] > hs->limit[c] ? NOT_REACHED : hs->talon_row[m][f];
+        }
         limit = most;
     }
     if (np == 7 && L == PILE_DEPTH + 1) { /* the Golf games' start */
         if (hs->onto_most <= 2)
-            return limit ? heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, limit)
-                         : heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, NULL);
-        return heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 3, 7, limit);
+            return limit ? heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, limit,
+                                                 (const uint8_t(*)[MAX_TALON + 1][FOUNDATIONS])talon_kept)
+                         : heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, NULL, NULL);
+        return heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 3, 7, limit,
+                                     (const uint8_t(*)[MAX_TALON + 1][FOUNDATIONS])talon_kept);
     }
-    return heights_reach_cube_of(hs, watch, positions, fewest_left, L, 3, np, limit);
+    return heights_reach_cube_of(hs, watch, positions, fewest_left, L, 3, np, limit,
+                                 (const uint8_t(*)[MAX_TALON + 1][FOUNDATIONS])talon_kept);
 }
 
 #endif
