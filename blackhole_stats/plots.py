@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 from pathlib import Path
 
 import numpy as np
@@ -49,9 +50,13 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
         raise PlotsUnavailable(f"matplotlib cannot start: {str(error).split(';')[0][:200]}") from None
     data = one_row_per_deal(data)
     out_dir = Path(out_dir)
-    for name, _ in CHARTS:  # checked first: its rename would fail once others had been made
-        if (out_dir / name).exists() and not (out_dir / name).is_file():
-            raise IsADirectoryError(errno.EISDIR, "a chart's name is taken by a folder", str(out_dir / name))
+    for name, _ in CHARTS:  # checked before any is replaced
+        chart = out_dir / name
+        if chart.is_symlink():  # `replacing` writes a link's target: a link into a dataset would overwrite a part
+            raise FileExistsError(errno.EEXIST, f"{name} there is a link (to {os.readlink(chart)}), which a chart "
+                                  "would be written through: remove it", str(chart))
+        if chart.exists() and not chart.is_file():  # (its rename would fail once others had been made)
+            raise IsADirectoryError(errno.EISDIR, "a chart's name is taken by a folder", str(chart))
     created = not out_dir.is_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

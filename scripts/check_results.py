@@ -11,7 +11,8 @@ prints both totals, but only outcome and cards_played decide. Deals are
 solved again as the rows were: with the search and `--max-iters` of the
 run's manifest, or else of the settings its files record, or else (a CSV,
 files of earlier versions) of `--search` and `--max-iters` (default: the
-fast search without a limit). Exit status 1 on
+fast search without a limit), and as the game the rows or their settings
+name (else `--game`, else Black Hole, said on stderr). Exit status 1 on
 any mismatch (each one is listed); 2 for a dataset that cannot be read.
 
     nice -n 19 python scripts/check_results.py                       # all of results/deals.parquet
@@ -41,6 +42,8 @@ from blackhole_stats.solver import SEARCHES, Solver, check_search
 
 BLOCK = 5000
 """Deals per task."""
+STUDY = Path(__file__).resolve().parents[1] / "results" / "deals.parquet"
+"""The default dataset: the Black Hole study's compact rows, PySolFC deals 1..1,000,000."""
 
 _solver: Solver | None = None
 
@@ -57,9 +60,9 @@ def solve_one(deal: tuple[int, bool, str | None], search: str, max_iters: int | 
     return row["outcome"], row["iterations"], row["cards_played"]
 
 
-def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None]:
-    """The search and max_iters the rows were solved with (see the module's docstring); `given`: the
-    options' values, for a dataset that records none."""
+def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None, str | None]:
+    """The search, max_iters and game (None: not recorded) the rows were solved with (see the module's
+    docstring); `given`: the options' values, for a dataset that records none."""
     manifest = read_manifest(str(dataset)) if dataset.is_dir() else None
     recorded = data.attrs.get(RUN_SETTINGS, {})
     if manifest is None and recorded:
@@ -69,11 +72,11 @@ def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None]:
                                f"(blackhole-stats report {dataset} says which): check one run at a time")
         manifest = json.loads(next(iter(recorded.values())))
     if manifest is None:
-        return given["search"] or "fast", given["max_iters"]
+        return given["search"] or "fast", given["max_iters"], None
     if any(value is not None for value in given.values()):
         raise DatasetError(f"{dataset} records the settings it was solved with: --search and --max-iters are "
                            "for a dataset that does not (a CSV)")
-    return manifest.get("search", "fast"), manifest.get("max_iters")
+    return manifest.get("search", "fast"), manifest.get("max_iters"), manifest.get("game", "black_hole")
 
 
 def _worker_cpu() -> float:
@@ -83,25 +86,41 @@ def _worker_cpu() -> float:
 
 def main() -> None:
     parser = benchlib.Parser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("dataset", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "results"
-                        / "deals.parquet", help="a Parquet file or CSV, or a run directory (default: the "
-                        "checkout's results/deals.parquet)")
+    parser.add_argument("dataset", nargs="?", type=Path, default=STUDY, help="a Parquet file or CSV, or a run "
+                        "directory (default: the checkout's results/deals.parquet)")
     parser.add_argument("--limit", type=benchlib.positive, help="only the first N deals (by number)")
     parser.add_argument("--jobs", type=benchlib.positive, default=1, help="worker processes (default 1)")
     parser.add_argument("--search", choices=SEARCHES, help="how a dataset that records no settings was solved")
     parser.add_argument("--max-iters", type=benchlib.iteration_budget,
                         help="the budget a dataset that records no settings had")
+    parser.add_argument("--game", type=benchlib.game_type,
+                        help="the game of a dataset that names none (a CSV; default Black Hole, said on stderr)")
     args = parser.parse_args()
+    if args.dataset == STUDY and args.game is None:  # (its compact rows name no game)
+        args.game = get_game("black_hole")
     try:
         data = load(str(args.dataset))  # the one reader: run directories, CSVs, deal_exact, checked bytes
-        search, max_iters = solved_with(args.dataset, data, {"search": args.search, "max_iters": args.max_iters})
+        search, max_iters, recorded_game = solved_with(args.dataset, data, {"search": args.search,
+                                                                             "max_iters": args.max_iters})
     except DatasetError as error:
         parser.error(str(error))
     if not len(data):  # (it said "0 deals, 0 mismatches" and passed)
         parser.error(f"{args.dataset} holds no deal: nothing to check")
+    repeated = data[data.duplicated(["ms", "deal"])]
+    if len(repeated):  # (counted as two deals, or as a mismatch of the solver's)
+        parser.error(f"{args.dataset}: deal {GameNumber(int(repeated['deal'].iloc[0]), bool(repeated['ms'].iloc[0]))} "
+                     "is listed more than once: check one copy of each deal")
+    named = sorted(set(data["game"].astype(str))) if "game" in data else [recorded_game] if recorded_game else []
+    if args.game is not None and named and named != [args.game.key]:
+        parser.error(f"--game {args.game.key}: {args.dataset} is of {', '.join(named)}")
+    if "game" not in data:
+        if not named and args.game is None:  # (another game's rows read as Black Hole's: "mismatches")
+            print(f"note: {args.dataset} does not say which game its deals are of; solved as Black Hole "
+                  "(--game names it)", file=sys.stderr)
+        data = data.assign(game=named[0] if named else (args.game or get_game(None)).key)
     if args.limit is not None:
         data = data.head(args.limit)
-    games = data["game"].astype(object) if "game" in data else [None] * len(data)
+    games = data["game"].astype(object)
     for game in set(games):
         try:
             check_search(search, get_game(game))  # before any worker starts: one line, not their tracebacks

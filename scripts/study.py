@@ -853,11 +853,16 @@ def compare_again(game, results: Path, peer: Path | None) -> None:
     from blackhole_stats.games import BLACK_HOLE
     target = results if game is BLACK_HOLE else results / game.key
     compact = target / "deals.parquet"
-    if not compact.is_file():
+    if not compact.exists():
         sys.exit(f"{SCRIPT} --comparisons: no {compact}: the study of {game.name} writes it")
     if peer is None:
         sys.exit(f"{SCRIPT} --comparisons: no peer's CSV of {game.name}: give --peer")
-    if not len(load(compact).merge(load(peer), on=["ms", "deal"])):  # (the study would remove the comparison)
+    from blackhole_stats.dataset import DatasetError
+    try:
+        rows = load(compact)
+    except DatasetError as error:  # (a damaged one was a traceback)
+        sys.exit(f"{SCRIPT} --comparisons: {error}")
+    if not len(rows.merge(load(peer), on=["ms", "deal"])):  # (the study would remove the comparison)
         sys.exit(f"{SCRIPT} --comparisons: {compact} and {peer} share no deal: nothing to compare")
     with holding(target, "--results", ("COMPARE_peer_1_1000.md",)):
         compare_with_peer(compact, game, peer)

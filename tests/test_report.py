@@ -390,6 +390,22 @@ def test_plots_refuse_a_folder_named_as_a_chart_before_replacing_any(dataset, ro
     assert {path.name: path.read_bytes() for path in plots.iterdir() if path.is_file()} == before
 
 
+def test_plots_refuse_a_chart_name_that_links_elsewhere(dataset, rows, tmp_path):
+    """A chart named by a link to a run's part file: the chart was written through the link, and the run's
+    dataset lost that part (a hostile tester); the `--plots DIR` inside a dataset check did not see it."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    part = sorted(dataset.glob("*.parquet"))[0]
+    kept = part.read_bytes()
+    plots = tmp_path / "plots"
+    plots.mkdir()
+    (plots / "iterations.png").symlink_to(part)
+    done = run_cli(dataset, "--plots", plots)
+    assert (done.returncode, done.stderr) == (
+        1, f"Error: cannot write the plots to {plots}: iterations.png there is a link (to {part}), which a chart "
+           "would be written through: remove it\n")
+    assert part.read_bytes() == kept and sorted(path.name for path in plots.iterdir()) == ["iterations.png"]
+
+
 def test_plots_remove_an_earlier_reports_chart_this_data_has_nothing_for(dataset, rows, tmp_path):
     """A dataset with no unsolvable deal draws no cards-played chart: the one an earlier report of other
     data left in the folder stayed, beside this dataset's two, read as this dataset's."""

@@ -268,6 +268,11 @@ def test_study_of_a_family_game_makes_its_results_and_the_side_by_side_table(tmp
     assert (kept.returncode, kept.stderr, comparison.read_bytes()) == (
         1, f"study --comparisons: {folder / 'deals.parquet'} and {elsewhere} share no deal: nothing to compare\n",
         made)
+    (results / "damaged" / "relaxed_golf").mkdir(parents=True)  # cut short: a DatasetError traceback
+    (results / "damaged" / "relaxed_golf" / "deals.parquet").write_bytes((folder / "deals.parquet").read_bytes()[:900])
+    damaged = script("study.py", "--game", "relaxed_golf", "--comparisons", "--results", str(results / "damaged"))
+    assert damaged.returncode == 1 and damaged.stderr.count("\n") == 1 and damaged.stderr.startswith(
+        f"study --comparisons: {results / 'damaged' / 'relaxed_golf' / 'deals.parquet'}"), damaged.stderr
     missing = script("study.py", "--game", "golf", "--comparisons", "--results", str(results))
     assert (missing.returncode, missing.stderr) == (
         1, f"study --comparisons: no {results / 'golf' / 'deals.parquet'}: the study of Golf writes it\n")
@@ -571,6 +576,25 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
     closed = subprocess.run([*check[:2], "--limit", "10"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True, timeout=120, preexec_fn=lambda: os.close(1))  # `>&-`
     assert (closed.returncode, closed.stderr) == (1, "check_results.py: standard output is closed\n")
+
+
+def test_check_results_says_which_game_it_assumed_and_refuses_repeated_deals(tmp_path):
+    """A Golf CSV without a game column was solved as Black Hole without a word: its "mismatches" pointed at
+    the solver; a deal listed twice was counted as two (a hostile tester). The peer's unsolvable Golf deals
+    are the reference (its count for a won deal is its search's, not a line's)."""
+    lines = require_reference("family/peer_golf_1_1000.csv").read_text().splitlines()
+    rows = lines[:1] + [line for line in lines[1:] if ",unsolved," in line][:5]
+    (tmp_path / "golf.csv").write_text("\n".join(rows).replace("max_played", "cards_played") + "\n")
+    assumed = script("check_results.py", str(tmp_path / "golf.csv"))
+    assert assumed.stderr == (f"note: {tmp_path / 'golf.csv'} does not say which game its deals are of; solved as "
+                              "Black Hole (--game names it)\n"), assumed.stderr
+    named = script("check_results.py", str(tmp_path / "golf.csv"), "--game", "golf")
+    assert named.returncode == 0 and "5 deals, 0 mismatches" in named.stdout, named.stdout + named.stderr
+    (tmp_path / "twice.csv").write_text("\n".join([*rows, rows[1]]).replace("max_played", "cards_played") + "\n")
+    twice = script("check_results.py", str(tmp_path / "twice.csv"), "--game", "golf")
+    assert (twice.returncode, twice.stderr) == (2, f"check_results.py: error: {tmp_path / 'twice.csv'}: deal "
+                                                   f"{rows[1].split(',')[0]} is listed more than once: check one "
+                                                   "copy of each deal\n")
 
 
 def test_check_results_refuses_a_dataset_with_no_deal(tmp_path):
