@@ -35,7 +35,7 @@ import pandas as pd
 from blackhole_stats import _testhooks
 from blackhole_stats.dataset import DatasetError, data_files, read_manifest
 from blackhole_stats.dealing import GameNumber
-from blackhole_stats.report import RUN_SETTINGS, load
+from blackhole_stats.report import RUN_SETTINGS, game_of, load, names_no_game
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import SEARCHES, Solver, check_search
 
@@ -48,21 +48,22 @@ STUDY = Path(__file__).resolve().parents[1] / "results" / "deals.parquet"
 _solver: Solver | None = None
 
 
-def solve_one(deal: tuple[int, bool, str | None], search: str, max_iters: int | None
+def solve_one(deal: tuple[int, bool], search: str, max_iters: int | None, game: str
               ) -> tuple[str, int, int | None]:
-    """(outcome, iterations, cards_played) of a (number, ms, game)."""
+    """(outcome, iterations, cards_played) of a (number, ms) of `game`."""
     global _solver
     if _solver is None:
         _solver = Solver()
     number = GameNumber(deal[0], deal[1])
     _testhooks.pause(f"deal-{number}")
-    row = _solver.solve_deal(number, search, max_iters, deal[2])
+    row = _solver.solve_deal(number, search, max_iters, game)
     return row["outcome"], row["iterations"], row["cards_played"]
 
 
-def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None, str | None]:
-    """The search, max_iters and game (None: not recorded) the rows were solved with (see the module's
-    docstring); `given`: the options' values, for a dataset that records none."""
+def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None, dict | None]:
+    """The search and max_iters the rows were solved with (see the module's docstring), and the settings
+    that say so (the manifest, or those the files record; None if none); `given`: the options' values,
+    for a dataset that records none."""
     manifest = read_manifest(str(dataset)) if dataset.is_dir() else None
     recorded = data.attrs.get(RUN_SETTINGS, {})
     if manifest is None and recorded:
@@ -76,7 +77,7 @@ def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None, str 
     if any(value is not None for value in given.values()):
         raise DatasetError(f"{dataset} records the settings it was solved with: --search and --max-iters are "
                            "for a dataset that does not (a CSV)")
-    return manifest.get("search", "fast"), manifest.get("max_iters"), manifest.get("game", "black_hole")
+    return manifest.get("search", "fast"), manifest.get("max_iters"), manifest
 
 
 def _worker_cpu() -> float:
@@ -100,8 +101,9 @@ def main() -> None:
         args.game = get_game("black_hole")
     try:
         data = load(str(args.dataset))  # the one reader: run directories, CSVs, deal_exact, checked bytes
-        search, max_iters, recorded_game = solved_with(args.dataset, data, {"search": args.search,
-                                                                             "max_iters": args.max_iters})
+        search, max_iters, manifest = solved_with(args.dataset, data, {"search": args.search,
+                                                                       "max_iters": args.max_iters})
+        game = game_of(data, str(args.dataset), manifest, given=args.game)  # as `report` takes it
     except DatasetError as error:
         parser.error(str(error))
     if not len(data):  # (it said "0 deals, 0 mismatches" and passed)
@@ -110,37 +112,29 @@ def main() -> None:
     if len(repeated):  # (counted as two deals, or as a mismatch of the solver's)
         parser.error(f"{args.dataset}: deal {GameNumber(int(repeated['deal'].iloc[0]), bool(repeated['ms'].iloc[0]))} "
                      "is listed more than once: check one copy of each deal")
-    named = sorted(set(data["game"].astype(str))) if "game" in data else [recorded_game] if recorded_game else []
-    if args.game is not None and named and named != [args.game.key]:
-        parser.error(f"--game {args.game.key}: {args.dataset} is of {', '.join(named)}")
-    if "game" not in data:
-        if not named and args.game is None:  # (another game's rows read as Black Hole's: "mismatches")
-            print(f"note: {args.dataset} does not say which game its deals are of; solved as Black Hole "
-                  "(--game names it)", file=sys.stderr)
-        data = data.assign(game=named[0] if named else (args.game or get_game(None)).key)
+    if args.game is None and names_no_game(data, manifest):  # (another game's rows gave "mismatches")
+        print(f"note: {args.dataset} does not say which game its deals are of; solved as {game.name} "
+              "(--game names it)", file=sys.stderr)
+    try:
+        check_search(search, game)  # before any worker starts: one line, not their tracebacks
+    except ValueError as error:
+        parser.error(str(error))
     if args.limit is not None:
         data = data.head(args.limit)
-    games = data["game"].astype(object)
-    for game in set(games):
-        try:
-            check_search(search, get_game(game))  # before any worker starts: one line, not their tracebacks
-        except ValueError as error:
-            parser.error(str(error))
     played = [None if value is pd.NA else int(value) for value in data["cards_played"]]
-    stored = list(zip(data["deal"], data["ms"], games, data["outcome"].astype(str), data["iterations"], played))
+    stored = list(zip(data["deal"], data["ms"], data["outcome"].astype(str), data["iterations"], played))
     started = time.perf_counter()
-    found = benchlib.pool_map(partial(solve_one, search=search, max_iters=max_iters),
-                              [(int(deal), bool(ms), game) for deal, ms, game, *_ in stored], args.jobs, chunksize=BLOCK)
+    found = benchlib.pool_map(partial(solve_one, search=search, max_iters=max_iters, game=game.key),
+                              [(int(deal), bool(ms)) for deal, ms, *_ in stored], args.jobs, chunksize=BLOCK)
     mismatches = differing_counts = 0
     ours_total = theirs_total = 0
-    for (deal, ms, game, outcome, iterations, played), (our_outcome, our_iterations, our_played) in zip(stored, found):
+    for (deal, ms, outcome, iterations, played), (our_outcome, our_iterations, our_played) in zip(stored, found):
         ours_total += our_iterations
         theirs_total += iterations
         differing_counts += our_iterations != iterations
         if (our_outcome, our_played) != (outcome, played):
             mismatches += 1
-            name = str(GameNumber(deal, ms)) + (f" ({game})" if game else "")
-            print(f"deal {name}: stored {outcome}, {played} cards; now {our_outcome}, {our_played} cards")
+            print(f"deal {GameNumber(deal, ms)} ({game.key}): stored {outcome}, {played} cards; now {our_outcome}, {our_played} cards")
     checked = f"{len(stored):,} deal" + "s" * (len(stored) != 1)
     print(f"{args.dataset}: {checked}, {mismatches} mismatches in outcome or cards_played; "
           f"iterations differ on {differing_counts:,} deals (total now {ours_total:,}, stored {theirs_total:,}); "
