@@ -655,7 +655,10 @@ def test_readme_build_comparisons_are_the_committed_bench_output():
               ("relaxed_golf", "fast", ""): "the whole search {:.2f}x on Relaxed Golf deals 1..1000, 0 deals",
               ("relaxed_golf", "fast", "_diagonals"): "the whole search {:.2f}x on Relaxed Golf deals 1..1000, 1.",
               ("golf", "fast", "_diagonals"): "{:.2f}x on Golf's and",
-              ("dead_king_golf", "fast", "_diagonals"): "{:.2f}x on Dead King Golf's"}
+              ("dead_king_golf", "fast", "_diagonals"): "{:.2f}x on Dead King Golf's",
+              ("relaxed_golf", "fast", "_live_cubes"): "the whole search {:.2f}x on Relaxed Golf deals 1..1000, 1.0",
+              ("golf", "fast", "_live_cubes"): "{:.2f}x on Golf's, 1.0",
+              ("dead_king_golf", "fast", "_live_cubes"): "{:.2f}x on Dead King Golf's): the table"}
     for (game, search, change), words in quoted.items():
         summary = bench_summary(f"builds_{game}{'_heights' if search == 'heights' else ''}{change}.json")
         assert (summary["game"], summary["search"], summary["differing"]) == (game, search, 0)
