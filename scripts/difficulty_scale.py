@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 
 from blackhole_stats import deal
 from blackhole_stats.atomic import replace_text, replacing
-from blackhole_stats.difficulty import difficulty
+from blackhole_stats.difficulty import TAGS, difficulty
 from blackhole_stats.games import get_game
 from blackhole_stats.solver import Solver
 from validate_difficulty import VALIDATION
@@ -51,6 +51,8 @@ def score(number: int, game: str) -> tuple[int, float | None, float, float]:
     return number, value, solving, time.process_time() - started - solving
 
 
+QUINTILES = len(TAGS)
+"""The scale's tags, and the fewest winnable deals a sample must hold to fix their thresholds."""
 SAMPLED_UP_TO = min(validation.first for validation in VALIDATION.values()) - 1
 """The sample's deals end below every game's validation deals (scripts/validate_difficulty.py)."""
 
@@ -82,8 +84,10 @@ def main() -> None:
     rows = benchlib.pool_map(partial(score, game=game.key), range(args.step, args.last + 1, args.step), args.workers,
                              chunksize=20)
     winnable = [(n, s, t) for n, s, _, t in rows if s is not None]
-    if not winnable:  # quintiles of nothing
-        sys.exit(f"difficulty_scale stopped: none of the {len(rows):,} deals of the sample is winnable")
+    if len(winnable) < QUINTILES:  # quintiles of nothing, or four equal thresholds of one deal's score
+        sys.exit(f"difficulty_scale stopped: {len(winnable)} of the {len(rows):,} deals of the sample "
+                 f"{'is' if len(winnable) == 1 else 'are'} winnable; five quintiles need {QUINTILES} or more: "
+                 "give a smaller --step")
     with replacing(os.path.join(folder, "scale_sample.parquet")) as temp:
         pq.write_table(pa.table({"deal": [n for n, _, _ in winnable], "score": [s for _, s, _ in winnable]}),
                        temp, compression="zstd")

@@ -578,6 +578,16 @@ def test_check_results_ends_in_one_line_on_ctrl_c_a_full_disk_and_a_reader_gone(
     assert (closed.returncode, closed.stderr) == (1, "check_results.py: standard output is closed\n")
 
 
+def test_a_difficulty_scale_of_fewer_winnable_deals_than_tags_is_refused(tmp_path):
+    """Deals 250,000, 500,000, 750,000 and 1,000,000 (four: fewer than the five tags) made a scale whose four
+    thresholds were the few scores repeated (one winnable deal: four equal ones), exit 0."""
+    result = script("difficulty_scale.py", "--step", "250000", "--workers", "1", "--results", str(tmp_path))
+    assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert re.fullmatch(r"difficulty_scale stopped: [0-4] of the 4 deals of the sample (is|are) winnable; five "
+                        r"quintiles need 5 or more: give a smaller --step\n", result.stderr), result.stderr
+    assert not (tmp_path / "black_hole" / "scale.json").exists()
+
+
 def test_check_results_says_which_game_it_assumed_and_refuses_repeated_deals(tmp_path):
     """A Golf CSV without a game column was solved as Black Hole without a word: its "mismatches" pointed at
     the solver; a deal listed twice was counted as two (a hostile tester). The peer's unsolvable Golf deals
