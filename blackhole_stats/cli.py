@@ -409,7 +409,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
       blackhole-stats report peer_golf_1_1000.csv --game golf
     """
     from . import report  # pandas loads only for this command
-    from .dataset import DatasetError, enclosing_run, inside_dataset, read_manifest
+    from .dataset import DatasetError, enclosing_run, inside_dataset, read_manifest, run_behind_link
     from .plots import PlotsUnavailable
 
     if compare_game is not None and other is None:
@@ -417,6 +417,7 @@ def report_command(dataset: str, fmt: str, plots_dir: str | None, other: str | N
     if plots_dir == "":
         raise click.BadParameter("an empty name is no directory", param_hint="'--plots'")
     try:
+        dataset, other = (run_behind_link(source) if source is not None else None for source in (dataset, other))
         if plots_dir is not None:  # the datasets reported on, and any run's (`report B --plots A`)
             source = next((f"the dataset {source}" for source in (dataset, other) if source is not None
                            and inside_dataset(plots_dir, source)), None) or enclosing_run(plots_dir, itself=True)
@@ -525,7 +526,7 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
       blackhole-stats export runs/tagged --solvable --format csv > deals.csv
     """
     from . import export, report  # pandas loads only for this command
-    from .dataset import DatasetError, read_manifest
+    from .dataset import DatasetError, read_manifest, run_behind_link
     from .difficulty import DifficultyError, parse_tag
 
     try:
@@ -538,6 +539,7 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
         raise click.UsageError("--tag selects solvable deals: it cannot go with --unsolvable")
     outcome = "solved" if solvable or wanted else "unsolved" if unsolvable else None
     try:
+        dataset = run_behind_link(dataset)
         data = report.load(dataset, required=report.VERDICTS, game=game_kind)
         manifest = read_manifest(dataset)
         game = _game_of(data, dataset, manifest, game_kind, "--game")

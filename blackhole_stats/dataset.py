@@ -331,6 +331,19 @@ def _parents(path: str) -> Iterator[str]:
         path = parent
 
 
+def run_behind_link(out: str) -> str:
+    """`out`, or the run directory it links to, for the commands that read a run (report, export, verify):
+    a link to a run (`latest -> runs/x`) has no manifest beside it, so they read the folder as no run's
+    (no deal said missing; verify: "there is no run"), where the run's manifest, lock and unfinished files
+    are beside its real name. `run` keeps the name it is given: a run made under a link's name keeps them
+    beside the link, and is read by that name."""
+    root = local_path(out)
+    if root is None or not os.path.islink(root.rstrip(os.sep)) or read_manifest(out) is not None:
+        return out
+    real = os.path.realpath(root)
+    return real if os.path.isdir(real + SIDE_SUFFIX) else out
+
+
 def local_path(out: str) -> str | None:
     """The directory on this machine's disk, or None for remote URLs."""
     fs, root = filesystem(out)

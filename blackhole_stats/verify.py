@@ -12,7 +12,6 @@ import posixpath
 from dataclasses import dataclass
 
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import fs as pafs
 
 from . import dataset, difficulty
@@ -45,7 +44,7 @@ def verify(out: str) -> Verification:
     not only our files. Chunk files of either results format are read; each
     must be of the manifest's.
     """
-    out = dataset.locate(out)
+    out = dataset.run_behind_link(dataset.locate(out))
     manifest = dataset.read_manifest(out)
     paths = dataset.RunPaths.of(out)
     if manifest is None and paths.fs.get_file_info(paths.root).type == pafs.FileType.File:

@@ -104,6 +104,21 @@ def test_duplicate_missing_and_extra_deals(copy):
                                           "deals not asked for by the manifest: ms11-ms20"]
 
 
+def test_a_link_to_a_run_is_read_as_that_run(copy, tmp_path):
+    """`latest -> copy` (a run made by its real name): verify said "there is no run in latest", and report and
+    export read it as no run's, saying nothing of the deals its manifest asks for and it lacks (a hostile
+    tester); they read the run beside the link's target. A run made under the link's name keeps its own."""
+    (copy / "part-21-40-20.parquet").unlink()
+    latest = tmp_path / "latest"
+    latest.symlink_to(copy)
+    result = cli_verify(latest)
+    assert (result.returncode, result.stdout) == (1, "deals missing: 21-40\n"), result.stderr
+    for command in (["report"], ["export", "--solvable"]):
+        done = subprocess.run([str(SCRIPT), *command, str(latest)], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and "the manifest asks for 80 deals, the dataset has 60 rows: 20 missing" in \
+            " ".join((done.stdout + done.stderr).split()), done.stderr
+
+
 def test_a_part_file_whose_name_lies(copy):
     (copy / "part-1-20-20.parquet").rename(copy / "part-1-19-20.parquet")
     assert verify(str(copy)).problems == ("part-1-19-20.parquet: holds deals 1-20, not what its name says",)
