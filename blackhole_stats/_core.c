@@ -3017,7 +3017,7 @@ static CUBE_FUNCTION int heights_reach_cube(HeightsSearch *hs, Watch *watch, uin
         limit = most;
     }
     if (np == 7 && L == PILE_DEPTH + 1) { /* the Golf games' start */
-        if (hs->onto_most <= 2)
+        if (hs->onto_most <= 2) /* (all three games; the full pass's copy has limit a constant NULL: no tests) */
             return limit ? heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, limit,
                                                  (const uint8_t(*)[MAX_TALON + 1][FOUNDATIONS])talon_kept)
                          : heights_reach_cube_of(hs, watch, positions, fewest_left, PILE_DEPTH + 1, 2, 7, NULL, NULL);
