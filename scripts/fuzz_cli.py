@@ -905,8 +905,11 @@ def execute(cli: str, argv: list[str], cwd: Path, timeout: float, stdin: bytes |
     if interrupt:
         waiter.join(interrupt[1])
         if waiter.is_alive():
-            signalled_at = time.monotonic() - started
-            os.killpg(proc.pid, interrupt[0])
+            try:
+                os.killpg(proc.pid, interrupt[0])
+                signalled_at = time.monotonic() - started
+            except ProcessLookupError:  # it had exited and been reaped, the waiter not yet back
+                pass
     waiter.join(max(0.0, timeout - (time.monotonic() - started)))
     timed_out = waiter.is_alive()
     if timed_out:
@@ -2269,10 +2272,16 @@ def classify_interrupted(case: Case, result: Result, cwd: Path, runner) -> tuple
     late = result.seconds - result.signalled_at
     at = f"{name} at {result.signalled_at:.2f} s"
     problem = None
+    # It finished all the same (exit 0, or its summary printed, then death by the signal): the signal
+    # came too late to matter, so its dataset is judged as an uninterrupted run's, whatever the timing.
+    finished = result.code == 0 or result.code == -signum and b"dataset: " in result.stdout
+    judged = case.judge(case, result, cwd, runner) if finished else None
+    if judged:
+        return judged
     if result.code == 0 and late > 1.0:
         problem = f"{at} ignored: exit 0, {late:.1f} s after the signal"
-    elif result.code == -signum and b"dataset: " in result.stdout:
-        pass  # it had printed its summary, every deal in: nothing to resume (a shell shows 128 + signal)
+    elif finished:
+        pass  # every deal in: nothing to resume (a shell shows 128 + signal)
     elif result.code not in (0, -signum):
         last = (result.err.strip().splitlines() or ["(nothing)"])[-1]
         problem = f"{at} gave exit {result.code}, not death by {name}: {last[:160]}"

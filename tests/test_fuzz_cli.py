@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO, SCRIPT
+from conftest import REPO, SCRIPT, cli
 
 FUZZER = REPO / "scripts" / "fuzz_cli.py"
 CLASSES = ("ok", "clean error", "TRACEBACK", "HANG", "WRONG DATASET", "WRONG OUTPUT", "MESSY ERROR")
@@ -107,3 +107,34 @@ os.execv(real, [real, *sys.argv[1:]])
                for path in (tmp_path / "failures" / "WRONG-DATASET").glob("*/case.json")]
     judged = [reason for reason in reasons if not reason.startswith("accepted an input it must refuse")]
     assert judged and all("double-counts" in reason for reason in judged), reasons
+
+
+def test_a_run_the_signal_reaches_only_after_it_finished_is_judged_as_if_never_signalled(tmp_path):
+    """Input 1 of seed 1 is a run sent SIGINT after 2.92 s. This fake writes its dataset (with a copy of
+    a part file) at once, then dies by the signal, as a real run that got Ctrl-C in its last moment:
+    the wrong dataset was reported as a resume that fails beside the copy, not as the copy that
+    readers double-count, whenever the signal came after the work (the CI flake)."""
+    base = tmp_path / "base"
+    assert cli("run", "--range", "1-2", "--out", base, "--workers", "1").returncode == 0
+    fake = fake_cli(tmp_path, f"""import signal
+signals = {{signal.SIGINT, signal.SIGTERM}}
+signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+out = pathlib.Path(sys.argv[sys.argv.index("--out") + 1])
+if out.exists():  # what the real CLI says when asked to resume beside a file that is not the run's
+    sys.exit(f"Error: {{out}} holds backup.parquet, which is not a file of this run yet")
+shutil.copytree({str(base)!r}, out)
+shutil.copytree({str(base) + ".run"!r}, str(out) + ".run")
+shutil.copy(out / "part-1-1-1.parquet", out / "backup.parquet")
+print(f"dataset: {{out}}", flush=True)
+got = signal.sigtimedwait(signals, 10)
+if got:
+    signal.signal(got.si_signo, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, signals)
+    os.kill(os.getpid(), got.si_signo)
+""")
+    result, counts = fuzz(tmp_path, "--input", "1", "--commands", "run", "--seed", "1", "--timeout", "120",
+                          cli=fake)
+    assert counts["WRONG DATASET"] == 1, result.stdout
+    case = json.loads(next((tmp_path / "failures" / "WRONG-DATASET").glob("*/case.json")).read_text())
+    assert case["kind"] == "run-interrupted-SIGINT" and case["exit_status"] == -2, case  # it got the signal
+    assert "so every reader double-counts deals 1" in case["reason"], case["reason"]
