@@ -57,6 +57,9 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
                                   "would be written through: remove it", str(chart))
         if chart.exists() and not chart.is_file():  # (its rename would fail once others had been made)
             raise IsADirectoryError(errno.EISDIR, "a chart's name is taken by a folder", str(chart))
+        if chart.is_file() and not os.access(chart, os.W_OK):  # as `replacing` refuses it, stale or not: by name
+            raise PermissionError(errno.EACCES, f"{name} there is read-only: make it writable, or remove it",
+                                  str(chart))
     created = not out_dir.is_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
@@ -70,16 +73,26 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
                     written.append(out_dir / name)
             stale = [out_dir / name for name, _ in CHARTS
                      if out_dir / name not in written and (out_dir / name).is_file()]
-            with held():  # every chart renamed into place and the stale ones removed before a signal is handled
+            with held():  # the stale charts removed, then every chart renamed into place, before a signal is handled
+                for path in stale:  # first: one that cannot go (a sticky folder) leaves no new chart beside it
+                    _remove_stale(path)
                 replaced.pop_all().close()
-                for path in stale:
-                    path.unlink(missing_ok=True)
     except BaseException:
         if created:  # a folder this call made, and nothing in it: not left behind empty
             with contextlib.suppress(OSError):
                 out_dir.rmdir()
         raise
     return written, stale
+
+
+def _remove_stale(chart: Path) -> None:
+    """Remove an earlier report's chart this data has nothing for; an error names it (the folder's own
+    name says nothing of which file could not go)."""
+    try:
+        chart.unlink(missing_ok=True)
+    except OSError as error:
+        raise OSError(error.errno, f"{chart.name} there, which this dataset has nothing for, cannot be removed "
+                                   f"({error.strerror})", str(chart)) from None
 
 
 def _integer_ticks(axis) -> None:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -232,6 +233,16 @@ def state(pid: int) -> tuple[str, int] | None:
     except (FileNotFoundError, ProcessLookupError):
         return None
     return None if fields[0] in "ZX" else (fields[0], int(fields[2]))
+
+
+def unprivileged() -> list[str]:
+    """A command's prefix that takes away root's right to write, remove or change any file (nothing
+    when not root), so a test of a read-only file means it; skips the test where setpriv is missing."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("needs setpriv to run without root's right to write any file")
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
 
 
 def until(condition, what: str, timeout: float = 30) -> None:

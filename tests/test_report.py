@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import random
 import re
 import statistics
@@ -28,7 +29,8 @@ import pytest
 from blackhole_stats import Solver, report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
-from conftest import assert_one_line_failure, cli, fill_up, require_reference, signal_at_pause, tmpfs
+from conftest import (assert_one_line_failure, cli, fill_up, require_reference, signal_at_pause, tmpfs,
+                      unprivileged)
 
 CLI = Path(sys.executable).parent / "blackhole-stats"
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -419,6 +421,47 @@ def test_plots_remove_an_earlier_reports_chart_this_data_has_nothing_for(dataset
         "iterations.png", "notes.txt", "solvable_fraction.png"]
     assert done.stderr.splitlines()[-1] == (f"removed {tmp_path / 'plots' / 'cards_played.png'}: this dataset has "
                                             "nothing for it to show")
+
+
+def _plots_of_solved_deals_over_an_earlier_report(dataset, rows, tmp_path) -> tuple[Path, Path, dict]:
+    """A dataset with no unsolvable deal (no cards-played chart), and a plots folder an earlier report
+    of all three charts left, with its charts' bytes."""
+    solved = write_arrow(tmp_path / "solved", [row for row in rows if row["outcome"] == "solved"][:40], parts=1)
+    plots = tmp_path / "plots"
+    assert run_cli(dataset, "--plots", plots).returncode == 0
+    return solved, plots, {path.name: path.read_bytes() for path in plots.iterdir()}
+
+
+def test_plots_refuse_a_read_only_chart_by_name_before_changing_any(dataset, rows, tmp_path):
+    """A read-only chart this dataset has nothing for was removed (while a read-only chart it draws was
+    refused, without its name: 'Permission denied')."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    solved, plots, before = _plots_of_solved_deals_over_an_earlier_report(dataset, rows, tmp_path)
+    (plots / "cards_played.png").chmod(0o444)
+    done = subprocess.run([*unprivileged(), CLI, "report", solved, "--plots", plots], capture_output=True,
+                          timeout=120)
+    assert assert_one_line_failure(done) == (f"Error: cannot write the plots to {plots}: cards_played.png there is "
+                                             "read-only: make it writable, or remove it\n")
+    assert {path.name: path.read_bytes() for path in plots.iterdir()} == before
+
+
+def test_plots_name_the_chart_they_cannot_remove_and_leave_the_earlier_ones(dataset, rows, tmp_path):
+    """In a sticky folder (as /tmp) another user's chart cannot be removed: the error said only
+    'Operation not permitted', after this dataset's charts had replaced the others beside it."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give the folder and the chart to another user")
+    solved, plots, before = _plots_of_solved_deals_over_an_earlier_report(dataset, rows, tmp_path)
+    os.chown(plots / "cards_played.png", 65534, 65534)
+    (plots / "cards_played.png").chmod(0o666)  # writable by all, so removable but for the sticky bit
+    os.chown(plots, 65534, 65534)
+    plots.chmod(0o1777)
+    done = subprocess.run([*unprivileged(), CLI, "report", solved, "--plots", plots], capture_output=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr.decode()) == (1, (
+        f"Error: cannot write the plots to {plots}: cards_played.png there, which this dataset has nothing for, "
+        "cannot be removed (Operation not permitted)\n"))
+    assert {path.name: path.read_bytes() for path in plots.iterdir()} == before
 
 
 def test_compare_two_datasets_finds_exactly_the_changed_deals(dataset, rows, tmp_path):
