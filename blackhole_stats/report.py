@@ -457,7 +457,7 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
         counts = data["game"].value_counts()
         present = [(key, int(n)) for key, n in counts.items() if n]
         if len(present) > 1:
-            held = ", ".join(f"{key}: {n:,} rows" for key, n in present)
+            held = ", ".join(f"{key}: {n:,} row{'s' if n != 1 else ''}" for key, n in present)
             raise DatasetError(f"{source} mixes games ({held}): report one game at a time (select its rows by "
                                "the game column), or compare two with --compare")
         named = game_by_key(present[0][0])

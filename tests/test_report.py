@@ -996,6 +996,17 @@ def test_at_least_counts_deals_not_determined_where_every_line_gets(tmp_path):
     assert figure.axes[0].get_title().startswith("Golf: how close the 3 unsolvable deals got")
 
 
+def test_a_mix_of_games_counts_one_row_as_a_row(tmp_path):
+    """The refusal said "relaxed_golf: 1 rows"."""
+    (tmp_path / "mixed").mkdir()
+    for game, deals in (("golf", (1, 2)), ("relaxed_golf", (3,))):
+        rows = pd.DataFrame([Solver().solve_deal(n, game=game) for n in deals])
+        rows.to_parquet(tmp_path / "mixed" / f"{game}.parquet")
+    for command in ("report", "export"):
+        line = assert_one_line_failure(cli(command, tmp_path / "mixed"))
+        assert "mixes games (golf: 2 rows, relaxed_golf: 1 row)" in line, line
+
+
 def test_a_dataset_split_into_folders_by_game_is_read_as_pandas_reads_it(tmp_path):
     """pandas' to_parquet(partition_cols=["game"]) keeps the game in folder names (game=golf/) only: report
     and export read the files as one game (--game named it) and mixed Relaxed Golf wins into a Golf list."""
