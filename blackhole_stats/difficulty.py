@@ -147,8 +147,11 @@ def scale_for(name: str, game: Game | str | int | None = None) -> Scale:
 
 
 def parse_tag(text: str) -> str:
-    """A tag as a user may type it (`hard`, `very-hard`, `Very_Hard`); DifficultyError otherwise."""
-    tag = " ".join(re.split(r"[-_]|\s+", text.strip().lower()))  # one '-' or '_' per gap: '-hard' is no tag
+    """A tag as a user may type it (`hard`, `very-hard`, `Very_Hard`, ` very hard`); DifficultyError otherwise.
+
+    One separator per gap, whichever: `very--hard` and `very  hard` are the same typo, refused alike."""
+    tag = " ".join(re.split(r"[-_ ]", text.strip().lower()))  # '-hard' is no tag
     if tag not in TAGS:
-        raise DifficultyError(f"unknown tag {text!r}; choose from {', '.join(TAGS)}")
+        raise DifficultyError(f"unknown tag {text!r}; choose from {', '.join(TAGS)} "
+                              "(one space, '-' or '_' between words)")
     return tag

@@ -100,6 +100,8 @@ def test_exported_20_digit_numbers_read_back_exactly_as_readme_tells(tmp_path):
 
 @pytest.mark.parametrize("arguments, code, message", [
     (("--tag", "wild"), 2, "unknown tag 'wild'"),
+    (("--tag", "very  hard"), 2, "unknown tag 'very  hard'; choose from very easy, easy, medium, hard, very hard "
+                                 "(one space, '-' or '_' between words)"),  # accepted, while very--hard was not
     (("--solvable", "--unsolvable"), 2, "exclude each other"),
     (("--tag", "hard", "--unsolvable"), 2, "cannot go with --unsolvable"),
     (("--format", "xml"), 2, "'xml' is not one of"),
@@ -195,7 +197,7 @@ def test_an_exported_csv_reads_back_with_its_ms_deals(tmp_path):
         assert again.returncode == 0 and again.stdout == cli("export", out, *flags).stdout, flags
 
 
-@pytest.mark.parametrize("typed", ["-hard", "medium-", "very--hard", "_easy"])
+@pytest.mark.parametrize("typed", ["-hard", "medium-", "very--hard", "_easy", "very  hard", "very\thard", "very -hard"])
 def test_a_tag_with_stray_separators_is_refused(typed):
     from blackhole_stats.difficulty import DifficultyError, parse_tag
     with pytest.raises(DifficultyError):
