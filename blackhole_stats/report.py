@@ -163,9 +163,9 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
         raise DatasetError(f"{file}: not a readable Parquet file ({error})") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
         raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
-    for field in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
-        if field.name != "deal" and pa.types.is_nested(field.type):
-            raise DatasetError(f"{file}: column {field.name} is {field.type}, not one value a row")
+    for column in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
+        if column.name != "deal" and pa.types.is_nested(column.type):
+            raise DatasetError(f"{file}: column {column.name} is {column.type}, not one value a row")
     try:
         found = recorded_settings(table.schema)  # the copy verify and run read (see read_part)
     except ValueError:
