@@ -325,7 +325,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             if chunk_size is None:
                 chunk_size = default_chunk_size(todo.count, backend.workers)
             if todo:  # a session that solves nothing leaves the record of the ones that did
-                session.begin_solving(workers=backend.workers, scheduler=scheduler, machine=_machine(),
+                session.begin_solving(workers=backend.workers, scheduler=scheduler, machine=machine(),
                                       chunk_size=chunk_size)
             log.info("run started: %s deals of %s asked, %s to solve, %s workers, search=%s, max_iters=%s; "
                      "%s unfinished files removed", requested.count, game.key, todo.count, backend.workers, search,
@@ -950,7 +950,8 @@ def _logging_to(out: str) -> Iterator[None]:
         log.warning("some lines of %s could not be written: %s", to_file.baseFilename, to_file.failure)
 
 
-def _machine() -> dict:
+def machine() -> dict:
+    """What a timing was measured on (a run's manifest, a benchmark's summary): its figures mean little without it."""
     return {"hostname": socket.gethostname(), "platform": platform.platform(), "cpu": _cpu_model(),
             "cpu_count": os.cpu_count(), "python": platform.python_version()}
 

@@ -15,11 +15,13 @@ The three are interleaved in blocks of deals (the order rotating from block to
 block) and repeated, so that a shared machine's load falls on all of them
 alike; each figure is the median of the repeats' totals, with their range.
 The peer (black-hole-solver 1.14, default mode) needed 357 CPU-seconds for
-Black Hole deals 1..1000 on this project's machine kind
+Black Hole deals 1..1000 on the AMD EPYC machine kind this project first had
 (../shared/reference/README.md; that CSV has no per-deal times, so other
 ranges print no ratio). For the other games the baseline is the sum of the
 peer's per-deal CPU seconds in ../shared/reference/family/peer_<game>_1_1000.csv
-over the deals timed (measured on a busy machine: an upper bound).
+over the deals timed (measured on a busy machine of that kind: an upper bound).
+So on another CPU the ratio compares two machines; the summary records which
+this one is.
 
     python scripts/bench_solver.py                  # fast, deals 1..1000, 5 repeats
     python scripts/bench_solver.py --classic        # and classic (about 25 minutes)

@@ -450,10 +450,14 @@ def spread(values: list[float]) -> dict[str, float]:
 
 
 def write_summary(path: Path | None, script: str, options: list[str], load: float | None, **figures) -> None:
-    """Write the figures (if --summary asked) with the command that reproduces them and the load they met."""
+    """Write the figures (if --summary asked) with the command that reproduces them, the load they met and the
+    machine they were measured on (this project's machines have changed under it: AMD, then Intel)."""
     if path is None:
         return
+    from blackhole_stats.runner import machine  # here: pyarrow and the rest of a run are no other script's cost
+
     command = " ".join(["python", f"scripts/{script}", *options])
     path.parent.mkdir(parents=True, exist_ok=True)
-    replace_text(path, json.dumps({"command": command, "load_average": load, **figures}, indent=2) + "\n")
+    replace_text(path, json.dumps({"command": command, "load_average": load, "machine": machine(), **figures},
+                                  indent=2) + "\n")
     print(f"summary written to {path}")

@@ -68,7 +68,7 @@ quoted by Wolter in 2014, without per-deal data; ../shared/reference/family/FAMI
 Z95 = 1.959963984540054
 """Two-sided 95% normal quantile (as in blackhole_stats.report)."""
 PEER_CPU_SECONDS_1_1000 = 357.0
-"""black-hole-solver 1.14, default mode, deals 1..1000 on this machine kind (../shared/reference/README.md)."""
+"""black-hole-solver 1.14, default mode, deals 1..1000 on the AMD EPYC machine kind this project first had (../shared/reference/README.md)."""
 MILLION = 1_000_000
 """The study the figures for scale speak of (README's "the million"), whatever --deals a run solved."""
 DEFAULT_DEALS = "1-1000000"
@@ -396,7 +396,7 @@ prefix for the iteration counts; then this file and `study.json`.
   {classic_time['wall_seconds']:,} s of wall time ({duration(classic_time['wall_seconds'])}), {classic_time['cpu_seconds']:,} CPU-seconds;
   load average {classic_time['load_average_start']:.2f} at the start, {classic_time['load_average_end']:.2f} at the end.
 * For scale: the peer solver (black-hole-solver 1.14, default mode) needs
-  {PEER_CPU_SECONDS_1_1000:.0f} CPU-seconds for deals 1..1000 alone on this machine kind; at that
+  {PEER_CPU_SECONDS_1_1000:.0f} CPU-seconds for deals 1..1000 alone on the AMD EPYC this project first had; at that
   rate the million would take about {peer_hours:.0f} CPU-hours. Our `classic` search, at this
   run's {classic_time['cpu_seconds'] / classic_time['deals_solved'] * 1000:,.0f} CPU-seconds per 1000 deals, would need about
   {classic_hours:.0f} CPU-hours for the million.

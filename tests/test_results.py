@@ -325,6 +325,7 @@ def test_readme_speed_figures_are_the_committed_bench_output():
     text = (REPO / "README.md").read_text(encoding="utf-8")
     speed = text.split("### Speed", 1)[1].split("\n## ", 1)[0]
     assert f"load average at {summary['load_average']:.1f}" in speed
+    assert f"Measured on an {summary['machine']['cpu']}" in speed
     fast = summary["searches"]["fast"]
     rows = [line for line in speed.splitlines() if line.startswith("| ") and "median" not in line]
     assert len(rows) == len(fast["measures"])
@@ -346,6 +347,7 @@ def test_readme_family_speed_table_is_the_committed_bench_output():
     section = text.split("## The family", 1)[1].split("\n## ", 1)[0]
     rows = {line.split("|")[1].strip(): line for line in section.splitlines()
             if line.startswith("| `") and line.count("|") == 7}
+    ratios = {}
     for game in FAMILY_SPEED_GAMES:
         path = RESULTS / "bench" / f"solver_{game}.json"
         if not path.is_file():
@@ -361,6 +363,12 @@ def test_readme_family_speed_table_is_the_committed_bench_output():
             f"| `{game}` | {raw['median']:.3f} [{raw['min']:.3f}..{raw['max']:.3f}] | {row['median']:.3f} "
             f"| {peer:.1f} | {raw['peer_ratio']:.0f}x | {summary['load_average']:.1f} |")
         assert summary["command"] == f"python scripts/bench_solver.py --deals 1-1000 --repeats 5 --game {game}"
+        assert f"measured on an {summary['machine']['cpu']}" in " ".join(section.split())
+        ratios[game] = raw["peer_ratio"]
+    prose = " ".join(section.split())  # the narrative quotes the table's ratios
+    assert (f"gives Relaxed Golf {ratios['relaxed_golf']:.0f}x, Golf {ratios['golf']:.0f}x, "
+            f"Dead King Golf {ratios['dead_king_golf']:.0f}x") in prose
+    assert f"All in a Row ({ratios['all_in_a_row']:.0f}x)" in prose
 
 
 def test_readme_memory_figure_is_a_new_solvers():
@@ -429,6 +437,7 @@ def test_readme_dealing_figures_are_the_committed_check_output():
     assert f"with {pysol['boards_differing']} boards differing" in dealing
     assert f"Medians of {summary['repeats']} repeats" in dealing
     assert f"load average at {summary['load_average']:.1f}" in dealing
+    assert f"measured on an {summary['machine']['cpu']}" in " ".join(dealing.split())
 
 
 def test_readme_start_up_figures_are_the_committed_bench_output():
@@ -437,7 +446,7 @@ def test_readme_start_up_figures_are_the_committed_bench_output():
     assert f"{summary['command']} --summary results/bench/startup.json" in startup
     install = "an editable install" if summary["editable_install"] else "a regular `pip install` of the wheel"
     assert (f"median of {summary['repeats']} interleaved runs, {install}, Python {summary['python']}, "
-            f"the machine's load average at {summary['load_average']:.1f}") in startup
+            f"the machine's load average at {summary['load_average']:.1f}, on an {summary['machine']['cpu']})") in startup
     cpu = {command["name"]: command["median"] for command in summary["commands"]}
     solve = f"blackhole-solve {' '.join(['--game', summary['game']])} (deal {summary['deal']})"
     assert (f"`python -c pass` {cpu['python -c pass']:.1f} ms, `blackhole-solve --version` "
@@ -455,6 +464,7 @@ def test_readme_reader_timings_are_the_committed_bench_output():
     prose = " ".join(readers.split())
     assert f"median CPU seconds of {summary['repeats']} repeats" in prose and f"pandas {summary['pandas']}" in prose
     assert f"load average at {summary['load_average']:.1f}" in prose
+    assert f"measured on an {summary['machine']['cpu']}" in prose
     before, after = "format 1 (decimal128)", "format 2 (int64)"
     size = summary["deal_megabytes"]
     expected = [f"| deal column in memory (MB) | {size[before]:.1f} | {size[after]:.1f} "
@@ -658,7 +668,7 @@ def test_readme_build_comparisons_are_the_committed_bench_output():
               ("dead_king_golf", "fast", "_diagonals"): "{:.2f}x on Dead King Golf's",
               ("relaxed_golf", "fast", "_live_cubes"): "the whole search {:.2f}x on Relaxed Golf deals 1..1000, 1.0",
               ("golf", "fast", "_live_cubes"): "{:.2f}x on Golf's, 1.0",
-              ("dead_king_golf", "fast", "_live_cubes"): "{:.2f}x on Dead King Golf's): the table"}
+              ("dead_king_golf", "fast", "_live_cubes"): "{:.2f}x on Dead King Golf's). Measured"}
     for (game, search, change), words in quoted.items():
         summary = bench_summary(f"builds_{game}{'_heights' if search == 'heights' else ''}{change}.json")
         assert (summary["game"], summary["search"], summary["differing"]) == (game, search, 0)

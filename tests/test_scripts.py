@@ -718,8 +718,9 @@ def test_a_black_hole_study_killed_outright_in_its_classic_run_goes_on_when_run_
 def test_check_results_killed_outright_takes_its_workers_with_it():
     """They went on solving their blocks for seconds (minutes with classic), orphaned, holding the script's
     pipes open: a Ctrl-C that caught the script still starting its pool left them so too."""
-    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), "--limit", "10000", "--jobs", "2",
-             "--search", "classic"]  # minutes a block: an orphaned worker outlives the wait below
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), str(REPO / "results" / "classic_deals.parquet"),
+             "--limit", "10000", "--jobs", "2"]  # classic (the file says): minutes a block, so an orphaned worker
+    # outlives the wait below
     process = subprocess.Popen(check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         until(lambda: len(forked_workers(process.pid)) >= 2 or process.poll() is not None, "the workers", timeout=120)
