@@ -2706,8 +2706,10 @@ static LANES_FUNCTION int heights_reach_lanes(const HeightsSearch *hs, uint64_t 
 }
 #endif
 
-#if defined(SHUFFLE_LANES) && defined(__GNUC__) && !defined(_MSC_VER)
-/* The pass again, in 256-bit lanes, several runs at a time (heights_reach_cube). */
+#if defined(SHUFFLE_LANES) && defined(__GNUC__) && !defined(_MSC_VER) && !defined(BLACKHOLE_NO_CUBE)
+/* The pass again, in 256-bit lanes, several runs at a time (heights_reach_cube).
+ * -DBLACKHOLE_NO_CUBE leaves it out, as on a CPU without AVX2, so that
+ * scripts/check_compilers.py can hold the SSE4.1 pass against it. */
 #define CUBE_LANES 1
 #include <immintrin.h>
 #define CUBE_FUNCTION __attribute__((target("avx2,ssse3,sse4.1,popcnt")))

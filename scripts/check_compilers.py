@@ -9,6 +9,9 @@ warnings as errors:
 * gcc with -DBLACKHOLE_PORTABLE_BITS: the plain C that MSVC and other
   non-gcc compilers use for bit functions, and non-x86 CPUs (and x86 ones
   without SSSE3, SSE4.1 or POPCNT) for the heights search's pass, loaded and compared;
+* gcc with -DBLACKHOLE_NO_CUBE: the heights search's SSE4.1 pass, which x86
+  CPUs without AVX2 take, where the installed build takes the AVX2 pass on
+  this machine (if it has AVX2), loaded and compared;
 * the mingw-w64 cross-compiler (x86_64-w64-mingw32-gcc): compile only, since
   no Windows Python can run here. It reads this machine's Python headers,
   which include <sys/select.h> (absent on Windows) through pyconfig.h, so an
@@ -87,12 +90,14 @@ def main() -> int:
     failed = False
     with tempfile.TemporaryDirectory() as temp:
         temp = Path(temp)
-        for name, compiler, extra in (("clang", "clang", []),
-                                      ("gcc, portable C (MSVC's bits, non-x86 lanes)", "gcc", ["-DBLACKHOLE_PORTABLE_BITS"])):
+        builds = (("clang", "clang", []),
+                  ("gcc, portable C (MSVC's bits, non-x86 lanes)", "gcc", ["-DBLACKHOLE_PORTABLE_BITS"]),
+                  ("gcc, the SSE4.1 pass of CPUs without AVX2", "gcc", ["-DBLACKHOLE_NO_CUBE"]))
+        for build, (name, compiler, extra) in enumerate(builds):
             if shutil.which(compiler) is None:
                 print(f"{name}: skipped ({compiler} not found)")
                 continue
-            folder = temp / compiler
+            folder = temp / str(build)
             folder.mkdir()
             try:
                 module = benchlib.built_core([compiler], ["-O2", *WARNINGS, *extra], SOURCE, folder)
