@@ -1508,11 +1508,13 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             if files.taken:  # else the chunk would be solved, then fail to land, at every resume
                 raise ChunkNameTaken(taken_problem(out, files.taken[0]))
             done = read_done(out, manifest)  # before writing: a refused run leaves DIR as it was
-            solved = sum(session.get("deals_solved") or 0 for session in manifest.get("sessions") or [])
-            if deals is not None and solved and not done:  # DIR deleted or emptied by hand: a new range there
+            solved = any(session.get("deals_solved") for session in manifest.get("sessions") or [])
+            if deals is not None and solved and not done:  # DIR deleted or emptied by hand: any range there
+                asked = manifest.get("total_deals")  # (the sessions' sum counts a deal solved again twice)
+                of_run = f" (it asks for {asked:,} deals)" if isinstance(asked, int) else ""
                 raise DatasetError(  # brought the old run back, every deal of it solved again
-                    f"{out} holds none of the {solved:,} deals its run's manifest ({paths.side}) records as "
-                    f"solved: if its files were deleted, delete {paths.side} too to start a new run there, or "
+                    f"{out} holds none of the deals its run's manifest ({paths.side}) records as solved{of_run}: "
+                    f"if its files were deleted, delete {paths.side} too to start a new run there, or "
                     f"resume the old run (its deals solved again) with: "
                     f"{shlex.join(['blackhole-stats', 'run', '--out', out])}")
             _upgrade_manifest(manifest)

@@ -420,7 +420,7 @@ def test_a_full_disk_at_the_first_write(tmp_path):
         filler = fill_up(mount)
         command = ("run", "--range", "1-5", "--out", out, "--workers", "1")
         line = assert_one_line_failure(cli(*command), 1)
-        assert line == (f"Error: cannot write to {out}: No space left on device; the finished chunks are kept: "
+        assert line == (f"Error: cannot write to {out}: No space left on device; no chunk had finished: "
                         f"free some space, then resume with: blackhole-stats {shlex.join(map(str, command))}\n")
         assert not manifest_file(out).exists()
         assert not out.exists() and not Path(f"{out}.run").exists()  # README: nothing left behind
