@@ -1067,11 +1067,17 @@ def read_part(fs: pafs.FileSystem, path: str, columns: list[str] | None = None) 
         raise DatasetError(f"{path} vanished while it was read (moved or deleted meanwhile, with its folder?): "
                            "run the command again once the files stay put") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
-        if _out_of_resources(error):  # the file may be whole: never a reason to delete it
-            raise DatasetError(f"cannot read {path}: {first_line(error)} (are memory or threads limited? the file "
-                               "was not found damaged: run the command again once they allow)") from None
-        raise DamagedPart(first_line(error)) from None
+        raise short_of_resources(path, error) or DamagedPart(first_line(error)) from None
     return table
+
+
+def short_of_resources(path: str, error: BaseException) -> DatasetError | None:
+    """The one line for a file that memory, threads or file handles ran short for (`ulimit`), or None
+    (another error): such a file may be whole, so it is never a reason to delete it."""
+    if not _out_of_resources(error):
+        return None
+    return DatasetError(f"cannot read {path}: {first_line(error)} (are memory or threads limited? the file "
+                        "was not found damaged: run the command again once they allow)")
 
 
 _RESOURCE_ERRNOS = {errno.EAGAIN, errno.ENOMEM, errno.EMFILE, errno.ENFILE}

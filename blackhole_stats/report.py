@@ -32,7 +32,8 @@ from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
-                      run_game, settings_differ, shown_game, two_numbers, unfinished_in, RunFiles)
+                      run_game, settings_differ, short_of_resources, shown_game, two_numbers, unfinished_in,
+                      RunFiles)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -173,6 +174,14 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
     else:
         if found is not None:  # as text: pandas deep-copies attrs, and settings nested deep would overflow it
             settings[file] = json.dumps(found, sort_keys=True)
+    try:
+        return _frame_of(file, table, names)
+    except pa.ArrowException as error:  # its pandas conversion's threads or memory refused (`ulimit`): a traceback
+        raise short_of_resources(file, error) or error from None
+
+
+def _frame_of(file: str, table: pa.Table, names: list[str]) -> pd.DataFrame:
+    """A file's table as the rows report reads, its deals as game numbers."""
     # the columns alone: a pyarrow-backed pandas frame saved back names types pandas cannot rebuild
     frame = table.drop_columns([name for name in ("deal", "deal_exact") if name in names]).to_pandas(
         ignore_metadata=True)
