@@ -59,6 +59,9 @@ def discard_stdout() -> None:
 def main() -> None:
     """`blackhole-stats` (and `python -m blackhole_stats`)."""
     interrupts.record_until_ready()
+    # numpy's OpenBLAS starts a thread a core when it loads, and where it cannot (`ulimit -u`) it sends its
+    # process SIGINT: a user's Ctrl-C to us. No command does linear algebra; a user's own setting stands.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     _testhooks.pause("cli-starting")
     from .cli import main as command_line
 

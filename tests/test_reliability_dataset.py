@@ -643,6 +643,23 @@ def test_report_short_of_memory_or_threads_is_one_line(tmp_path):
         pytest.skip("none of these limits made the reading run short of memory or threads here")
 
 
+def test_a_thread_limit_is_no_ctrl_c(run_copy):
+    """Under `ulimit -u` numpy's OpenBLAS could not start its threads and sent the process SIGINT:
+    'interrupted', exit 130, as if the user had pressed Ctrl-C (a hostile tester). The limit binds only
+    a user with few processes: here one setpriv makes, allowed to read any file as root was."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to run as a user that a process limit binds")
+    nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps", "+dac_read_search",
+              "--ambient-caps", "+dac_read_search"]
+    os.chown(run_copy, 65534, 65534)  # '.' its own: click asks access(), which goes by the user, not its caps
+    done = subprocess.run([*nobody, "bash", "-c", 'ulimit -u 1; exec "$0" report .', str(SCRIPT)],
+                          capture_output=True, timeout=120, cwd=run_copy, env={**os.environ, "HOME": str(run_copy)})
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in err and "interrupted" not in err, (done.returncode, err)
+    assert err.splitlines()[-1].endswith("(are memory or threads limited? the file was not found damaged: run the "
+                                         "command again once they allow)"), err  # (jemalloc may say a line too)
+
+
 def test_a_resume_refuses_a_part_renamed_by_hand(run_copy):
     """verify named it ("not what its name says"), and run went on as if all were well."""
     (run_copy / "part-1-3-3.parquet").rename(run_copy / "part-1-3-2.parquet")
