@@ -539,9 +539,13 @@ class _Processes:
         self.workers = self.workers_used = min(workers, MAX_WORKERS)
         self._others = set(multiprocessing.active_children())
         self._thread_failure: RuntimeError | None = None
-        with interrupts.starting_workers():  # its queues may start multiprocessing's resource tracker, which
-            self._pool = futures.ProcessPoolExecutor(  # ignores Ctrl-C and SIGTERM but died of a hang-up
-                self.workers, mp_context=multiprocessing.get_context(), initializer=_worker_init)
+        try:
+            with interrupts.starting_workers():  # its queues may start multiprocessing's resource tracker, which
+                self._pool = futures.ProcessPoolExecutor(  # ignores Ctrl-C and SIGTERM but died of a hang-up
+                    self.workers, mp_context=multiprocessing.get_context(), initializer=_worker_init)
+        except OSError as error:  # its locks live in /dev/shm: read-only or full, it was blamed on DIR
+            raise RunError(f"cannot start the worker processes: {error.strerror or error} (their locks need a "
+                           "writable /dev/shm with room)") from None
         self._excepthook = threading.excepthook  # once the pool stands: close() puts it back
         threading.excepthook = self._thread_died
 

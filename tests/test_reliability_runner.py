@@ -1366,3 +1366,17 @@ def test_a_run_with_standard_error_closed_or_failing_still_runs(tmp_path):
                                  stdout=subprocess.PIPE, stderr=full, timeout=120)
     assert failing.returncode == 0 and b"30 deals solved now" in failing.stdout
     assert_complete(tmp_path / "b", 30)
+
+
+def test_a_dev_shm_it_cannot_use_is_not_blamed_on_dir(tmp_path):
+    """The worker pool's locks live in /dev/shm: read-only, the run said 'cannot write to DIR: Read-only
+    file system' of a DIR it could write (a hostile tester)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("needs root and unshare to mount another /dev/shm for one process")
+    out = tmp_path / "run"
+    command = ["run", "--range", "1-30", "--out", str(out), "--workers", "1"]
+    done = subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs -o ro,size=1m tmpfs /dev/shm && exec "$@"',
+                           "sh", str(SCRIPT), *command], capture_output=True, timeout=120)
+    assert assert_one_line_failure(done) == ("Error: cannot start the worker processes: Read-only file system "
+                                             "(their locks need a writable /dev/shm with room)\n")
+    assert "30 deals solved now" in cli(*command).stdout.decode()  # the same command, /dev/shm as it was
