@@ -292,6 +292,11 @@ def locate(out: str) -> str:
     except UnicodeEncodeError:  # bytes the file system name holds that are no text (a shell's $'\xff')
         raise DatasetError(f"the dataset path {out!r} is not valid UTF-8") from None
     fs, root = filesystem(out)
+    try:
+        root.encode()
+    except UnicodeEncodeError:  # a relative path, in a working directory whose name is not
+        raise DatasetError(f"the working directory's name is not valid UTF-8, so neither is the dataset path "
+                           f"{root!r}: run the command from another directory") from None
     if _lives_in_this_process(fs):
         raise DatasetError(f"{out} lives in this process only: nothing would persist; "
                            "give a directory or a URL of lasting storage")

@@ -129,6 +129,19 @@ def test_run_verify_and_report_refuse_the_same_forms(tmp_path, form):
     assert sorted(os.listdir(tmp_path)) == before  # no ./a: or ./: appeared
 
 
+def test_a_relative_path_in_a_working_directory_named_in_no_utf_8_is_one_line_that_says_so(tmp_path):
+    """The path as given was checked, not the one it names: run, verify and report said 'the output's
+    encoding, utf-8, cannot write ...: set PYTHONIOENCODING=utf-8', which changes nothing (a hostile tester)."""
+    where = os.fsencode(tmp_path) + b"/par\xff"
+    os.mkdir(where)
+    results = cli_all([("run", "--range", "1-3", "--out", "x", "--workers", "1"), ("verify", "x"), ("report", "x")],
+                      cwd=where)
+    lines = {assert_one_line_failure(result, 1) for result in results}
+    assert lines == {f"Error: the working directory's name is not valid UTF-8, so neither is the dataset path "
+                     f"{os.fsdecode(where + b'/x')!r}: run the command from another directory\n"}, lines
+    assert os.listdir(where) == []
+
+
 def test_only_fsspecs_finalizer_errors_are_dropped_and_threads_leave_pythons_hook_in_place():
     """Dropping fsspec's `__del__` error (see "fsspec's ftp, no host") swapped a silent hook in around
     the construction: it dropped every other finalizer error meanwhile, and two threads in it at
