@@ -179,15 +179,15 @@ def _written(out: str, error: OSError) -> str:
     return f"{out}{SIDE_SUFFIX}" if there else out
 
 
-def _kept(out: str) -> str:
-    """What a run its storage stopped leaves: its finished chunks, or none where the first write failed
-    (a run that said its chunks were kept had written none)."""
+def _what_is_kept(out: str) -> str:
+    """What a run stopped by its storage leaves behind, as its error line says it: "the finished chunks
+    are kept" was said where the first write had failed, with none finished."""
     from .dataset import DatasetError, list_run
 
     try:
         return "the finished chunks are kept" if list_run(out).parts else "no chunk had finished"
     except (OSError, DatasetError):  # the storage that failed may fail the listing too
-        return "the finished chunks are kept"
+        return "any finished chunks are kept"
 
 
 def _name(path: str) -> str:
@@ -685,9 +685,9 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
         if error.errno in DISK_FULL | READ_ONLY:
             remedy = "free some space" if error.errno in DISK_FULL else "make it writable"
             raise click.ClickException(f"cannot write to {_written(out, error)}: {os.strerror(error.errno)}; "
-                                       f"{_kept(out)}: {remedy}, then resume with: {_resume(out)}") from None
+                                       f"{_what_is_kept(out)}: {remedy}, then resume with: {_resume(out)}") from None
         # storage that failed where no check expected it (a server hung up)
-        raise click.ClickException(f"cannot use {out}: {first_line(error)}; {_kept(out)}: "
+        raise click.ClickException(f"cannot use {out}: {first_line(error)}; {_what_is_kept(out)}: "
                                    f"resume with: {_resume(out)}") from None
     except (DealSpecError, DatasetError, RunError) as error:
         raise click.ClickException(str(error)) from None

@@ -1072,11 +1072,11 @@ def read_part(fs: pafs.FileSystem, path: str, columns: list[str] | None = None) 
         raise DatasetError(f"{path} vanished while it was read (moved or deleted meanwhile, with its folder?): "
                            "run the command again once the files stay put") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
-        raise short_of_resources(path, error) or DamagedPart(first_line(error)) from None
+        raise resource_shortage_error(path, error) or DamagedPart(first_line(error)) from None
     return table
 
 
-def short_of_resources(path: str, error: BaseException) -> DatasetError | None:
+def resource_shortage_error(path: str, error: BaseException) -> DatasetError | None:
     """The one line for a file that memory, threads or file handles ran short for (`ulimit`), or None
     (another error): such a file may be whole, so it is never a reason to delete it."""
     if not _out_of_resources(error):

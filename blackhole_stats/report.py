@@ -32,7 +32,7 @@ from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
-                      run_game, settings_differ, short_of_resources, shown_game, two_numbers, unfinished_in,
+                      run_game, settings_differ, resource_shortage_error, shown_game, two_numbers, unfinished_in,
                       RunFiles)
 from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
@@ -177,7 +177,10 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
     try:
         return _frame_of(file, table, names)
     except pa.ArrowException as error:  # its pandas conversion's threads or memory refused (`ulimit`): a traceback
-        raise short_of_resources(file, error) or error from None
+        shortage = resource_shortage_error(file, error)
+        if shortage is None:
+            raise
+        raise shortage from None
 
 
 def _frame_of(file: str, table: pa.Table, names: list[str]) -> pd.DataFrame:

@@ -544,8 +544,9 @@ class _Processes:
                 self._pool = futures.ProcessPoolExecutor(  # ignores Ctrl-C and SIGTERM but died of a hang-up
                     self.workers, mp_context=multiprocessing.get_context(), initializer=_worker_init)
         except OSError as error:  # its locks live in /dev/shm: read-only or full, it was blamed on DIR
-            raise RunError(f"cannot start the worker processes: {error.strerror or error} (their locks need a "
-                           "writable /dev/shm with room)") from None
+            where = (" (their locks need a writable /dev/shm with room)"
+                     if error.errno in (errno.EROFS, errno.ENOSPC, errno.EACCES) else "")
+            raise RunError(f"cannot start the worker processes: {error.strerror or error}{where}") from None
         self._excepthook = threading.excepthook  # once the pool stands: close() puts it back
         threading.excepthook = self._thread_died
 

@@ -648,7 +648,10 @@ def test_report_short_of_memory_or_threads_is_one_line(tmp_path):
     for kib in (330_000, 340_000, 380_000):  # where the conversion ran short of threads on this machine kind;
         # elsewhere in that band pyarrow itself may die of the limit (a segfault, std::bad_alloc): not Python's
         limited = functools.partial(resource.setrlimit, resource.RLIMIT_AS, (kib * 1024, resource.RLIM_INFINITY))
-        done = cli("report", out, preexec_fn=limited)
+        try:
+            done = cli("report", out, preexec_fn=limited, timeout=60)
+        except subprocess.TimeoutExpired:  # pyarrow spinning on the limit (README): not this limit's answer
+            continue
         assert b"Traceback" not in done.stderr, (kib, done.stderr.decode())
         if done.returncode == 1:
             short += "are memory or threads limited?" in assert_one_line_failure(done)
@@ -660,13 +663,15 @@ def test_a_thread_limit_is_no_ctrl_c(run_copy):
     """Under `ulimit -u` numpy's OpenBLAS could not start its threads and sent the process SIGINT:
     'interrupted', exit 130, as if the user had pressed Ctrl-C (a hostile tester). The limit binds only
     a user with few processes: here one setpriv makes, allowed to read any file as root was."""
-    if os.geteuid() != 0 or shutil.which("setpriv") is None:
-        pytest.skip("needs root and setpriv to run as a user that a process limit binds")
     nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps", "+dac_read_search",
               "--ambient-caps", "+dac_read_search"]
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or subprocess.run([*nobody, "true"]).returncode:
+        pytest.skip("needs root, setpriv and CAP_DAC_READ_SEARCH to run as a user that a process limit binds")
     os.chown(run_copy, 65534, 65534)  # '.' its own: click asks access(), which goes by the user, not its caps
     done = subprocess.run([*nobody, "bash", "-c", 'ulimit -u 1; exec "$0" report .', str(SCRIPT)],
-                          capture_output=True, timeout=120, cwd=run_copy, env={**os.environ, "HOME": str(run_copy)})
+                          capture_output=True, timeout=120, cwd=run_copy,
+                          env={**{name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"},
+                               "HOME": str(run_copy)})  # (the user's own setting would hide the old failure)
     err = done.stderr.decode()
     assert done.returncode == 1 and "Traceback" not in err and "interrupted" not in err, (done.returncode, err)
     assert err.splitlines()[-1].endswith("(are memory or threads limited? the file was not found damaged: run the "

@@ -1371,8 +1371,8 @@ def test_a_run_with_standard_error_closed_or_failing_still_runs(tmp_path):
 def test_a_dev_shm_it_cannot_use_is_not_blamed_on_dir(tmp_path):
     """The worker pool's locks live in /dev/shm: read-only, the run said 'cannot write to DIR: Read-only
     file system' of a DIR it could write (a hostile tester)."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        pytest.skip("needs root and unshare to mount another /dev/shm for one process")
+    if os.geteuid() != 0 or shutil.which("unshare") is None or subprocess.run(["unshare", "-m", "true"]).returncode:
+        pytest.skip("needs root, unshare and CAP_SYS_ADMIN to mount another /dev/shm for one process")
     out = tmp_path / "run"
     command = ["run", "--range", "1-30", "--out", str(out), "--workers", "1"]
     done = subprocess.run(["unshare", "-m", "sh", "-c", 'mount -t tmpfs -o ro,size=1m tmpfs /dev/shm && exec "$@"',
