@@ -311,6 +311,9 @@ def test_readme_study_section_quotes_only_the_studys_figures(facts, fast, classi
         f"{facts['timings']['classic']['cpu_seconds'] / len(classic) * len(fast) / 3600:.0f}",
     }
     words = {"2010", "869,413", "130,587", "553,884", "292,400", "79,000", "32000", "51", "50", "2", "95%", "1", "1-60000"}
+    machine = timing["machine"]  # the CPU named by its maker and line, as "Intel Xeon", "AMD EPYC"
+    named = " ".join(re.sub(r"\((?:R|TM)\)|\b(?:Processor|CPU)\b|\d+-Core", "", machine["cpu"]).split()[:2])
+    assert f"On a {machine['cpu_count']}-core {named}" in " ".join(body.split()), named
     numbers = re.findall(r"(?<!\w)\d(?:[\d,]*\d)?(?:\.\d+)?%?(?:-\d+)?", body)
     assert numbers and set(numbers) <= figures | words, sorted(set(numbers) - figures - words)
 
