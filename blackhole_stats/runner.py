@@ -560,6 +560,10 @@ class _Processes:
             self._thread_failure = RuntimeError(f"the run's worker pool could not start: {error} (are memory or "
                                                 "threads limited?)")
             return _failed_future(self._thread_failure)
+        except OSError as error:  # a worker could not be forked (`ulimit -u`): "cannot use DIR: [Errno 11] ..."
+            self._thread_failure = RuntimeError(f"the run's worker processes could not start: "
+                                                f"{error.strerror or error} (are memory or processes limited?)")
+            return _failed_future(self._thread_failure)
 
     def _thread_died(self, args) -> None:
         """The pool's manager thread raised: it hands out no more results (its queue's feeder could not

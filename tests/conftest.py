@@ -245,6 +245,17 @@ def unprivileged() -> list[str]:
     return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
 
 
+def as_nobody() -> list[str]:
+    """A command's prefix that runs it as uid 65534, still allowed to read any file: a process limit
+    (`ulimit -u`) binds only a user with few processes, never root; skips the test where root may not
+    switch so (no setpriv, or a container without CAP_DAC_READ_SEARCH)."""
+    prefix = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps", "+dac_read_search",
+              "--ambient-caps", "+dac_read_search"]
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or subprocess.run([*prefix, "true"]).returncode:
+        pytest.skip("needs root, setpriv and CAP_DAC_READ_SEARCH to run as a user that a process limit binds")
+    return prefix
+
+
 def until(condition, what: str, timeout: float = 30) -> None:
     """Poll a condition that must come true; the timeout is only a safety net."""
     deadline = time.monotonic() + timeout

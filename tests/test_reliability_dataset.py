@@ -52,7 +52,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import __version__
-from conftest import (SCRIPT, assert_one_line_failure, bind_mount, cli, fill_up, make_0_1_0_run, manifest_of_0_1_0,
+from conftest import (SCRIPT, as_nobody, assert_one_line_failure, bind_mount, cli, fill_up, make_0_1_0_run, manifest_of_0_1_0,
                       pause_env, release_pause, tmpfs, wait_for_pause)
 
 
@@ -661,12 +661,8 @@ def test_report_short_of_memory_or_threads_is_one_line(tmp_path):
 
 def test_a_thread_limit_is_no_ctrl_c(run_copy):
     """Under `ulimit -u` numpy's OpenBLAS could not start its threads and sent the process SIGINT:
-    'interrupted', exit 130, as if the user had pressed Ctrl-C (a hostile tester). The limit binds only
-    a user with few processes: here one setpriv makes, allowed to read any file as root was."""
-    nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--inh-caps", "+dac_read_search",
-              "--ambient-caps", "+dac_read_search"]
-    if os.geteuid() != 0 or shutil.which("setpriv") is None or subprocess.run([*nobody, "true"]).returncode:
-        pytest.skip("needs root, setpriv and CAP_DAC_READ_SEARCH to run as a user that a process limit binds")
+    'interrupted', exit 130, as if the user had pressed Ctrl-C (a hostile tester)."""
+    nobody = as_nobody()
     os.chown(run_copy, 65534, 65534)  # '.' its own: click asks access(), which goes by the user, not its caps
     done = subprocess.run([*nobody, "bash", "-c", 'ulimit -u 1; exec "$0" report .', str(SCRIPT)],
                           capture_output=True, timeout=120, cwd=run_copy,

@@ -44,7 +44,7 @@ import pytest
 
 from blackhole_stats.dataset import being_written, log_path, read_manifest
 from blackhole_stats.report import LIVE_WARNING as LIVE
-from conftest import (SCRIPT, assert_one_line_failure, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause,
+from conftest import (SCRIPT, as_nobody, assert_one_line_failure, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause,
                       require_reference, signal_at_pause, state, tmpfs, until, wait_for_pause)
 
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -1380,3 +1380,19 @@ def test_a_dev_shm_it_cannot_use_is_not_blamed_on_dir(tmp_path):
     assert assert_one_line_failure(done) == ("Error: cannot start the worker processes: Read-only file system "
                                              "(their locks need a writable /dev/shm with room)\n")
     assert "30 deals solved now" in cli(*command).stdout.decode()  # the same command, /dev/shm as it was
+
+
+def test_a_process_limit_is_named_as_a_limit_not_blamed_on_dir(tmp_path):
+    """Under `ulimit -u` a worker could not be forked: 'cannot use DIR: [Errno 11] Resource temporarily
+    unavailable', as if DIR were at fault (a hostile tester)."""
+    nobody = as_nobody()
+    home = tmp_path / "home"
+    home.mkdir()
+    os.chown(home, 65534, 65534)
+    command = ["run", "--range", "1-30", "--chunk-size", "10", "--out", "r", "--workers", "1"]
+    done = subprocess.run([*nobody, "bash", "-c", 'ulimit -u 3; exec "$@"', "bash", str(SCRIPT), *command],
+                          capture_output=True, timeout=120, cwd=home, env={**os.environ, "HOME": str(home)})
+    err = done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in err and "cannot use" not in err, (done.returncode, err)
+    assert "limited?" in err.splitlines()[-1], err
+    assert "30 deals solved now" in cli(*command, cwd=home).stdout.decode()  # without the limit: resumed
