@@ -33,8 +33,7 @@ def replacing(target: str | Path):
         yield Path(target)
         return
     target = Path(os.path.realpath(target))
-    if target.is_file() and not os.access(target, os.W_OK):
-        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(target))
+    refuse_unwritable(target)
     work = None
     try:
         with held():
@@ -67,6 +66,13 @@ def replacing(target: str | Path):
 
 _WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
 """What a write that names no file fails with (a disk full): then it is the target's."""
+
+
+def refuse_unwritable(target: Path, why: str = os.strerror(errno.EACCES)) -> None:
+    """PermissionError (saying `why`) for a file its user may not write: `replacing` would rename over
+    it where writing into it is refused."""
+    if target.is_file() and not os.access(target, os.W_OK):
+        raise PermissionError(errno.EACCES, why, str(target))
 
 
 def _of_target(error: OSError, target: Path) -> OSError:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from . import _testhooks
-from .atomic import replacing
+from .atomic import refuse_unwritable, replacing
 from .interrupts import held
 from .games import DEFAULT_GAME, Game
 from .report import one_row_per_deal, wilson_interval
@@ -57,9 +57,7 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
                                   "would be written through: remove it", str(chart))
         if chart.exists() and not chart.is_file():  # (its rename would fail once others had been made)
             raise IsADirectoryError(errno.EISDIR, "a chart's name is taken by a folder", str(chart))
-        if chart.is_file() and not os.access(chart, os.W_OK):  # as `replacing` refuses it, stale or not: by name
-            raise PermissionError(errno.EACCES, f"{name} there is read-only: make it writable, or remove it",
-                                  str(chart))
+        refuse_unwritable(chart, f"{name} there is read-only: make it writable, or remove it")  # stale or not
     created = not out_dir.is_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
