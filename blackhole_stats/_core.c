@@ -2249,8 +2249,8 @@ typedef struct {
                               * talon cards turned an entry may have (NULL: the full pass) */
     uint16_t cube_pos[PILE_DEPTH + 1][PILE_DEPTH + 1][PILE_DEPTH + 1]; /* a row's index: its pile-0 height, plus
                               * (pile 0's starting height + 1) times this place of piles 1..3's heights, plus
-                              * stride[p] for each card of piles 4..: the mixed-radix place here
-                              * (heights_start), or heights_reach_cube's order of the pass */
+                              * stride[p] for each card of piles 4..: laid out by the pass that
+                              * walks the rows (lay_out_mixed_radix, or heights_reach_cube's order) */
     uint16_t onto[NRANKS];   /* the foundation ranks each rank may be played on (EMPTY_F only when the
                               * start's foundation is empty: no move empties it) */
     int onto_most;           /* the most ranks in an onto[] mask: 3 at most (heights_rows) */
@@ -2413,12 +2413,6 @@ static int heights_start(HeightsSearch *hs, HeightsTable *ht, const Position *st
         hs->step[p] = stride * ht->width;
         stride *= (size_t)start->h[p] + 1;
     }
-    memset(hs->cube_pos, 0, sizeof hs->cube_pos);
-    for (int h1 = 0; h1 <= (np > 1 ? start->h[1] : 0); h1++)
-        for (int h2 = 0; h2 <= (np > 2 ? start->h[2] : 0); h2++)
-            for (int h3 = 0; h3 <= (np > 3 ? start->h[3] : 0); h3++)
-                hs->cube_pos[h1][h2][h3] = (uint16_t)((h1 * (np > 1 ? hs->stride[1] : 0) + h2 * (np > 2 ? hs->stride[2] : 0)
-                                                       + h3 * (np > 3 ? hs->stride[3] : 0)) / hs->stride[1 < np ? 1 : 0]);
     memset(hs->onto, 0, sizeof hs->onto);
     for (int g = 0; g <= (start->f == EMPTY_F ? EMPTY_F : EMPTY_F - 1); g++)
         for (uint16_t ranks = start->fits[g]; ranks; ranks &= (uint16_t)(ranks - 1))
@@ -2920,7 +2914,8 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
      * or a smaller one, and this pass's schedule is looser, so it keeps one
      * again), so a cube not live holds none, and leaving it out changes
      * nothing but the loads (a restricted pass reaches few cubes). */
-    enum { CUBES = (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) }; /* 4 outer piles at most */
+    enum { CUBES = (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) * (PILE_DEPTH + 1) };
+    _Static_assert(LANE_PILES - 1 - CUBE_PILES <= 4, "live[] holds the cubes of 4 outer piles at most");
     uint8_t live[CUBES];
     size_t cube_rows_n = (size_t)L * places, live_back[LANE_PILES];
     memset(live, 0, (hs->top + 1) / cube_rows_n);
@@ -2941,8 +2936,10 @@ static CUBE_FUNCTION ALWAYS_INLINE int heights_reach_cube_of(HeightsSearch *hs, 
             int in = 0, lowest = s ? diagonal_end[s - 1] : 0; /* in: the group's runs so far */
             for (int x = diagonal_end[s] - 1;; x--) {
                 if (in == CUBE_GROUP || (x < lowest && in)) { /* a group's runs, all reached */
-                    for (int r = in; r < CUBE_GROUP; r++)
-                        { run[r] = dummy; left_of[r] = 0; }
+                    for (int r = in; r < CUBE_GROUP; r++) {
+                        run[r] = dummy;
+                        left_of[r] = 0;
+                    }
                     n += cube_group(hs, run, (const uint8_t(*)[NPILES])hq, in, c0,
                                     (const __m128i(*)[PILE_DEPTH + 1][3])cq, (const ptrdiff_t(*)[LANE_PILES])cb, L,
                                     lookups, np, last_k, limit, talon_kept, left_of);
@@ -3032,12 +3029,27 @@ static CUBE_FUNCTION int heights_reach_cube(HeightsSearch *hs, Watch *watch, uin
 
 #endif
 
+/* The rows in mixed-radix order (cube_pos), as heights_reach_lanes and
+ * heights_reach_with walk them; heights_reach_cube lays out its own. */
+static void lay_out_mixed_radix(HeightsSearch *hs)
+{
+    const Position *start = hs->start;
+    int np = start->npiles;
+    memset(hs->cube_pos, 0, sizeof hs->cube_pos);
+    for (int h1 = 0; h1 <= (np > 1 ? start->h[1] : 0); h1++)
+        for (int h2 = 0; h2 <= (np > 2 ? start->h[2] : 0); h2++)
+            for (int h3 = 0; h3 <= (np > 3 ? start->h[3] : 0); h3++)
+                hs->cube_pos[h1][h2][h3] = (uint16_t)((h1 * (np > 1 ? hs->stride[1] : 0) + h2 * (np > 2 ? hs->stride[2] : 0)
+                                                       + h3 * (np > 3 ? hs->stride[3] : 0)) / hs->stride[1 < np ? 1 : 0]);
+}
+
 /* The pass: by heights_reach_cube where the CPU has AVX2 and the budget
  * surely holds the whole pass (where it may stop part-way, the row order
  * decides which fewest it reports, so the order of the passes below, the
  * mixed-radix one, is kept there); otherwise heights_reach_lanes or
  * heights_reach_with. They reach the same entries and count the same
- * positions; heights_line reads either table through cube_pos. */
+ * positions; each lays out the rows it walks (cube_pos), through which
+ * heights_line reads the table back. */
 static int heights_reach(HeightsSearch *hs, uint64_t spent, uint64_t end, Watch *watch, uint64_t *positions,
                          int *fewest_left)
 {
@@ -3046,6 +3058,7 @@ static int heights_reach(HeightsSearch *hs, uint64_t spent, uint64_t end, Watch 
         && end - (spent < end ? spent : end) >= (uint64_t)(hs->top + 1) * (EMPTY_F + 1))
         return heights_reach_cube(hs, watch, positions, fewest_left);
 #endif
+    lay_out_mixed_radix(hs);
 #ifdef SHUFFLE_LANES
     if (lanes_cpu && hs->start->npiles <= LANE_PILES)
         return heights_reach_lanes(hs, spent, end, watch, positions, fewest_left, hs->onto_most <= 2 ? 2 : 3);
