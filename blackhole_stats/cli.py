@@ -57,7 +57,8 @@ class Command(click.Command):
         except EOFError as error:  # (a library's: click would take it for Ctrl-C, after a blank line)
             raise click.ClickException(f"unexpected end of input{f': {error}' if str(error) else ''}") from None
         except interrupts.Interrupted as interrupt:
-            _exit_interrupted("interrupted", interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))
+            _exit_interrupted("interrupted" if interrupt.done is None else f"interrupted after {interrupt.done}",
+                              interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))
 
 
 class Commands(click.Group):

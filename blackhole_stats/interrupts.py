@@ -62,6 +62,8 @@ class Interrupted(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+        self.done: str | None = None
+        """What the command finished before the signal was handled, if that is worth saying (a held step)."""
 
 
 def _handle(signum: int, frame) -> None:

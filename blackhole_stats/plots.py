@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import _testhooks
 from .atomic import refuse_unwritable, replacing
-from .interrupts import held
+from .interrupts import Interrupted, held
 from .games import DEFAULT_GAME, Game
 from .report import one_row_per_deal, wilson_interval
 from .solver import OUTCOMES
@@ -71,10 +71,18 @@ def write_plots(data: pd.DataFrame, out_dir: str | Path, game: Game = DEFAULT_GA
                     written.append(out_dir / name)
             stale = [out_dir / name for name, _ in CHARTS
                      if out_dir / name not in written and (out_dir / name).is_file()]
-            with held():  # the stale charts removed, then every chart renamed into place, before a signal is handled
-                for path in stale:  # first: one that cannot go (a sticky folder) leaves no new chart beside it
-                    _remove_stale(path)
-                replaced.pop_all().close()
+            renamed = False
+            try:
+                with held():  # the stale charts removed, then every chart renamed into place, before a signal is handled
+                    for path in stale:  # first: one that cannot go (a sticky folder) leaves no new chart beside it
+                        _remove_stale(path)
+                    _testhooks.pause("plots-replacing")
+                    replaced.pop_all().close()
+                    renamed = True
+            except Interrupted as interrupt:  # said with "interrupted": the charts are this report's now
+                if renamed:
+                    interrupt.done = f"the charts in {out_dir} were replaced"
+                raise
     except BaseException:
         if created:  # a folder this call made, and nothing in it: not left behind empty
             with contextlib.suppress(OSError):

@@ -13,6 +13,7 @@ import math
 import os
 import random
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -375,6 +376,22 @@ def test_plots_replace_the_old_charts_all_at_once_or_not_at_all(dataset, rows, t
         assert done.stderr == f"Error: cannot write the plots to {plots}: No space left on device\n"
         assert {path.name: path.read_bytes() for path in plots.iterdir()} == before
         assert sorted(path.name for path in mount.iterdir()) == ["filler", "plots"]
+
+
+def test_ctrl_c_while_the_charts_are_renamed_says_they_were_replaced(dataset, rows, tmp_path):
+    """Ctrl-C during the renames waits for them to finish (no mix of two reports' charts), and then said
+    only "interrupted", as if the old charts still stood: it says the charts are the new report's."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    plots, fresh = tmp_path / "plots", tmp_path / "fresh"
+    other = write_arrow(tmp_path / "other", [row for row in rows if row["outcome"] != "intractable"][:60], parts=1)
+    assert run_cli(dataset, "--plots", plots).returncode == 0
+    assert run_cli(other, "--plots", fresh).returncode == 0
+    done = signal_at_pause(tmp_path, [CLI, "report", other, "--plots", plots], "plots-replacing",
+                           lambda pid: os.killpg(pid, signal.SIGINT), release=True)
+    assert (done.returncode, done.stdout) == (-signal.SIGINT, "")  # it dies of the signal, as the shell shows
+    assert done.stderr == f"interrupted after the charts in {plots} were replaced\n"
+    assert {path.name: path.read_bytes() for path in plots.iterdir()} == \
+        {path.name: path.read_bytes() for path in fresh.iterdir()}
 
 
 def test_plots_refuse_a_folder_named_as_a_chart_before_replacing_any(dataset, rows, tmp_path):
