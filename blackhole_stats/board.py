@@ -415,9 +415,17 @@ class Board:
             moves.append(Move(None, self.talon[0]))
         return moves
 
-    def play(self, pile: int | None) -> tuple[Move, Board]:
-        """Play the top card of `pile`, or (None) turn the next talon card; raises IllegalMove
-        if the rules forbid it."""
+    def play(self, pile: int | Move | None) -> tuple[Move, Board]:
+        """Play the top card of `pile`, or (None) turn the next talon card; a Move (from
+        `legal_moves()`) plays its pile, and must name the card there. Raises IllegalMove if the
+        rules forbid it."""
+        if isinstance(pile, Move):  # this board's only if its card is the one there (else as its pile)
+            move, pile = pile, pile.pile
+            ours = pile is None or isinstance(pile, numbers.Integral) and 0 <= pile < len(self.piles)
+            shown = (self.talon[:1] if pile is None else self.piles[pile][-1:]) if ours else ()
+            if shown and shown[0] != move.card:
+                where = "the talon" if pile is None else f"pile {pile}"
+                raise IllegalMove(f"{move} is not this board's: {where} shows {shown[0].text}")
         if isinstance(pile, bool) or not (pile is None or isinstance(pile, numbers.Integral)):
             raise TypeError(f"a move plays a pile number (or None, the talon), not {pile!r}")
         if pile is None:

@@ -33,15 +33,17 @@ Searches look for signals every few milliseconds, so Ctrl-C stops them.
 from __future__ import annotations
 
 import numbers
+import os
 import threading
 import time
+import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from . import _core, _testhooks
 from .arguments import whole_number
 from .board import Board, dealt_layout, solver_input, solver_rules
-from .games import Game, get_game
+from .games import Game, UnknownGameError, get_game
 from .solution import Solution, line_text
 
 TYPE_CHECKING = False
@@ -116,6 +118,23 @@ def _saying_what_grew(message: str) -> Iterator[None]:
         raise MemoryError(message) from None
 
 
+_solvers: weakref.WeakSet = weakref.WeakSet()
+"""Every Solver of this process, for `_after_fork_in_child`."""
+
+
+def _after_fork_in_child() -> None:
+    """A Solver another thread was solving with when the process forked (a notebook's background thread
+    and a fork-started Pool) stayed busy in the child, where no thread solves: every solve there raised
+    "already solving". It gets new tables (its own hold a copy of a half-done search)."""
+    for solver in list(_solvers):
+        if solver._core.busy:
+            solver._core = _core.Solver(solver._table_bits)
+
+
+if hasattr(os, "register_at_fork"):  # (not on Windows, which has no fork)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _new_solver(kind: type, table_bits: int) -> Solver:
     """A Solver of class `kind` with tables of its own (`Solver.__reduce__`): a subclass's own __init__ is
     not called (it may take other arguments, or size the tables otherwise); its attributes come back after."""
@@ -135,6 +154,7 @@ class Solver:
         except MemoryError:
             raise MemoryError(f"a solver's tables (table_bits={table_bits}) do not fit in the memory this "
                               "process may use") from None
+        _solvers.add(self)
 
     def __reduce__(self):
         """A copy, deep copy or unpickled Solver (one sent to a spawned worker) is a new one of the same size
@@ -234,7 +254,12 @@ class Solver:
 def check_search(search: str, game: Game) -> None:
     """Refuse a search that is none of SEARCHES, and the classic search on a game it does not play."""
     if not isinstance(search, str) or search not in SEARCHES:
-        raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, not {search!r}")
+        named = isinstance(search, (str, Game)) or (isinstance(search, numbers.Integral) and not isinstance(search, bool))
+        try:  # `solve_deal(5, "golf")`: the game given in the search's place
+            hint = f" ({search!r} is a game, not a search)" if named and get_game(search) else ""
+        except UnknownGameError:
+            hint = ""
+        raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, not {search!r}{hint}")
     if search == "classic" and not game.classic_search:
         raise ValueError(f"the classic search reproduces black-hole-solver's Black Hole counts only; "
                          f"{game.name} is solved with the fast search")

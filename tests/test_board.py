@@ -111,6 +111,20 @@ def test_play():
     assert [m.pile for m in king.legal_moves()] == [0, 1]  # K-A wraps
 
 
+def test_a_move_from_legal_moves_plays_and_one_of_another_board_is_refused():
+    """`board.play(board.legal_moves()[0])` was a TypeError (play took only a pile number): a Move plays
+    its pile, and one whose card is not the one there (another board's) is refused, not played blind."""
+    board = Board.from_text(board_text("5C", [["6D"], ["KH", "4S"], [], ["9C", "5H"]]))
+    assert [board.play(move) for move in board.legal_moves()] == [board.play(0), board.play(1)]
+    other = Board.from_text(board_text("5C", [["6D"], ["4H", "4S"], [], ["9C", "6H"]]))
+    with pytest.raises(IllegalMove, match=r"is not this board's: pile 3 shows 5H"):
+        board.play(other.legal_moves()[-1])
+    golf = deal(5, "golf")
+    assert golf.play(golf.legal_moves()[-1]) == golf.play(None)  # the talon turn
+    with pytest.raises(IllegalMove, match=r"the talon shows"):
+        deal(6, "golf").play(golf.legal_moves()[-1])
+
+
 # --------------------------------------------------------------- parse errors
 ERROR_CASES = {
     "unknown card": (replace_line(DEAL_1, 3, "9H QD XX"), 4, "XX"),

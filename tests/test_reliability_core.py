@@ -173,6 +173,33 @@ def test_a_solver_busy_in_another_thread_refuses():
     assert summary(solver.solve(deal(2), search="classic"))[:3] == (outcome, iterations, played)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here")
+def test_a_solver_busy_when_the_process_forks_solves_in_the_child():
+    """Forked while another thread (here a signal handler's interrupted search) was solving with it, a
+    Solver stayed busy in the child, where no thread solves: every solve there raised "already solving"
+    (a notebook's background thread and a Pool that forks)."""
+    solver, children = Solver(), []
+
+    def fork_and_solve_in_the_child():
+        reading, writing = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: answer through the pipe, and never return into the test
+            try:
+                os.write(writing, json.dumps(summary(solver.solve(deal(3)))[:3]).encode())
+            except BaseException as error:
+                os.write(writing, json.dumps(repr(error)).encode())
+            finally:
+                os._exit(0)
+        os.close(writing)
+        with os.fdopen(reading) as answer:
+            children.append(json.loads(answer.read()))
+        os.waitpid(pid, 0)
+
+    assert interrupt_while_busy(solver, deal(SLOW_CLASSIC), "classic", in_handler=fork_and_solve_in_the_child) == [True]
+    assert children == [list(summary(Solver().solve(deal(3)))[:3])]
+    assert not solver.busy
+
+
 @pytest.mark.parametrize("make", [copy.copy, copy.deepcopy, lambda solver: pickle.loads(pickle.dumps(solver))],
                          ids=["copy", "deepcopy", "pickle"])
 def test_a_copy_of_a_solver_has_tables_of_its_own(make):

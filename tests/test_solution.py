@@ -340,6 +340,16 @@ def test_solve_deal_is_solve_on_the_dealt_board(game):
         assert row["solution"] == (None if result.solution is None else result.solution.text)
 
 
+def test_a_game_given_where_the_search_goes_is_named_as_a_game():
+    """`solve_deal(5, "golf")` (the game is the fourth argument, as `deal(5, "golf")` has it second) said
+    only that the search must be 'fast' or 'classic'; it says what was given instead."""
+    for game in ("golf", 405, "All in a Row"):
+        with pytest.raises(ValueError, match=re.escape(f"not {game!r} ({game!r} is a game, not a search)")):
+            Solver().solve_deal(5, game)
+    with pytest.raises(ValueError, match=r"not 'quick'$"):
+        Solver().solve(deal(5), "quick")
+
+
 def test_a_line_that_is_not_a_win_has_no_text_and_solve_deal_would_say_why():
     board = deal(2)
     piles = solve(board).solution.piles
