@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import shutil
 import stat
@@ -20,7 +21,8 @@ def replacing(target: str | Path):
     the block ends without an error; on an error, or a signal, `target` is left as it was.
 
     The path is in a private folder beside `target` (same file system: a rename is atomic), so two
-    writers, or a writer killed outright earlier, never share it. A folder replaces a folder in one
+    writers, or a writer killed outright earlier, never share it; the next writer of `target` removes
+    the one a killed writer left (`_sweep_dead_writers`). A folder replaces a folder in one
     step where the system can swap two paths (Linux: `_exchanged`); elsewhere by two renames, the old
     one put back if the second fails (then only SIGKILL between the two leaves the old folder aside, in
     `.NAME.*.partial/previous`). The renames and the clean-up run with Ctrl-C and SIGTERM held
@@ -34,10 +36,11 @@ def replacing(target: str | Path):
         return
     target = Path(os.path.realpath(target))
     refuse_unwritable(target)
+    _sweep_dead_writers(target)
     work = None
     try:
         with held():
-            work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+            work = Path(tempfile.mkdtemp(prefix=f".{target.name}.{_writer()}.", suffix=".partial", dir=target.parent))
         temp, aside = work / target.name, work / "previous"
         yield temp
         with held():
@@ -62,6 +65,37 @@ def replacing(target: str | Path):
         if work is not None:
             with held():
                 shutil.rmtree(work)
+
+
+def _writer() -> str:
+    """This process as its private folders name it (`_sweep_dead_writers`): `host-pid`."""
+    return f"{os.uname().nodename if hasattr(os, 'uname') else ''}-{os.getpid()}"
+
+
+def _sweep_dead_writers(target: Path) -> None:
+    """Remove the private folders beside `target` that writers killed outright (kill -9) left, which
+    nothing removed: those of a process of this host that is gone (a live one may be writing its own;
+    another host's, on a shared disk, cannot be asked; one holding an old folder set aside is kept).
+    Best effort: a folder that cannot be listed or removed is left as it was."""
+    if not hasattr(os, "uname"):  # (Windows: os.kill cannot ask whether a process lives)
+        return
+    prefix, host = f".{target.name}.", os.uname().nodename
+    with contextlib.suppress(OSError):
+        for folder in target.parent.glob(f"{glob.escape(prefix)}*.partial"):
+            writer_host, _, pid = folder.name[len(prefix):-len(".partial")].rsplit(".", 1)[0].rpartition("-")
+            if writer_host == host and pid.isdigit() and not _alive(int(pid)) and not (folder / "previous").exists():
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` exists (another user's too)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 _WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})

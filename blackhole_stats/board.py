@@ -194,11 +194,12 @@ class Board:
             rest = line[len(TALON_PREFIX):]
             if rest and not rest.startswith(" "):
                 raise BoardParseError(f"line {number}: expected '{TALON_PREFIX} <cards>', got {quoted(line)}")
-            tokens = _cards_of(rest)
+            tokens = _cards_of(rest)  # read card by card, as the peer reads: a bad card is named before the count
+            cards = [take(token, number, "in the talon") for token in tokens[:game.talon_size]]
             if len(tokens) > game.talon_size:
                 raise BoardParseError(f"line {number}: more than {game.talon_size} cards in the talon "
                                       f"({quoted(line)})")
-            return [take(token, number, "in the talon") for token in tokens]
+            return cards
 
         talon: list[Card] | None = None
         number, line = 0, ""
@@ -244,10 +245,10 @@ class Board:
             if line.startswith(" "):
                 raise BoardParseError(f"line {number}: starts with a space (a pile's line starts with its bottom "
                                       f"card; an empty pile is an empty line): {quoted(line)}")
-            tokens = _cards_of(line)
+            tokens = _cards_of(line)  # as the talon's: `: QD JC TC` (a --display-boards line) names the ':'
+            piles.append(tuple(take(token, number, f"on line {number}") for token in tokens[:game.pile_size]))
             if len(tokens) > game.pile_size:
                 raise BoardParseError(f"line {number}: more than {game.pile_size} cards in a pile ({quoted(line)})")
-            piles.append(tuple(take(token, number, f"on line {number}") for token in tokens))
         if every_pile and len(piles) < game.piles:
             raise BoardParseError(f"line {number + 1}: the board ends after {len(piles)} of the {game.piles} "
                                   "piles (an empty pile is an empty line)")

@@ -708,7 +708,7 @@ def _summary(summary) -> str:
     counts = ", ".join(f"{n:,} {outcome}" for n, outcome in zip(summary.outcomes, OUTCOMES))
     rate = summary.solved_now / summary.seconds if summary.seconds else 0.0
     workers = f"{summary.workers} worker{'' if summary.workers == 1 else 's'}"
-    return (f"{summary.solved_now:,} deals solved now in {summary.seconds:,.1f} s "
+    return (f"{summary.solved_now:,} deal{'' if summary.solved_now == 1 else 's'} solved now in {summary.seconds:,.1f} s "
             f"({rate:,.0f} deals/s, {workers})\n"
             f"{counts}\n"
             f"{summary.already_done:,} of the run's {summary.requested:,} deals were already done; "

@@ -346,7 +346,7 @@ def run_behind_link(out: str) -> str:
     if root is None or not os.path.islink(root.rstrip(os.sep)) or read_manifest(out) is not None:
         return out
     real = os.path.realpath(root)
-    return real if os.path.isdir(real + SIDE_SUFFIX) else out
+    return locate(real) if os.path.isdir(real + SIDE_SUFFIX) else out  # (checked as the name given was)
 
 
 def local_path(out: str) -> str | None:

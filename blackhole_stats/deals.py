@@ -149,8 +149,15 @@ class DealSet:
 def _parse_spec(spec: str) -> Iterator[Run]:
     if not isinstance(spec, str):
         raise DealSpecError(f"bad deal range {spec!r}: not text")
-    for item in spec.split(","):
-        yield _parse_run(item)
+    items = spec.split(",")
+    for index, item in enumerate(items):
+        try:
+            yield _parse_run(item)
+        except DealSpecError as error:
+            if index and re.match(r"0\d\d(-|$)", item) and items[index - 1][-1:].isdigit():  # `1,000`
+                raise DealSpecError(f"{error} (',' separates items: write numbers without thousands "
+                                    "separators, 1000 not 1,000)") from None
+            raise
 
 
 def _parse_run(item: str) -> Run:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import codecs
 import io
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -149,6 +150,18 @@ ERROR_CASES = {
     "junk after pile": (replace_line(DEAL_1, 12, "AD 4D TC ;"), 13, ";"),
     "tab separator": (replace_line(DEAL_1, 2, "2D\t9D 8H"), 3, "2D\\t9D"),
 }
+
+
+@pytest.mark.parametrize("line, fault", [(": QD JC TC", "unknown card ':'"), ("QD JC TC 4S", "more than 3 cards"),
+                                         (": QD JC", "unknown card ':'")])
+def test_a_bad_card_is_named_before_the_pile_is_counted(line, fault):
+    """A `--display-boards` pile line (`: QD JC TC`) was refused as "more than 3 cards in a pile", naming the
+    count where the fault is the ':' (a shorter line named the ':'); cards are read one by one, as the peer
+    reads them, and the count is the fault only past the last card a pile may hold."""
+    with pytest.raises(BoardParseError, match=f"^line 2: {re.escape(fault)}"):
+        Board.from_text(replace_line(DEAL_1, 1, line))
+    with pytest.raises(BoardParseError, match=r"^line 1: unknown card ':'"):  # before its 16 cards: 17 tokens
+        Board.from_text(deal(1, "golf").to_text().replace("Talon: ", "Talon: : ", 1), "golf")
 
 
 SPACED = {  # spaces the peer (black-hole-solver 1.14) reads past: between cards, after a label, at a line's end

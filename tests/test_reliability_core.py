@@ -323,6 +323,7 @@ def test_an_undetermined_cards_played_is_null_in_json_text_and_parquet(tmp_path)
     out = tmp_path / "run"
     result = cli("run", "--range", "34", "--out", out, "--max-iters", budget, "--workers", 1)
     assert result.returncode == 0, result.stderr
+    assert result.stdout.decode().startswith("1 deal solved now in ")  # (was "1 deals")
     table = pq.read_table(out)
     assert table.column("cards_played").to_pylist() == [None]
     assert table.column("outcome").to_pylist() == ["unsolved"]

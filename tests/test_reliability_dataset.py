@@ -142,6 +142,20 @@ def test_a_relative_path_in_a_working_directory_named_in_no_utf_8_is_one_line_th
     assert os.listdir(where) == []
 
 
+def test_a_link_to_a_run_whose_folder_is_named_in_no_utf_8_is_one_line_that_says_so(tmp_path):
+    """A link by a UTF-8 name to such a run: verify read the link's target unchecked and said 'the output's
+    encoding, utf-8, cannot write ...' (report and export named the path); all three name it now."""
+    assert cli("run", "--range", "1-3", "--out", tmp_path / "run", "--workers", "1").returncode == 0
+    real = os.fsencode(tmp_path) + b"/run\xff"
+    os.rename(tmp_path / "run", real)
+    os.rename(tmp_path / "run.run", real + b".run")
+    (tmp_path / "latest").symlink_to(os.fsdecode(real))
+    results = cli_all([("verify", tmp_path / "latest"), ("report", tmp_path / "latest"),
+                       ("export", tmp_path / "latest")])
+    assert {assert_one_line_failure(result, 1) for result in results} == \
+        {f"Error: the dataset path {os.fsdecode(real)!r} is not valid UTF-8\n"}
+
+
 def test_only_fsspecs_finalizer_errors_are_dropped_and_threads_leave_pythons_hook_in_place():
     """Dropping fsspec's `__del__` error (see "fsspec's ftp, no host") swapped a silent hook in around
     the construction: it dropped every other finalizer error meanwhile, and two threads in it at

@@ -394,6 +394,22 @@ def test_ctrl_c_while_the_charts_are_renamed_says_they_were_replaced(dataset, ro
         {path.name: path.read_bytes() for path in fresh.iterdir()}
 
 
+def test_the_private_folder_of_a_report_killed_outright_goes_with_the_next_report(dataset, tmp_path):
+    """kill -9 while a chart was drawn left its hidden `.NAME.*.partial` folder, which every later report
+    left there too: the next writer of that chart removes it (its writer is gone), and not a live one's."""
+    pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    plots = tmp_path / "plots"
+    killed = signal_at_pause(tmp_path, [CLI, "report", dataset, "--plots", plots], "plot-drawn",
+                             lambda pid: os.kill(pid, signal.SIGKILL))
+    assert killed.returncode == -signal.SIGKILL
+    left = [path.name for path in plots.glob(".*.partial")]
+    assert len(left) == 1 and left[0].startswith(".iterations.png."), left
+    live = plots / f".iterations.png.{os.uname().nodename}-{os.getpid()}.x.partial"  # a writer still at work
+    live.mkdir()
+    assert run_cli(dataset, "--plots", plots).returncode == 0
+    assert [path.name for path in plots.glob(".*.partial")] == [live.name]
+
+
 def test_plots_refuse_a_folder_named_as_a_chart_before_replacing_any(dataset, rows, tmp_path):
     """A folder where a chart goes failed that chart's rename once the others were in: a mix, exit 1."""
     pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
