@@ -10,9 +10,15 @@ import shutil
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from .interrupts import held
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
 
 
 @contextlib.contextmanager
@@ -37,10 +43,11 @@ def replacing(target: str | Path):
     target = Path(os.path.realpath(target))
     refuse_unwritable(target)
     _sweep_dead_writers(target)
-    work = None
+    work = hold = None
     try:
         with held():
-            work = Path(tempfile.mkdtemp(prefix=f".{target.name}.{_writer()}.", suffix=".partial", dir=target.parent))
+            work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
+            hold = _lock(work / HELD, create=True)
         temp, aside = work / target.name, work / "previous"
         yield temp
         with held():
@@ -62,40 +69,59 @@ def replacing(target: str | Path):
             raise
         raise relabelled from error
     finally:
-        if work is not None:
-            with held():
-                shutil.rmtree(work)
+        try:
+            if work is not None:
+                with held():
+                    shutil.rmtree(work)
+        finally:
+            if hold is not None:
+                os.close(hold)
 
 
-def _writer() -> str:
-    """This process as its private folders name it (`_sweep_dead_writers`): `host-pid`."""
-    return f"{os.uname().nodename if hasattr(os, 'uname') else ''}-{os.getpid()}"
+STALE_SECONDS = 60
+"""How long a private folder nobody holds must have lain untouched to be a killed writer's: a writer locks
+its own a moment after making it, and one of an earlier version never did (`_sweep_dead_writers`)."""
+HELD = ".held"
+"""The file in a private folder whose lock its writer holds (the folder's own lock would say that a run
+is writing there: `dataset.lock`)."""
+
+
+def _lock(path: Path, create: bool = False) -> int | None:
+    """An exclusive lock on file `path`, held while the returned descriptor is open (the process's death
+    drops it); None where another process holds it, or it cannot be had (no flock: Windows)."""
+    if fcntl is None:
+        return None
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT if create else os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # held (BlockingIOError), or not to be had here (ENOLCK on some network disks)
+        os.close(fd)
+        return None
+    return fd
 
 
 def _sweep_dead_writers(target: Path) -> None:
     """Remove the private folders beside `target` that writers killed outright (kill -9) left, which
-    nothing removed: those of a process of this host that is gone (a live one may be writing its own;
-    another host's, on a shared disk, cannot be asked; one holding an old folder set aside is kept).
-    Best effort: a folder that cannot be listed or removed is left as it was."""
-    if not hasattr(os, "uname"):  # (Windows: os.kill cannot ask whether a process lives)
+    nothing removed: those whose HELD file no process holds (or that have none) and that nobody touched
+    for STALE_SECONDS. One holding an old folder set aside (`previous`) is kept. Best effort: one that
+    cannot be listed, locked or removed is left as it was; nothing is swept where there is no flock."""
+    if fcntl is None:
         return
-    prefix, host = f".{target.name}.", os.uname().nodename
     with contextlib.suppress(OSError):
-        for folder in target.parent.glob(f"{glob.escape(prefix)}*.partial"):
-            writer_host, _, pid = folder.name[len(prefix):-len(".partial")].rsplit(".", 1)[0].rpartition("-")
-            if writer_host == host and pid.isdigit() and not _alive(int(pid)) and not (folder / "previous").exists():
+        for folder in target.parent.glob(f"{glob.escape(f'.{target.name}.')}*.partial"):
+            if time.time() - folder.stat().st_mtime < STALE_SECONDS or (folder / "previous").exists():
+                continue
+            fd = _lock(folder / HELD)
+            if fd is None and (folder / HELD).exists():
+                continue  # its writer is at work (or its lock cannot be had here)
+            try:
                 shutil.rmtree(folder, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    """Whether process `pid` exists (another user's too)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
+            finally:
+                if fd is not None:
+                    os.close(fd)
 
 
 _WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})

@@ -151,13 +151,10 @@ def _parse_spec(spec: str) -> Iterator[Run]:
         raise DealSpecError(f"bad deal range {spec!r}: not text")
     items = spec.split(",")
     for index, item in enumerate(items):
-        try:
-            yield _parse_run(item)
-        except DealSpecError as error:
-            if index and re.match(r"0\d\d(-|$)", item) and items[index - 1][-1:].isdigit():  # `1,000`
-                raise DealSpecError(f"{error} (',' separates items: write numbers without thousands "
-                                    "separators, 1000 not 1,000)") from None
-            raise
+        if index and re.match(r"\s*0[0-9]{2}\s*(-|$)", item) and items[index - 1].rstrip()[-1:].isdigit():
+            raise DealSpecError(f"bad deal range {quoted(spec)}: a number with a thousands separator (',' "
+                                "separates items): write 1000, not 1,000")  # `1,001` was deal 1 alone, silently
+        yield _parse_run(item)
 
 
 def _parse_run(item: str) -> Run:

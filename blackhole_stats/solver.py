@@ -118,15 +118,15 @@ def _saying_what_grew(message: str) -> Iterator[None]:
         raise MemoryError(message) from None
 
 
-_solvers: weakref.WeakSet = weakref.WeakSet()
-"""Every Solver of this process, for `_after_fork_in_child`."""
+_solvers: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+"""Every Solver of this process, by id (a subclass that defines __eq__ has no hash), for `_after_fork_in_child`."""
 
 
 def _after_fork_in_child() -> None:
     """A Solver another thread was solving with when the process forked (a notebook's background thread
     and a fork-started Pool) stayed busy in the child, where no thread solves: every solve there raised
     "already solving". It gets new tables (its own hold a copy of a half-done search)."""
-    for solver in list(_solvers):
+    for solver in list(_solvers.values()):
         if solver._core.busy:
             solver._core = _core.Solver(solver._table_bits)
 
@@ -154,7 +154,7 @@ class Solver:
         except MemoryError:
             raise MemoryError(f"a solver's tables (table_bits={table_bits}) do not fit in the memory this "
                               "process may use") from None
-        _solvers.add(self)
+        _solvers[id(self)] = self
 
     def __reduce__(self):
         """A copy, deep copy or unpickled Solver (one sent to a spawned worker) is a new one of the same size

@@ -67,11 +67,12 @@ def test_bad_ranges_name_the_item(spec, words):
     assert repr(spec) in str(caught.value)
 
 
-@pytest.mark.parametrize("spec", ["1,000", "1-1,000,000", "1,000-2,000", "ms1,000"])
+@pytest.mark.parametrize("spec", ["1,000", "1-1,000,000", "1,000-2,000", "ms1,000", "1,001", "1, 050"])
 def test_a_number_written_with_thousands_separators_is_said_so(spec):
-    """`--range 1,000` was refused as "invalid game number 0" (its items are 1 and 000), which does not say why."""
-    with pytest.raises(DealSpecError, match=re.escape("(',' separates items: write numbers without thousands "
-                                                      "separators, 1000 not 1,000)")):
+    """`--range 1,000` was refused as "invalid game number 0" (its items are 1 and 000), which does not say
+    why, and `--range 1,001` was deal 1 alone (1 and 001), silently."""
+    with pytest.raises(DealSpecError, match=re.escape(f"bad deal range {spec!r}: a number with a thousands "
+                                                      "separator (',' separates items): write 1000, not 1,000")):
         DealSet.parse([spec])
     assert [str(DealSet.parse([other])) for other in ("1,0005", "7,12")] == ["1,5", "7,12"]  # leading zeros stand
 

@@ -177,8 +177,9 @@ def test_a_solver_busy_in_another_thread_refuses():
 def test_a_solver_busy_when_the_process_forks_solves_in_the_child():
     """Forked while another thread (here a signal handler's interrupted search) was solving with it, a
     Solver stayed busy in the child, where no thread solves: every solve there raised "already solving"
-    (a notebook's background thread and a Pool that forks)."""
-    solver, children = Solver(), []
+    (a notebook's background thread and a Pool that forks). Here of a subclass without a hash (it defines
+    __eq__, as a dataclass does), which the fork's registry of Solvers must take too."""
+    solver, children = ComparedSolver(), []
 
     def fork_and_solve_in_the_child():
         reading, writing = os.pipe()
@@ -215,6 +216,13 @@ def test_a_copy_of_a_solver_has_tables_of_its_own(make):
     copied = make(labelled)
     assert type(copied) is LabelledSolver and copied.label == "mine" and copied._core is not labelled._core
     assert copied.memory_bytes == labelled.memory_bytes  # 10 bits, not its __init__'s default
+
+
+class ComparedSolver(Solver):
+    """A subclass that defines __eq__, so has no hash."""
+
+    def __eq__(self, other) -> bool:
+        return self is other
 
 
 class LabelledSolver(Solver):

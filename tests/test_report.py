@@ -17,6 +17,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import time
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -396,18 +397,28 @@ def test_ctrl_c_while_the_charts_are_renamed_says_they_were_replaced(dataset, ro
 
 def test_the_private_folder_of_a_report_killed_outright_goes_with_the_next_report(dataset, tmp_path):
     """kill -9 while a chart was drawn left its hidden `.NAME.*.partial` folder, which every later report
-    left there too: the next writer of that chart removes it (its writer is gone), and not a live one's."""
+    left there too: the next writer of that chart removes it once nobody holds it and it is old enough;
+    not a live writer's (it holds its folder's lock), not a fresh one, not one holding an old folder."""
     pytest.importorskip("matplotlib", reason="plots need the 'plots' extra")
+    fcntl = pytest.importorskip("fcntl", reason="no flock: nothing is swept")
     plots = tmp_path / "plots"
     killed = signal_at_pause(tmp_path, [CLI, "report", dataset, "--plots", plots], "plot-drawn",
                              lambda pid: os.kill(pid, signal.SIGKILL))
     assert killed.returncode == -signal.SIGKILL
-    left = [path.name for path in plots.glob(".*.partial")]
-    assert len(left) == 1 and left[0].startswith(".iterations.png."), left
-    live = plots / f".iterations.png.{os.uname().nodename}-{os.getpid()}.x.partial"  # a writer still at work
-    live.mkdir()
-    assert run_cli(dataset, "--plots", plots).returncode == 0
-    assert [path.name for path in plots.glob(".*.partial")] == [live.name]
+    left = list(plots.glob(".iterations.png.*.partial"))
+    kept = {name: plots / f".iterations.png.{name}.partial" for name in ("live", "fresh", "aside")}
+    for folder in kept.values():
+        folder.mkdir()
+    (kept["aside"] / "previous").mkdir()
+    live = os.open(kept["live"] / ".held", os.O_RDWR | os.O_CREAT)  # a writer at work holds its folder's lock
+    fcntl.flock(live, fcntl.LOCK_EX)
+    try:
+        for folder in [*left, kept["live"], kept["aside"]]:  # old enough: a minute and more untouched
+            os.utime(folder, (time.time() - 120, time.time() - 120))
+        assert run_cli(dataset, "--plots", plots).returncode == 0
+    finally:
+        os.close(live)
+    assert sorted(plots.glob(".*.partial")) == sorted(kept.values())
 
 
 def test_plots_refuse_a_folder_named_as_a_chart_before_replacing_any(dataset, rows, tmp_path):
