@@ -27,6 +27,7 @@ this one is.
     python scripts/bench_solver.py --classic        # and classic (about 25 minutes)
     python scripts/bench_solver.py --deals 1-200 --repeats 7
     python scripts/bench_solver.py --game golf      # any game of the family (key, PySolFC id or name)
+    python scripts/bench_solver.py --game all_in_a_row --by-outcome   # and where the time goes, against the peer
     python scripts/bench_solver.py --summary results/bench/solver.json   # what README's Speed quotes
 """
 from __future__ import annotations
@@ -54,17 +55,58 @@ BLOCK = 50
 """Deals per interleaved block."""
 
 
-def peer_seconds(game: Game, numbers: range) -> float | None:
-    """The peer's CPU seconds on these deals, if known."""
-    if game is BLACK_HOLE:
-        return PEER_CPU_SECONDS_1_1000 if (numbers.start, numbers.stop) == (1, 1001) else None
+def peer_rows(game: Game, numbers: range) -> dict[int, dict] | None:
+    """The peer's row (outcome, max_played, cpu_seconds, ...) of every deal here, where its CSV has them all
+    (the family's games; Black Hole's CSV has no seconds)."""
     for folder in (FAMILY_CSVS / "reference" / "family", FAMILY_CSVS / "family"):
         path = folder / f"peer_{game.key}_1_1000.csv"
         if path.is_file():
             with path.open(newline="") as handle:
-                seconds = {int(row["deal"]): float(row["cpu_seconds"]) for row in csv.DictReader(handle)}
-            return sum(seconds[n] for n in numbers) if all(n in seconds for n in numbers) else None
+                rows = {int(row["deal"]): row for row in csv.DictReader(handle)}
+            return {n: rows[n] for n in numbers} if all(n in rows for n in numbers) else None
     return None
+
+
+def peer_seconds(game: Game, numbers: range) -> float | None:
+    """The peer's CPU seconds on these deals, if known."""
+    if game is BLACK_HOLE:
+        return PEER_CPU_SECONDS_1_1000 if (numbers.start, numbers.stop) == (1, 1001) else None
+    rows = peer_rows(game, numbers)
+    return None if rows is None else sum(float(row["cpu_seconds"]) for row in rows.values())
+
+
+def by_outcome(numbers: range, game: Game, repeats: int) -> None:
+    """The raw C search's seconds per deal (the least of `repeats`), summed by the peer's outcome and, for
+    unsolved deals, by the most cards it says a line plays (the three highest counts, then the rest), beside
+    the peer's seconds for the same deals: which deals keep the ratio down."""
+    rows = peer_rows(game, numbers)  # (main checked that the peer's CSV has every deal)
+    core = _core.Solver()
+    inputs = {number: (board.solver_input(), board.solver_rules())
+              for number, board in ((number, deal(number, game)) for number in numbers)}
+    ours = dict.fromkeys(numbers, float("inf"))
+    for _ in range(repeats):
+        for number, (given, rules) in inputs.items():
+            started = time.process_time()
+            core.solve(*given, 0, **rules)
+            ours[number] = min(ours[number], time.process_time() - started)
+    top = sorted({int(row["max_played"]) for row in rows.values() if row["outcome"] != "solved"}, reverse=True)[:3]
+
+    def kind(row: dict) -> str:
+        if row["outcome"] == "solved":
+            return "solved"
+        played = int(row["max_played"])
+        return f"unsolved, at most {played} played" if played in top else f"unsolved, fewer than {top[-1]}"
+
+    classes: dict[str, list[int]] = {}
+    for number in sorted(numbers, key=lambda n: (rows[n]["outcome"] != "solved", -int(rows[n]["max_played"]))):
+        classes.setdefault(kind(rows[number]), []).append(number)
+    print(f"\nraw C search by the peer's outcome (CPU seconds, the least of {repeats} per deal):")
+    print(f"  {'deals of the class':<34} {'deals':>6} {'peer':>9} {'this':>9} {'peer/this':>10}")
+    for name, members in classes.items():
+        peer, this = sum(float(rows[n]["cpu_seconds"]) for n in members), sum(ours[n] for n in members)
+        print(f"  {name:<34} {len(members):>6} {peer:9.3f} {this:9.3f} {peer / this if this else 0:9.0f}x")
+    peer, this = sum(float(row["cpu_seconds"]) for row in rows.values()), sum(ours.values())
+    print(f"  {'all':<34} {len(numbers):>6} {peer:9.3f} {this:9.3f} {peer / this if this else 0:9.0f}x")
 
 
 def measures(numbers: range, search: str, game: Game) -> dict[str, Callable[[range], list]]:
@@ -147,11 +189,16 @@ def main() -> None:
     parser = benchlib.parser(__doc__, game=True)
     parser.add_argument("--deals", default="1-1000", help="inclusive range FIRST-LAST (default 1-1000)")
     parser.add_argument("--classic", action="store_true", help="also time the classic search (slow; Black Hole only)")
+    parser.add_argument("--by-outcome", action="store_true",
+                        help="also time each deal and sum by the peer's outcome and most cards played (family games)")
     args = benchlib.parse(parser)
     game = args.game
     if args.classic and not game.classic_search:
         parser.error(f"--classic times the peer's Black Hole search; {game.name} has only the fast search")
     numbers = benchlib.deal_range(args.deals, parser)
+    if args.by_outcome and peer_rows(game, numbers) is None:
+        parser.error("--by-outcome needs the peer's seconds of every deal timed, which only the family's CSVs "
+                     "have (deals 1..1000)")
     first, last = numbers.start, numbers.stop - 1
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
@@ -164,6 +211,8 @@ def main() -> None:
         results[search] = summary(numbers, totals, verdicts, game)
         report(numbers, search, results[search], args.repeats)
         outcomes[search] = [outcome for outcome, _ in verdicts]
+    if args.by_outcome:
+        by_outcome(numbers, game, args.repeats)
     if args.classic:
         if outcomes["fast"] != outcomes["classic"]:
             raise SystemExit("verdicts differ between fast and classic!")

@@ -208,6 +208,28 @@ def test_bench_solver_times_a_game_of_the_family_against_the_peer_s_seconds():
     assert refused.returncode == 2 and "only the fast search" in refused.stderr
 
 
+def test_bench_solver_by_outcome_sums_each_class_of_the_peer_s_deals():
+    """--by-outcome: where the time goes, class by class of the peer's outcome and most cards played, each
+    class's deals and the peer's seconds as its CSV has them."""
+    with require_reference("family/peer_all_in_a_row_1_1000.csv").open(newline="") as handle:
+        rows = [row for row in csv.DictReader(handle) if int(row["deal"]) <= 40]
+    result = script("bench_solver.py", "--game", "all_in_a_row", "--deals", "1-40", "--by-outcome")
+    assert result.returncode == 0, result.stderr
+    table = result.stdout.split("raw C search by the peer's outcome", 1)[1].splitlines()[2:]
+    shown = {line[:36].strip(): line[36:].split() for line in table if line.strip()}
+    assert int(shown["all"][0]) == 40 and float(shown["all"][1]) == pytest.approx(
+        sum(float(row["cpu_seconds"]) for row in rows), abs=1e-3)
+    solved = [row for row in rows if row["outcome"] == "solved"]
+    assert int(shown["solved"][0]) == len(solved)
+    assert float(shown["solved"][1]) == pytest.approx(sum(float(row["cpu_seconds"]) for row in solved), abs=1e-3)
+    most = max(int(row["max_played"]) for row in rows if row["outcome"] != "solved")
+    assert int(shown[f"unsolved, at most {most} played"][0]) == \
+        sum(row["outcome"] != "solved" and int(row["max_played"]) == most for row in rows)
+    assert sum(int(counts[0]) for name, counts in shown.items() if name != "all") == 40
+    refused = script("bench_solver.py", "--by-outcome")  # Black Hole: the peer's CSV has no seconds
+    assert refused.returncode == 2 and "--by-outcome needs the peer's seconds" in refused.stderr
+
+
 def test_check_peer_checks_a_game_of_the_family():
     require_reference("family/peer_all_in_a_row_1_1000.csv")
     result = script("check_peer.py", "--game", "All in a Row")
