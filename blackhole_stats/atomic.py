@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import glob
 import os
+import re
 import shutil
 import stat
 import sys
@@ -14,11 +14,6 @@ import time
 from pathlib import Path
 
 from .interrupts import held
-
-try:
-    import fcntl
-except ImportError:  # Windows
-    fcntl = None
 
 
 @contextlib.contextmanager
@@ -43,11 +38,10 @@ def replacing(target: str | Path):
     target = Path(os.path.realpath(target))
     refuse_unwritable(target)
     _sweep_dead_writers(target)
-    work = hold = None
+    work = None
     try:
         with held():
             work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent))
-            hold = _lock(work / HELD, create=True)
         temp, aside = work / target.name, work / "previous"
         yield temp
         with held():
@@ -69,59 +63,30 @@ def replacing(target: str | Path):
             raise
         raise relabelled from error
     finally:
-        try:
-            if work is not None:
-                with held():
-                    shutil.rmtree(work)
-        finally:
-            if hold is not None:
-                os.close(hold)
+        if work is not None:
+            with held():
+                shutil.rmtree(work)
 
 
-STALE_SECONDS = 60
-"""How long a private folder nobody holds must have lain untouched to be a killed writer's: a writer locks
-its own a moment after making it, and one of an earlier version never did (`_sweep_dead_writers`)."""
-HELD = ".held"
-"""The file in a private folder whose lock its writer holds (the folder's own lock would say that a run
-is writing there: `dataset.lock`)."""
-
-
-def _lock(path: Path, create: bool = False) -> int | None:
-    """An exclusive lock on file `path`, held while the returned descriptor is open (the process's death
-    drops it); None where another process holds it, or it cannot be had (no flock: Windows)."""
-    if fcntl is None:
-        return None
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT if create else os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:  # held (BlockingIOError), or not to be had here (ENOLCK on some network disks)
-        os.close(fd)
-        return None
-    return fd
+STALE_SECONDS = 24 * 3600
+"""How long a private folder must have lain untouched to be a killed writer's (`_sweep_dead_writers`): a
+writer touches its own when it begins a file there, and is done with it within minutes."""
 
 
 def _sweep_dead_writers(target: Path) -> None:
     """Remove the private folders beside `target` that writers killed outright (kill -9) left, which
-    nothing removed: those whose HELD file no process holds (or that have none) and that nobody touched
-    for STALE_SECONDS. One holding an old folder set aside (`previous`) is kept. Best effort: one that
-    cannot be listed, locked or removed is left as it was; nothing is swept where there is no flock."""
-    if fcntl is None:
-        return
-    with contextlib.suppress(OSError):
-        for folder in target.parent.glob(f"{glob.escape(f'.{target.name}.')}*.partial"):
-            if time.time() - folder.stat().st_mtime < STALE_SECONDS or (folder / "previous").exists():
-                continue
-            fd = _lock(folder / HELD)
-            if fd is None and (folder / HELD).exists():
-                continue  # its writer is at work (or its lock cannot be had here)
-            try:
+    nothing removed: those named as `replacing` names them that nobody touched for STALE_SECONDS (no
+    lock says more: one may not reach another machine, or a file open in a folder can keep a network or
+    FUSE disk from removing it). One holding an old folder set aside (`previous`) is kept. Best effort:
+    what cannot be listed or removed is left as it was."""
+    name = re.compile(re.escape(f".{target.name}.") + r"[a-z0-9_]{8}\.partial")  # tempfile.mkdtemp's names
+    try:
+        for folder in target.parent.iterdir():
+            if name.fullmatch(folder.name) and folder.is_dir() and not folder.is_symlink() \
+                    and time.time() - folder.stat().st_mtime >= STALE_SECONDS and not (folder / "previous").exists():
                 shutil.rmtree(folder, ignore_errors=True)
-            finally:
-                if fd is not None:
-                    os.close(fd)
+    except (OSError, RecursionError):  # (rmtree's, on a chain of folders deeper than Python's recursion)
+        pass
 
 
 _WRITE_FAILED = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
