@@ -22,8 +22,8 @@ def replacing(target: str | Path):
     the block ends without an error; on an error, or a signal, `target` is left as it was.
 
     The path is in a private folder beside `target` (same file system: a rename is atomic), so two
-    writers, or a writer killed outright earlier, never share it; the next writer of `target` removes
-    the one a killed writer left (`_sweep_dead_writers`). A folder replaces a folder in one
+    writers, or a writer killed outright earlier, never share it; a writer of `target` a day later
+    removes the one a killed writer left (`_sweep_dead_writers`). A folder replaces a folder in one
     step where the system can swap two paths (Linux: `_exchanged`); elsewhere by two renames, the old
     one put back if the second fails (then only SIGKILL between the two leaves the old folder aside, in
     `.NAME.*.partial/previous`). The renames and the clean-up run with Ctrl-C and SIGTERM held
