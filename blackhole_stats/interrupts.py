@@ -343,6 +343,46 @@ def leave_ctrl_c_to_parent() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_TO_PARENT))
 
 
+_PR_SET_PDEATHSIG = 1
+"""From <linux/prctl.h>: the signal a process gets when its parent dies."""
+
+
+def exit_with_parent() -> None:
+    """In a worker process (a run's, a script's): die when the process that started it does (kill -9, the
+    OOM killer): an orphan would go on solving, holding a run's directory lock or a script's pipes.
+
+    Linux sends a signal when the process that forked this one dies, if asked:
+    the parent, or under forkserver the fork server (which lives on as long as
+    its workers do). Everywhere, a thread watches the parent itself (`watch_parent`),
+    which also catches a parent gone before this worker asked for the signal.
+    """
+    signalled = False
+    if sys.platform.startswith("linux"):
+        import ctypes  # (here: only workers need it)
+
+        try:
+            signalled = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+        except (OSError, AttributeError):
+            pass
+    try:
+        threading.Thread(target=watch_parent, name="parent-watch", daemon=True).start()
+    except RuntimeError:  # can't start new thread (a memory limit): the signal alone will do, where asked for
+        if not signalled:
+            raise
+
+
+def watch_parent() -> None:
+    """Exit once the parent is gone: the pipe that multiprocessing keeps from it to this process closes.
+
+    Forked siblings started later hold copies of that pipe: the last one sees it
+    close first, and its exit closes the copies that the others wait on.
+    """
+    import multiprocessing.connection
+
+    multiprocessing.connection.wait([multiprocessing.parent_process().sentinel])
+    os._exit(1)
+
+
 def received() -> int | None:
     """The first signal that came within `raised()`, even one whose exception something swallowed."""
     return _received if _owner == os.getpid() else None

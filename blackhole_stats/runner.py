@@ -13,13 +13,11 @@ fork server (the platform's default), and Dask workers may run anywhere.
 """
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import errno
 import functools
 import logging
 import multiprocessing
-import multiprocessing.connection
 import os
 import platform
 import signal
@@ -800,43 +798,11 @@ def _worker_init() -> None:
     """
     _testhooks.pause("worker-start")
     interrupts.leave_ctrl_c_to_parent()
-    _exit_with_parent()
+    interrupts.exit_with_parent()
     for handler in list(log.handlers):
         log.removeHandler(handler)
 
 
-_PR_SET_PDEATHSIG = 1
-"""From <linux/prctl.h>: the signal a process gets when its parent dies."""
-
-
-def _exit_with_parent() -> None:
-    """Die when the run does (kill -9, the OOM killer): an orphan would hold the directory lock.
-
-    Linux sends a signal when the process that forked this one dies, if asked:
-    the run, or under forkserver the fork server (which lives on as long as
-    its workers do). Everywhere, a thread watches the run itself.
-    """
-    signalled = False
-    if sys.platform.startswith("linux"):
-        try:
-            signalled = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
-        except (OSError, AttributeError):
-            pass
-    try:
-        threading.Thread(target=_watch_parent, name="parent-watch", daemon=True).start()
-    except RuntimeError:  # can't start new thread (a memory limit): the signal alone will do, where asked for
-        if not signalled:
-            raise
-
-
-def _watch_parent() -> None:
-    """Exit once the run is gone: the pipe that multiprocessing keeps from it to this process closes.
-
-    Forked siblings started later hold copies of that pipe: the last one sees it
-    close first, and its exit closes the copies that the others wait on.
-    """
-    multiprocessing.connection.wait([multiprocessing.parent_process().sentinel])
-    os._exit(1)
 
 
 _LOG_FILE_ONLY = {"file_only": True}

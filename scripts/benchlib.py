@@ -356,14 +356,12 @@ def run_script(main, interrupted: str | None = None) -> None:
 def script_worker() -> None:
     """A worker process's initializer: Ctrl-C and a hang-up reach the whole process group, and the script
     that started the worker ends it (`interrupts.leave_ctrl_c_to_parent`: a KeyboardInterrupt of the
-    worker's own would be a traceback); SIGTERM kills it; and it dies with the script (Linux, `_dies_with`):
-    a script killed outright (kill -9) left its workers solving on, holding its output pipes open."""
-    parent = os.getppid()  # the script, or its fork server (which dies with it): not parent_process()'s pid
+    worker's own would be a traceback); SIGTERM kills it; and it dies with the script
+    (`interrupts.exit_with_parent`, as a run's workers do): a script killed outright (kill -9) left its
+    workers solving on, holding its output pipes open."""
+    _testhooks.pause("script-worker-start")
     interrupts.leave_ctrl_c_to_parent()
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        _dies_with(parent, ctypes.CDLL(None).prctl, signal.SIGKILL)
+    interrupts.exit_with_parent()
 
 
 def _each(function: Callable, items: list) -> list:

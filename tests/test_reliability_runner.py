@@ -180,10 +180,10 @@ def test_without_the_kernels_help_workers_still_notice_their_parent_is_gone(tmp_
     """
     script = textwrap.dedent("""
         import multiprocessing, sys, time
-        from blackhole_stats.runner import _watch_parent
+        from blackhole_stats.interrupts import watch_parent
         if __name__ == "__main__":
             context = multiprocessing.get_context(sys.argv[1])
-            children = [context.Process(target=_watch_parent) for _ in range(2)]
+            children = [context.Process(target=watch_parent) for _ in range(2)]
             for child in children:
                 child.start()
             print(*(child.pid for child in children), flush=True)

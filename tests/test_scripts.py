@@ -757,6 +757,27 @@ def test_check_results_killed_outright_takes_its_workers_with_it():
             os.killpg(process.pid, signal.SIGKILL)
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_script_killed_before_its_workers_took_its_pid_takes_them_with_it_all_the_same(tmp_path):
+    """A worker read its parent's pid first thing: killed before that, the script's pid was already the
+    orphan's new parent's (1, or a subreaper), so the death signal was asked of the wrong parent and the
+    worker went on solving (a CI run found it: test_check_results_killed_outright_takes_its_workers_with_it)."""
+    check = [sys.executable, str(REPO / "scripts" / "check_results.py"), str(REPO / "results" / "classic_deals.parquet"),
+             "--limit", "10000", "--jobs", "2"]
+    process = subprocess.Popen(check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                               env={**os.environ, **pause_env(tmp_path, **{"script-worker-start": 120})})
+    try:
+        workers = wait_for_pause(tmp_path, "script-worker-start", process)
+        process.kill()
+        process.wait()
+        release_pause(tmp_path, "script-worker-start")
+        until(lambda: all(state(worker) is None for worker in workers), "the workers outlived the script",
+              timeout=60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def test_check_results_solves_again_with_the_run_s_own_budget(tmp_path):
     """A run made with --max-iters was checked without a limit: every intractable deal a "mismatch"."""
     out = tmp_path / "run"
