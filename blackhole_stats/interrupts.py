@@ -343,8 +343,8 @@ def leave_ctrl_c_to_parent() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, set(_TO_PARENT))
 
 
-_PR_SET_PDEATHSIG = 1
-"""From <linux/prctl.h>: the signal a process gets when its parent dies."""
+PR_SET_PDEATHSIG = 1
+"""From <linux/prctl.h>: the signal a process gets when its parent dies (asked of `prctl`)."""
 
 
 def exit_with_parent() -> None:
@@ -361,7 +361,7 @@ def exit_with_parent() -> None:
         import ctypes  # (here: only workers need it)
 
         try:
-            signalled = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL) == 0
+            signalled = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL) == 0
         except (OSError, AttributeError):
             pass
     try:

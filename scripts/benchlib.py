@@ -212,14 +212,10 @@ def check_runs(made: argparse.ArgumentParser, option: str, command: list[str]) -
                    + "".join(f" ({line})" for line in said))
 
 
-PR_SET_PDEATHSIG = 1
-"""Linux's prctl option: the signal a process gets when its parent dies."""
-
-
 def _dies_with(parent: int, prctl, signum: int) -> None:
     """Linux: this process gets `signum` when `parent`, its parent, dies, even of kill -9 (the kernel watches
     the thread that started it); at once if the parent is gone already."""
-    prctl(PR_SET_PDEATHSIG, signum)
+    prctl(interrupts.PR_SET_PDEATHSIG, signum)
     if os.getppid() != parent:
         os.kill(os.getpid(), signum)
 
