@@ -254,11 +254,13 @@ class Solver:
 def check_search(search: str, game: Game) -> None:
     """Refuse a search that is none of SEARCHES, and the classic search on a game it does not play."""
     if not isinstance(search, str) or search not in SEARCHES:
-        named = isinstance(search, (str, Game)) or (isinstance(search, numbers.Integral) and not isinstance(search, bool))
-        try:  # `solve_deal(5, "golf")`: the game given in the search's place
-            hint = f" ({search!r} is a game, not a search)" if named and get_game(search) else ""
-        except UnknownGameError:
-            hint = ""
+        hint = ""
+        if search is not None:  # (get_game takes None for the default game)
+            try:  # `solve_deal(5, "golf")`: the game given in the search's place
+                get_game(search)
+                hint = f" ({search!r} is a game, not a search)"
+            except UnknownGameError:
+                pass
         raise ValueError(f"search must be one of {', '.join(map(repr, SEARCHES))}, not {search!r}{hint}")
     if search == "classic" and not game.classic_search:
         raise ValueError(f"the classic search reproduces black-hole-solver's Black Hole counts only; "
