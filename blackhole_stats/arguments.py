@@ -1,7 +1,8 @@
 """The one check of counts and lengths of time, for the Python API's arguments and the manifest's fields.
 
-A count is a whole number in its range, numpy's integers included; a bool or a
-float is refused, never read as one (True is no budget of 1, 2.5 no chunk size).
+A count is a whole number in its range, numpy's integers included; a bool, a
+float or a numpy timedelta64 is refused, never read as one (True is no budget of
+1, 2.5 no chunk size, 100 ms no 100 positions).
 A length of time is a finite number of seconds, 0 or more.
 """
 from __future__ import annotations
@@ -10,8 +11,15 @@ import math
 import numbers
 
 
+def is_integer(value) -> bool:
+    """An int or a numpy integer: not a bool (a truth value), nor a numpy timedelta64, which numpy makes
+    an integer (a length of time would pass for a count, a pile, a game number)."""
+    return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            and getattr(getattr(value, "dtype", None), "kind", None) != "m")
+
+
 def is_whole_number(value, low: int, high: float = math.inf) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value <= high
+    return is_integer(value) and low <= value <= high
 
 
 def is_seconds(value) -> bool:

@@ -15,17 +15,18 @@ is a talon and what may be played on what.
 """
 from __future__ import annotations
 
-import numbers
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from .arguments import is_integer
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game, get_game
 from .quoting import QUOTE_LIMIT, quoted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: `typing` and `html` (for the SVG) would cost `blackhole-solve`'s start-up
-    from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence
+    from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence, TextIO
 
 NUM_PILES = BLACK_HOLE.piles
 PILE_SIZE = BLACK_HOLE.pile_size
@@ -75,6 +76,11 @@ class Move:
 
     pile: int | None
     card: Card
+
+    def __post_init__(self) -> None:
+        if not (self.pile is None or is_integer(self.pile) and self.pile >= 0) or not isinstance(self.card, Card):
+            raise TypeError(f"a Move is a pile number (None: the talon) and a Card, not {self.pile!r} and "
+                            f"{self.card!r}")
 
     @property
     def is_talon(self) -> bool:
@@ -151,13 +157,23 @@ class Board:
         return cls.from_lines(lines, game)
 
     @classmethod
-    def read(cls, stream: BinaryIO, game: Game | str | int = BLACK_HOLE, every_pile: bool = False) -> Board:
-        """Parse board text from a binary stream, reading no further than the first bad line.
+    def read(cls, source: BinaryIO | TextIO | os.PathLike, game: Game | str | int = BLACK_HOLE,
+             every_pile: bool = False) -> Board:
+        """Parse board text from an open file (binary, or text as `open(path)` gives) or a path
+        (`pathlib.Path`), reading no further than the first bad line.
 
         A huge file or a pipe that never ends costs a line's worth of memory
-        before it is refused, never its whole size.
+        before it is refused, never its whole size. A str is refused: it could
+        be a path or board text (`Board.from_text`).
         """
-        return cls.from_lines(_stream_lines(stream), game, every_pile)
+        if isinstance(source, os.PathLike):
+            with open(source, "rb") as stream:
+                return cls.from_lines(_stream_lines(stream), game, every_pile)
+        if not callable(getattr(source, "readline", None)):
+            hint = ": board text goes to Board.from_text, a path to Board.read(Path(...))" \
+                if isinstance(source, (str, bytes)) else ""
+            raise TypeError(f"Board.read takes an open file or a path, not {type(source).__name__}{hint}")
+        return cls.from_lines(_stream_lines(source), game, every_pile)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], game: Game | str | int = BLACK_HOLE, every_pile: bool = False) -> Board:
@@ -370,8 +386,8 @@ class Board:
         """
         wrong = f"a fresh deal is all {len(DECK)} card ids 0..{len(DECK) - 1}, each once"
         game = get_game(game)
-        try:
-            ids = bytes(ids)
+        try:  # a numpy array by its values, not its memory (bytes() of int64 ids reads 8 bytes an id)
+            ids = bytes(ids if isinstance(ids, (bytes, bytearray)) else list(ids))
         except (TypeError, ValueError):  # text, or ids outside 0..255
             raise ValueError(wrong) from None
         if len(ids) != len(DECK) or len(set(ids)) != len(DECK) or max(ids) >= len(DECK):
@@ -422,12 +438,12 @@ class Board:
         rules forbid it."""
         if isinstance(pile, Move):  # this board's only if its card is the one there (else as its pile)
             move, pile = pile, pile.pile
-            ours = pile is None or isinstance(pile, numbers.Integral) and 0 <= pile < len(self.piles)
+            ours = pile is None or is_integer(pile) and 0 <= pile < len(self.piles)
             shown = (self.talon[:1] if pile is None else self.piles[pile][-1:]) if ours else ()
             if shown and shown[0] != move.card:
                 where = "the talon" if pile is None else f"pile {pile}"
                 raise IllegalMove(f"{move} is not this board's: {where} shows {shown[0].text}")
-        if isinstance(pile, bool) or not (pile is None or isinstance(pile, numbers.Integral)):
+        if not (pile is None or is_integer(pile)):
             raise TypeError(f"a move plays a pile number (or None, the talon), not {pile!r}")
         if pile is None:
             if not self.talon:
@@ -453,6 +469,18 @@ class Board:
     def solver_rules(self) -> dict:
         """The rest of the solver's input: the talon's ranks and the game's rules."""
         return solver_rules(self.layout, self.game)
+
+
+def check_board(board: object, taker: str) -> None:
+    """TypeError unless `board` is a Board; `taker` (e.g. "solve") names what wanted one. A Board of an
+    earlier import of the package (a notebook's reload) is a Board to the eye, so that is said."""
+    if isinstance(board, Board):
+        return
+    if type(board).__qualname__ == Board.__qualname__ and type(board).__module__ == Board.__module__:
+        raise TypeError(f"{taker} takes a Board of this import of blackhole_stats, and this one was made "
+                        "before the package was imported again (a notebook's reload or autoreload): "
+                        "make the Board again, or restart the kernel")
+    raise TypeError(f"{taker} takes a Board (deal(n) or Board.from_text make one), not {type(board).__name__}")
 
 
 def dealt_layout(ids: bytes, game: Game) -> tuple[bytes, bytes, int, bytes]:
@@ -496,20 +524,30 @@ def _svg_empty(x: int, y: int) -> str:
             f'fill="none" stroke="#d8f0e0" stroke-dasharray="4 3"/>')
 
 
-def _stream_lines(stream: BinaryIO) -> Iterator[str]:
-    """Decoded lines of a binary stream. A line too long in bytes to hold MAX_LINE characters is
-    refused after reading no more than that (its cut end is no bad UTF-8); _check_line refuses the
-    lines between, by characters."""
+def _stream_lines(stream: BinaryIO | TextIO) -> Iterator[str]:
+    """Lines of a binary stream, decoded, or of a text stream. A line too long in bytes to hold MAX_LINE
+    characters is refused after reading no more than that (its cut end is no bad UTF-8); _check_line
+    refuses the lines between, by characters."""
     number = 1
     most = 4 * MAX_LINE + 2  # bytes: MAX_LINE characters of UTF-8 and a CRLF
-    while raw := stream.readline(most + 1):
-        if len(raw) > most:
-            start = raw[:QUOTE_LIMIT].decode("utf-8", "replace")  # the rest unread: no count to give
-            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts {quoted(start)}...)")
+    while True:
         try:
-            yield raw.removesuffix(b"\n").decode("utf-8")
-        except UnicodeDecodeError:
-            raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
+            raw = stream.readline(most + 1)
+        except UnicodeDecodeError as error:  # a text stream decodes as it reads
+            raise BoardParseError(f"line {number}: not text in the file's encoding ({error.reason})") from None
+        if not raw:
+            return
+        text = isinstance(raw, str)
+        if len(raw) > most:
+            start = raw[:QUOTE_LIMIT] if text else raw[:QUOTE_LIMIT].decode("utf-8", "replace")  # the rest unread
+            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts {quoted(start)}...)")
+        if text:
+            yield raw.removesuffix("\n")
+        else:
+            try:
+                yield raw.removesuffix(b"\n").decode("utf-8")
+            except UnicodeDecodeError:
+                raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
         number += 1
 
 

@@ -1,10 +1,11 @@
 """Cards and their two-character codes (`AS`, `TD`, `KH`)."""
 from __future__ import annotations
 
-import numbers
 import operator
 from dataclasses import dataclass
 from functools import cached_property
+
+from .arguments import is_integer
 
 RANKS = "A23456789TJQK"
 """Rank letters, Ace = 0 ... King = 12 (Ace and King are adjacent)."""
@@ -32,8 +33,8 @@ class Card:
         values = []
         for value, count in ((self.rank, NUM_RANKS), (self.suit, len(SUITS))):
             try:
-                index = -1 if isinstance(value, bool) else operator.index(value)  # ints, numpy integers
-            except TypeError:
+                index = operator.index(value) if is_integer(value) else -1  # ints, numpy integers
+            except TypeError:  # an Integral without __index__
                 index = -1
             if 0 <= index < count:
                 values.append(index)
@@ -53,7 +54,7 @@ class Card:
     @classmethod
     def from_id(cls, card_id: int) -> Card:
         """From PySolFC's card id, suit * 13 + rank (a whole number: True was the 2 of clubs)."""
-        if isinstance(card_id, bool) or not isinstance(card_id, numbers.Integral) or not 0 <= card_id < len(DECK):
+        if not is_integer(card_id) or not 0 <= card_id < len(DECK):
             raise CardParseError(f"unknown card id {card_id!r} (expected 0..{len(DECK) - 1})")
         return DECK[card_id]
 

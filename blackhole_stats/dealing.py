@@ -17,6 +17,7 @@ from decimal import Decimal
 from functools import total_ordering
 
 from . import _core
+from .arguments import is_integer
 from .board import Board
 from .games import BLACK_HOLE, Game, get_game
 from .quoting import quoted
@@ -163,8 +164,11 @@ def _text_cell(value: object) -> object:
 
 
 def python_value(value: object) -> object:
-    """A pyarrow scalar as the Python value it holds; anything else as it is."""
-    return value.as_py() if _arrow_scalar(value) else value
+    """A pyarrow scalar as the Python value it holds, a 0-d numpy array as its numpy scalar; anything else
+    as it is."""
+    if _arrow_scalar(value):
+        return value.as_py()
+    return value[()] if getattr(value, "ndim", None) == 0 and type(value).__name__ == "ndarray" else value
 
 
 def _truth_value(value: object) -> bool:
@@ -175,7 +179,7 @@ def _truth_value(value: object) -> bool:
         return value
     if getattr(getattr(value, "dtype", None), "kind", None) == "b":
         return bool(value)
-    if isinstance(value, numbers.Integral) and value in (0, 1):
+    if is_integer(value) and value in (0, 1):
         return bool(value)
     raise DealNumberError(f"invalid ms flag {value!r}: expected True or False")
 
@@ -195,13 +199,15 @@ def _whole_number(value: object) -> int:
         except (AttributeError, ValueError):  # text has no fixed width
             pass
     value = python_value(value)
-    if isinstance(value, bool) or not isinstance(value, numbers.Number):
+    if is_integer(value):
+        return operator.index(value)
+    if isinstance(value, (bool, numbers.Integral)) or not isinstance(value, numbers.Number):  # numpy's timedelta64
         kind = "a truth value" if isinstance(value, bool) else type(value).__name__
         raise DealNumberError(f"invalid game number {value!r}: {kind}, not a number")
-    try:
-        return operator.index(value)
-    except TypeError:
-        pass
+    if isinstance(value, Decimal) and value.is_finite() and value and not 0 <= value.adjusted() < MAX_DIGITS:
+        # what as_integer_ratio would spell out digit by digit first (Decimal("1e100000000"): minutes)
+        problem = "not a whole number" if value.adjusted() < 0 else f"more than {MAX_DIGITS} digits"
+        raise DealNumberError(f"invalid game number {quoted(str(value))}: {problem}")
     try:
         numerator, denominator = value.as_integer_ratio()  # type: ignore[attr-defined]
     except (AttributeError, ValueError, OverflowError):  # complex, NaN, infinity

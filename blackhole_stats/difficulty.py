@@ -36,7 +36,7 @@ import re
 import math
 from dataclasses import dataclass
 
-from .board import Board
+from .board import Board, check_board
 from .dealing import python_value
 from .games import Game, get_game
 from .solver import Solver
@@ -117,6 +117,7 @@ def score_of_traps(walks: list[bytes]) -> float:
 
 def difficulty(board: Board, solver: Solver | None = None) -> float | None:
     """The trap score of a winnable position; None if it cannot be won (or a verdict ran past MAX_ITERS)."""
+    check_board(board, "difficulty")
     solver = solver or Solver()
     walks = solver.trap_walks(board, WALKS, PROBES, SEED, MAX_ITERS)
     return None if walks is None else score_of_traps(walks)
@@ -150,6 +151,8 @@ def parse_tag(text: str) -> str:
     """A tag as a user may type it (`hard`, `very-hard`, `Very_Hard`, ` very hard`); DifficultyError otherwise.
 
     One separator per gap, whichever: `very--hard` and `very  hard` are the same typo, refused alike."""
+    if not isinstance(text, str):
+        raise TypeError(f"a tag is text (e.g. 'very hard'), not {type(text).__name__}")
     tag = " ".join(re.split(r"[-_ ]", text.strip().lower()))  # '-hard' is no tag
     if tag not in TAGS:
         raise DifficultyError(f"unknown tag {text!r}; choose from {', '.join(TAGS)} "

@@ -325,7 +325,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
             if todo:  # a session that solves nothing leaves the record of the ones that did
                 session.begin_solving(workers=backend.workers, scheduler=scheduler, machine=machine(),
                                       chunk_size=chunk_size)
-            log.info("run started: %s deals of %s asked, %s to solve, %s workers, search=%s, max_iters=%s; "
+            log.info("run started: %s deals of %s asked, %s to solve, workers=%s, search=%s, max_iters=%s; "
                      "%s unfinished files removed", requested.count, game.key, todo.count, backend.workers, search,
                      max_iters, removed)
             folders = session.folders if isinstance(backend, _Processes) else ()
@@ -896,6 +896,13 @@ def _warnings_to_stderr() -> Iterator[None]:
         log.removeHandler(handler)
 
 
+_UTC_LINES = logging.Formatter("%(asctime)s.%(msecs)03dZ %(processName)s %(levelname)s %(message)s",
+                               "%Y-%m-%dT%H:%M:%S")
+"""A run log's lines, timed in UTC as the manifest is: sessions run in other time zones, or across a
+change of summer time, never read as going backwards."""
+_UTC_LINES.converter = time.gmtime
+
+
 @contextmanager
 def _logging_to(out: str) -> Iterator[None]:
     """This module's log (chunks, slow deals, errors), the workers' included, into DIR.run/run.log.
@@ -912,7 +919,7 @@ def _logging_to(out: str) -> Iterator[None]:
         to_file = None
         log.warning("cannot write the run's log %s (%s): its lines are lost", path, error.strerror or error)
     if to_file is not None:
-        to_file.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+        to_file.setFormatter(_UTC_LINES)
         log.addHandler(to_file)
     try:
         yield

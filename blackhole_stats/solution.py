@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from . import _core
-from .board import TALON_MOVE, Board, IllegalMove, Move
+from .arguments import is_integer
+from .board import TALON_MOVE, Board, IllegalMove, Move, check_board
 from .cards import DECK, Card
 from .games import BLACK_HOLE, Game, get_game
 
@@ -237,6 +238,7 @@ def solution_of(row: Any) -> Solution | None:
 
 def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
     """Replay a line (piles, or card codes) from `board`: its piles and cards, or SolutionError."""
+    check_board(board, "a Solution")
     ids, heights, foundation, talon = board.layout
     problem, step, piles, cards = _core.play_line(ids, heights, foundation, line, by_card, talon,
                                                   board.game.rules_bytes)
@@ -297,7 +299,7 @@ def _as_bytes(piles: Iterable[int]) -> bytes:
         return bytes(piles)
     except (TypeError, ValueError):
         step, pile = next((step, pile) for step, pile in enumerate(piles, 1)
-                          if not isinstance(pile, numbers.Integral) or not 0 <= pile < 256)
+                          if not is_integer(pile) or not 0 <= pile < 256)
         raise SolutionError(f"move {step}: pile {pile!r} has no card to play") from None
 
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 
 from . import _core, _testhooks
 from .arguments import whole_number
-from .board import Board, dealt_layout, solver_input, solver_rules
+from .board import Board, check_board, dealt_layout, solver_input, solver_rules
 from .games import Game, UnknownGameError, get_game
 from .solution import Solution, line_text
 
@@ -163,6 +163,10 @@ class Solver:
         return _new_solver, (type(self), self._table_bits), {name: value for name, value in vars(self).items()
                                                              if name not in ("_core", "_table_bits")}
 
+    def __repr__(self) -> str:
+        return (f"<{type(self).__name__} table_bits={self._table_bits}, {self.memory_bytes / 2**20:,.0f} MiB, "
+                f"{'busy' if self.busy else 'idle'}>")
+
     @property
     def memory_bytes(self) -> int:
         """Bytes held by the tables now (the classic visited set grows with the search,
@@ -196,12 +200,7 @@ class Solver:
         (in C, ~1 microsecond) before it is returned: SolutionError if the
         search were ever wrong.
         """
-        if not isinstance(board, Board):
-            if type(board).__qualname__ == Board.__qualname__ and type(board).__module__ == Board.__module__:
-                raise TypeError("solve takes a Board of this import of blackhole_stats, and this one was made "
-                                "before the package was imported again (a notebook's reload or autoreload): "
-                                "make the Board again, or restart the kernel")
-            raise TypeError(f"solve takes a Board (deal(n) or Board.from_text make one), not {type(board).__name__}")
+        check_board(board, "solve")
         check_search(search, board.game)
         started = time.perf_counter()
         outcome, iterations, played, piles = self.solve_raw(*board.solver_input(), search=search,

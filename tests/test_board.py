@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import (Board, BoardParseError, Card, CardParseError, GameNumber, IllegalMove, Solution, deal,
-                             get_game)
+from blackhole_stats import (Board, BoardParseError, Card, CardParseError, GameNumber, IllegalMove, Move, Solution,
+                             deal, get_game)
 from blackhole_stats.dealing import dealt_card_ids
 
 from conftest import reference_board, reference_boards, require_reference
@@ -280,6 +280,48 @@ def test_reading_stops_at_the_first_bad_line():
     with pytest.raises(BoardParseError, match="line 1001: more than 1,000 lines: not a board"):
         Board.read(blank)
     assert blank.tell() == 1001
+
+
+def test_a_text_file_and_a_path_read_as_its_bytes_do(tmp_path):
+    """`Board.read(open(path))`, what a Python user writes first, was a TypeError from inside the parser
+    (removesuffix() of bytes), and a path an AttributeError; a str is refused by name (a path or board
+    text? from_text takes text)."""
+    text = deal(2, "golf").to_text()
+    (tmp_path / "board.txt").write_text(text, encoding="utf-8")
+    with open(tmp_path / "board.txt", encoding="utf-8") as stream:
+        assert Board.read(stream, "golf") == deal(2, "golf")
+    assert Board.read(tmp_path / "board.txt", "golf") == deal(2, "golf")
+    for source in (str(tmp_path / "board.txt"), text.encode(), 5):
+        with pytest.raises(TypeError, match=f"Board.read takes an open file or a path, not {type(source).__name__}"):
+            Board.read(source, "golf")
+    with pytest.raises(BoardParseError, match="line 2: longer than 4,096 characters"):
+        Board.read(io.StringIO("Foundations: AS\n" + "2C" * 10**6))
+    (tmp_path / "latin.txt").write_bytes("Foundations: AS\nKH \xe9\n".encode("latin-1"))
+    with open(tmp_path / "latin.txt", encoding="utf-8") as stream, \
+            pytest.raises(BoardParseError, match="not text in the file's encoding"):
+        Board.read(stream)
+
+
+def test_card_ids_in_a_numpy_array_are_taken_by_value():
+    """bytes() of an int64 array read its memory, 8 bytes an id: refused as "not all 52 ids"."""
+    import numpy as np
+
+    ids = dealt_card_ids(GameNumber(7))
+    for array in (np.frombuffer(ids, dtype=np.uint8).astype(np.int64), np.frombuffer(ids, dtype=np.uint8)):
+        assert Board.from_card_ids(array, "7") == deal(7)
+    with pytest.raises(ValueError, match="a fresh deal is all 52 card ids"):
+        Board.from_card_ids(np.arange(52) + 1)
+
+
+def test_a_move_is_a_pile_and_a_card_or_refused_as_made():
+    """Move("x", "y") was accepted, and its repr then failed with an AttributeError."""
+    card = Card.from_text("AC")
+    for pile, what in (("x", card), (-1, card), (True, card), (0, "AC")):
+        with pytest.raises(TypeError, match="a Move is a pile number"):
+            Move(pile, what)
+    import numpy as np
+
+    assert Move(np.int64(3), card).pile == 3 and Move(None, card).is_talon
 
 
 def test_blank_lines_around_a_board_are_skipped_as_the_peer_skips_them():

@@ -355,3 +355,27 @@ def test_the_ms_flag_is_a_truth_value_not_any_truthy_object():
             GameNumber(5, flag)
     row = Solver().solve_deal(GameNumber(40000, np.True_))
     assert row["ms"] is True and row["deal"] == 40000  # the row holds a bool, as the column does
+
+
+def test_numbers_numpy_makes_integers_are_game_numbers_only_when_they_are_counts():
+    """numpy's timedelta64 is an integer to numpy: a duration made an ms deal of GameNumber(5, ...) and a game
+    number of its count; a 0-d array, which numpy treats as its scalar, was refused as "ndarray"."""
+    import numpy as np
+
+    for make in (lambda: GameNumber(5, np.timedelta64(1)), lambda: deal(np.timedelta64(5)),
+                 lambda: GameNumber(np.timedelta64(5, "ms"))):
+        with pytest.raises(DealNumberError, match="invalid (ms flag|game number)"):
+            make()
+    assert deal(np.array(5)) == deal(np.array(5.0)) == deal(5) and deal(np.array(5)).name == "5"
+
+
+def test_a_decimal_spelt_with_a_huge_exponent_is_refused_before_its_digits_are_spelt_out():
+    """Decimal("1e10000000") took seconds (1e100000000 minutes and gigabytes) before the digit limit refused
+    it: the exponent is read first now, as for a fraction that small."""
+    from decimal import Decimal
+
+    for text, problem in (("1e1000000", "more than 4000 digits"), ("-7e1000000", "more than 4000 digits"),
+                          ("3e-1000000", "not a whole number")):
+        with pytest.raises(DealNumberError, match=re.escape(f"invalid game number '{Decimal(text)}': {problem}")):
+            deal(Decimal(text))
+    assert deal(Decimal("5e3")) == deal(5000) and deal(Decimal("0.5e1")) == deal(5)

@@ -113,6 +113,14 @@ def test_tags_are_read_as_users_type_them_and_unknown_ones_are_refused():
         scale("black_hole/0")
 
 
+def test_arguments_of_the_wrong_type_are_type_errors_that_say_what_was_wanted():
+    """difficulty(5) and parse_tag(5) were AttributeErrors from inside."""
+    with pytest.raises(TypeError, match="difficulty takes a Board .*, not int"):
+        difficulty(5)
+    with pytest.raises(TypeError, match="a tag is text .*, not int"):
+        parse_tag(5)
+
+
 @pytest.mark.skipif(not (REPO / "scripts").is_dir(), reason="scripts/ is in the repository, not the sdist")
 def test_validation_measures_again_what_a_smaller_budget_measured(tmp_path):
     """Measurements made with budgets up to 30 were read as answers for 30,000: a planner that needed more

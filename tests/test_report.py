@@ -713,6 +713,31 @@ def test_a_deal_listed_with_and_without_its_tag_keeps_the_tag(tmp_path):
         **expected.to_dict(), "no score": built["outcomes"]["solved"] - int(expected.sum())}
 
 
+def test_readme_s_recipes_read_runs_of_one_folder_with_and_without_difficulty_as_one_table(tmp_path, monkeypatch):
+    """README's recipes for several runs in one folder: DuckDB's glob refused a run made with --difficulty
+    beside one made without (or, the tagged run's file second, dropped its two columns), polars' concat
+    refused the mix."""
+    import duckdb
+    import polars as pl
+
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8").split())
+    query = re.search(r"in DuckDB `(read_parquet\('runs/\*/\*\.parquet'[^`]*)`", readme)[1]
+    how = re.search(r'in polars `pl\.concat\(\[\.\.\.\], how="(\w+)"\)`', readme)[1]
+    monkeypatch.chdir(tmp_path)
+    for name, extra in (("a_tagged", ["--game", "all_in_a_row", "--difficulty"]), ("b_plain", [])):
+        made = run_cli("--range", "1-12", *extra, "--out", f"runs/{name}", "--workers", "1", command="run")
+        assert made.returncode == 0, made.stderr
+    frames = [pd.read_parquet(f"runs/{name}") for name in ("a_tagged", "b_plain")]
+    expected = pd.concat(frames).groupby("game", observed=True)["difficulty"].count().to_dict()
+    assert expected == {"all_in_a_row": int((frames[0]["outcome"] == "solved").sum()), "black_hole": 0} \
+        and expected["all_in_a_row"] > 0
+    counted = duckdb.sql(f"select game, count(*), count(difficulty) from {query} group by 1").fetchall()
+    assert {game: (rows, scored) for game, rows, scored in counted} == {
+        game: (12, scored) for game, scored in expected.items()}
+    together = pl.concat([pl.read_parquet(f"runs/{name}") for name in ("b_plain", "a_tagged")], how=how)
+    assert together.height == 24 and together["difficulty"].count() == expected["all_in_a_row"]
+
+
 @pytest.mark.parametrize("rows, message", [
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,0.0,\n", "deal 2 is unsolved, but has a difficulty score or tag"),
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,,very hard\n", "deal 2 is unsolved, but has a difficulty score or tag"),

@@ -214,6 +214,25 @@ def test_bad_ranges_are_one_line(tmp_path, args, words):
     assert not (tmp_path / "run").exists()
 
 
+def test_the_run_log_is_timed_in_utc_as_the_manifest_is(tmp_path):
+    """run.log's lines were in local time without a zone, the manifest's in UTC: a session run five hours
+    west of the one before read as going backwards (POSIX TZ strings: no time-zone data needed)."""
+    from datetime import datetime, timezone
+
+    out = tmp_path / "run"
+    for zone, deals in (("UTC0", "1-3"), ("XYZ+5", "1-6"), ("ABC-9", "1-9")):
+        done = subprocess.run([str(SCRIPT), "run", "--range", deals, "--out", str(out), "--workers", "1"],
+                              capture_output=True, text=True, timeout=120, env={**os.environ, "TZ": zone})
+        assert done.returncode == 0, done.stderr
+    lines = [line for line in Path(log_path(str(out))).read_text().splitlines() if " run started: " in line]
+    logged = [datetime.strptime(line.split()[0], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+              for line in lines]
+    started = [datetime.strptime(session["started"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+               for session in read_manifest(out)["sessions"]]
+    assert len(logged) == len(started) == 3 and logged == sorted(logged)
+    assert all(abs((one - other).total_seconds()) < 60 for one, other in zip(logged, started)), (logged, started)
+
+
 def test_other_settings_and_bad_deal_files_are_one_line(tmp_path):
     out = tmp_path / "run"
     assert cli("run", "--range", "1-5", "--out", out).returncode == 0

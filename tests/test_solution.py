@@ -160,6 +160,14 @@ def test_every_solution_the_solver_returns_wins_on_the_board_text():
             assert wins(board.to_text(), list(result.solution.piles))
 
 
+def test_a_solution_of_no_board_is_a_type_error_that_says_so():
+    """Solution(None, b"") was an AttributeError ('NoneType' object has no attribute 'layout')."""
+    for make in (lambda: Solution(None, b""), lambda: Solution.from_text("2H", "3S"),
+                 lambda: Solution.from_piles(deal(2).to_text(), [0])):
+        with pytest.raises(TypeError, match="a Solution takes a Board .*, not (NoneType|str)"):
+            make()
+
+
 def test_boards_walk_from_the_start_to_an_empty_board():
     solution = Solution.from_text(Board.from_text(POSITION), "4S 5S 6C 7D")
     boards = list(solution.boards())

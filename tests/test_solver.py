@@ -346,3 +346,17 @@ def test_a_table_size_that_is_none_names_table_bits(value, error, words):
     with pytest.raises(error) as raised:
         Solver(value)
     assert str(raised.value) == words
+
+
+def test_a_duration_is_no_count_and_a_solver_says_what_it_is():
+    """numpy's timedelta64 is an integer to numpy: Solver(np.timedelta64(16)) was taken as 16 table bits, and
+    max_iters=np.timedelta64(100, "ms") failed inside int(); the repr was only the class and an address."""
+    import numpy as np
+
+    with pytest.raises(ValueError, match=r"table_bits must be a whole number from 8 to 30, not np.timedelta64\(16\)"):
+        Solver(np.timedelta64(16))
+    with pytest.raises(ValueError, match="max_iters must be a whole number from 1 to "):
+        solve(deal(2), max_iters=np.timedelta64(100, "ms"))
+    solver = Solver(np.int64(16))
+    assert repr(solver) == f"<Solver table_bits=16, {solver.memory_bytes / 2**20:,.0f} MiB, idle>"
+    assert solve(deal(2), max_iters=np.uint32(10**6)).outcome == solve(deal(2)).outcome
