@@ -41,10 +41,23 @@ class Command(click.Command):
 
     def parse_args(self, ctx, args):
         try:
+            self._refuse_repeated_values(ctx, args)
             return super().parse_args(ctx, args)
         except click.UsageError as error:  # click's parser leaves an option without its value unplaced
             error.ctx = error.ctx or ctx  # so the line names this command's --help, not the group's
             raise
+
+    def _refuse_repeated_values(self, ctx, args) -> None:
+        """An option of one value given twice is refused: click keeps the last silently, and `solve --board
+        A --board B` answered for B under no name. (Flags may repeat: `--progress --progress` says one thing.)
+        Options that take several are `multiple` and counted by their commands (`--deals`)."""
+        _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # a parameter per time it is given
+        seen = set()
+        for param in order:
+            if isinstance(param, click.Option) and not (param.multiple or param.is_flag or param.count):
+                if param.name in seen:
+                    raise click.UsageError(f"{max(param.opts, key=len)} is given once", ctx)
+                seen.add(param.name)
 
     def invoke(self, ctx):
         try:
@@ -56,6 +69,8 @@ class Command(click.Command):
             return result
         except EOFError as error:  # (a library's: click would take it for Ctrl-C, after a blank line)
             raise click.ClickException(f"unexpected end of input{f': {error}' if str(error) else ''}") from None
+        except BrokenPipeError as error:  # stderr's reader gone (`2>&1 | head`: a note after the output): the
+            raise StdoutFailed(error) from None  # same quiet 141 as stdout's, where click would exit 1
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted" if interrupt.done is None else f"interrupted after {interrupt.done}",
                               interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))

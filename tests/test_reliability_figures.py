@@ -98,6 +98,23 @@ def test_a_reader_gone_is_quiet_also_where_a_note_on_the_game_is_due(tmp_path, c
     assert shown.returncode == 0 and shown.stderr.startswith(b"note: ") and shown.stdout  # said once it is out
 
 
+@pytest.mark.parametrize("command", ["report", "export"])
+def test_a_reader_of_both_streams_gone_before_the_note_is_quiet_too(tmp_path, command):
+    """`report FILE 2>&1 | head -1`: the output reached the pipe before `head` left, the note after it did
+    not; click took that for an error, exit 1 (a `set -o pipefail` script read it as bad input). Here the
+    output goes to a file and the note to a pipe whose reader is gone: no race."""
+    (tmp_path / "rows.csv").write_text("deal,outcome,iterations,cards_played\n1,unsolved,9,3\n2,solved,9,51\n")
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        with open(tmp_path / "out.txt", "wb") as output:
+            result = subprocess.run([str(SCRIPT), command, str(tmp_path / "rows.csv")], stdout=output,
+                                    stderr=write, timeout=120)
+    finally:
+        os.close(write)
+    assert result.returncode == EXIT_BROKEN_PIPE and (tmp_path / "out.txt").stat().st_size > 0
+
+
 # ------------------------------------------------------------------ board text
 def golf_board(number: int) -> str:
     """Deal `number` of Golf as pysol-cards wrote it (the reference, not our dealer)."""
