@@ -527,8 +527,10 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
     paths = sorted(info.path for info in found
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:
+        run = run_of_side_folder(out)
         why = ": a run is writing to it and has finished no chunk yet" if being_written(out) else (
-            ": it holds only files a killed run left unfinished: resume the run" if unfinished_in(out) else "")
+            ": it holds only files a killed run left unfinished: resume the run" if unfinished_in(out) else
+            f": it is where the run {run} keeps its manifest and log: give {run}" if run else "")
         raise DatasetError(f"{out}: no *.parquet files in this directory{why}")
     return fs, root, paths
 
@@ -1561,12 +1563,12 @@ def strays_problem(out: str, strays: list[tuple[str, str]]) -> str:
 
 def _not_a_new_run(out: str) -> str:
     """Why files in `out` without a manifest make it no place for a new run."""
-    return _side_folder_of(out) or _chunks_without_run(out) or \
+    return _another_name_of_a_run(out) or _chunks_without_run(out) or \
         f"{out} is not empty and holds no run: choose a new or empty directory"
 
 
 def _no_run_to_resume(out: str) -> str:
-    return _side_folder_of(out) or _chunks_without_run(out) or \
+    return _another_name_of_a_run(out) or _chunks_without_run(out) or \
         f"there is no run to resume in {out}: give --range or --deals"
 
 
@@ -1579,11 +1581,22 @@ def _chunks_without_run(out: str) -> str | None:
             "rows it did not ask for: move them away, or choose a new or empty directory")
 
 
-def _side_folder_of(out: str) -> str | None:
-    """Where `out` is a run's side folder: what to give instead."""
+def run_of_side_folder(out: str) -> str | None:
+    """The run whose side folder `out` is (`runs/x` for `runs/x.run`), or None."""
     if out.endswith(SIDE_SUFFIX) and read_manifest(out[:-len(SIDE_SUFFIX)]) is not None:
-        run = out[:-len(SIDE_SUFFIX)]
+        return out[:-len(SIDE_SUFFIX)]
+    return None
+
+
+def _another_name_of_a_run(out: str) -> str | None:
+    """Where `out` is a run's side folder, or a link to a run made under its real name (whose manifest is
+    beside that name): what to give instead."""
+    run = run_of_side_folder(out)
+    if run:
         return f"{out} is where the run {run} keeps its manifest and log: give --out {run} to go on with it"
+    real = run_behind_link(out)
+    if real != out:
+        return f"{out} is a link to the run {real}, which keeps its manifest beside that name: give --out {real}"
     return None
 
 

@@ -404,6 +404,22 @@ def test_a_run_s_dataset_is_never_another_run_s_side_folder(tmp_path):
                         f"{other} to go on with it\n"), line
 
 
+def test_a_run_s_side_folder_or_a_link_to_it_given_for_the_run_names_the_run(run_copy, tmp_path):
+    """`verify X.run` said "no X.run.run/manifest.json", report and export "no *.parquet files"; `run --out
+    LINK` (a link to a run made under its real name) blamed a run made under a link's name, the reverse."""
+    side = f"{run_copy}.run"
+    for command in ("verify", "report", "export"):
+        line = assert_one_line_failure(cli(command, side), 1)
+        assert line.endswith(f"is where the run {run_copy} keeps its manifest and log: give {run_copy}\n"), line
+    (tmp_path / "latest").symlink_to(run_copy)
+    before = snapshot(run_copy)
+    for more in (["--range", "1-8"], []):
+        line = assert_one_line_failure(cli("run", *more, "--out", tmp_path / "latest"), 1)
+        assert line == (f"Error: {tmp_path / 'latest'} is a link to the run {run_copy}, which keeps its manifest "
+                        f"beside that name: give --out {run_copy}\n"), line
+    assert snapshot(run_copy) == before and not (tmp_path / "latest.run").exists()
+
+
 def test_a_run_directory_bind_mounted_from_the_same_disk(tmp_path):
     """Same device as its side folder, yet another mount point: no rename crosses (EXDEV), and every
     chunk failed, run after run. Written in DIR as across devices; read-only, the one line that says so."""
