@@ -1232,7 +1232,7 @@ def test_workers_are_capped_at_twice_the_cores(tmp_path):
 def chunk_lines(log: str, what: str) -> dict[str, list[str]]:
     """{chunk: [the name of the process that logged it], ...} for the log lines "chunk A-B: <what>"."""
     found: dict[str, list[str]] = {}
-    for process, chunk in re.findall(rf"^\S+ \S+ (.+) INFO chunk (\S+): {what}$", log, re.MULTILINE):
+    for process, chunk in re.findall(rf"^\S+Z (.+) INFO chunk (\S+): {what}$", log, re.MULTILINE):
         found.setdefault(chunk, []).append(process)
     return found
 
@@ -1253,7 +1253,7 @@ def test_every_workers_lines_reach_the_run_log_however_workers_start(tmp_path, m
     name = PROCESS_NAMES[method or multiprocessing.get_start_method()]
     workers = {names[0] for names in started_by.values()}
     assert 1 <= len(workers) <= 2 and all(re.fullmatch(rf"{name}-\d+", worker) for worker in workers), log
-    tables = re.findall(rf"^\S+ \S+ ({name}-\d+) INFO solver tables: \d+ MiB", log, re.MULTILINE)
+    tables = re.findall(rf"^\S+Z ({name}-\d+) INFO solver tables: \d+ MiB", log, re.MULTILINE)
     assert sorted(tables) == sorted(workers), log  # once per worker process
     assert sorted(chunk_lines(log, r"wrote .*")) == sorted(started_by)
     assert_complete(out, 100)
@@ -1276,9 +1276,9 @@ def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
     assert all(len(names) == 1 for names in started_by.values()), log
     workers = {names[0] for names in started_by.values()}
     assert workers <= {f"Dask worker {address}" for address in addresses}, log
-    tables = re.findall(r"^\S+ \S+ (Dask worker \S+) INFO solver tables: \d+ MiB", log, re.MULTILINE)
+    tables = re.findall(r"^\S+Z (Dask worker \S+) INFO solver tables: \d+ MiB", log, re.MULTILINE)
     assert set(tables) == workers, log
-    slow = re.findall(r"^\S+ \S+ (Dask worker \S+) INFO deal (\d+): slow, [\d.]+ s, (\w+)$", log, re.MULTILINE)
+    slow = re.findall(r"^\S+Z (Dask worker \S+) INFO deal (\d+): slow, [\d.]+ s, (\w+)$", log, re.MULTILINE)
     assert sorted(int(deal) for _, deal, _ in slow) == list(range(1, 101)), log
     assert all(outcome == peer.loc[int(deal), "outcome"] for _, deal, outcome in slow)
     chunk_of = {deal: chunk for chunk in started_by for deal in range(int(chunk.split("-")[0]),
