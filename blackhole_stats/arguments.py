@@ -9,17 +9,24 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 
 
-def is_integer(value) -> bool:
-    """An int or a numpy integer: not a bool (a truth value), nor a numpy timedelta64, which numpy makes
-    an integer (a length of time would pass for a count, a pile, a game number)."""
-    return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
-            and getattr(getattr(value, "dtype", None), "kind", None) != "m")
+def is_int_value(value) -> bool:
+    """An int, or what stands for one as an index does (numpy's integers, a 0-d integer array), not a bool:
+    a truth value. numpy's timedelta64 is a numbers.Integral, yet no index: a length of time would have
+    passed for a count, a pile, a game number."""
+    if isinstance(value, bool):
+        return False
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
 
 
 def is_whole_number(value, low: int, high: float = math.inf) -> bool:
-    return is_integer(value) and low <= value <= high
+    return is_int_value(value) and low <= value <= high
 
 
 def is_seconds(value) -> bool:

@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .arguments import is_integer
+from .arguments import is_int_value
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game, get_game
 from .quoting import QUOTE_LIMIT, quoted
@@ -77,11 +77,6 @@ class Move:
     pile: int | None
     card: Card
 
-    def __post_init__(self) -> None:
-        if not (self.pile is None or is_integer(self.pile) and self.pile >= 0) or not isinstance(self.card, Card):
-            raise TypeError(f"a Move is a pile number (None: the talon) and a Card, not {self.pile!r} and "
-                            f"{self.card!r}")
-
     @property
     def is_talon(self) -> bool:
         return self.pile is None
@@ -92,7 +87,8 @@ class Move:
         return f"talon:{self.card.text}" if self.pile is None else self.card.text
 
     def __repr__(self) -> str:
-        return f"Move({self.pile}, Card.from_text({self.card.text!r}))"
+        """`Move(3, Card.from_text('2H'))`; a Move made of anything else shows it (no `.text` to fail)."""
+        return f"Move({self.pile!r}, {self.card!r})"
 
 
 _CARDS = frozenset(DECK)
@@ -159,11 +155,14 @@ class Board:
     @classmethod
     def read(cls, source: BinaryIO | TextIO | os.PathLike, game: Game | str | int = BLACK_HOLE,
              every_pile: bool = False) -> Board:
-        """Parse board text from an open file (binary, or text as `open(path)` gives) or a path
-        (`pathlib.Path`), reading no further than the first bad line.
+        """Parse board text from an open file or a path (`pathlib.Path`), reading no further than the
+        first bad line.
 
         A huge file or a pipe that never ends costs a line's worth of memory
-        before it is refused, never its whole size. A str is refused: it could
+        before it is refused, never its whole size. A file opened as text
+        (`open(path)`) is read through its bytes, as the command line reads it:
+        its decoding would turn a stray '\\r' into a line end, and name line 1
+        for a bad byte anywhere in the first 8 KiB. A str is refused: it could
         be a path or board text (`Board.from_text`).
         """
         if isinstance(source, os.PathLike):
@@ -173,7 +172,7 @@ class Board:
             hint = ": board text goes to Board.from_text, a path to Board.read(Path(...))" \
                 if isinstance(source, (str, bytes)) else ""
             raise TypeError(f"Board.read takes an open file or a path, not {type(source).__name__}{hint}")
-        return cls.from_lines(_stream_lines(source), game, every_pile)
+        return cls.from_lines(_stream_lines(getattr(source, "buffer", source)), game, every_pile)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], game: Game | str | int = BLACK_HOLE, every_pile: bool = False) -> Board:
@@ -438,12 +437,12 @@ class Board:
         rules forbid it."""
         if isinstance(pile, Move):  # this board's only if its card is the one there (else as its pile)
             move, pile = pile, pile.pile
-            ours = pile is None or is_integer(pile) and 0 <= pile < len(self.piles)
+            ours = pile is None or is_int_value(pile) and 0 <= pile < len(self.piles)
             shown = (self.talon[:1] if pile is None else self.piles[pile][-1:]) if ours else ()
             if shown and shown[0] != move.card:
                 where = "the talon" if pile is None else f"pile {pile}"
                 raise IllegalMove(f"{move} is not this board's: {where} shows {shown[0].text}")
-        if not (pile is None or is_integer(pile)):
+        if not (pile is None or is_int_value(pile)):
             raise TypeError(f"a move plays a pile number (or None, the talon), not {pile!r}")
         if pile is None:
             if not self.talon:
@@ -525,18 +524,13 @@ def _svg_empty(x: int, y: int) -> str:
 
 
 def _stream_lines(stream: BinaryIO | TextIO) -> Iterator[str]:
-    """Lines of a binary stream, decoded, or of a text stream. A line too long in bytes to hold MAX_LINE
-    characters is refused after reading no more than that (its cut end is no bad UTF-8); _check_line
-    refuses the lines between, by characters."""
+    """Lines of a binary stream, decoded, or of a text stream that has no bytes under it (io.StringIO,
+    which translates no line ends). A line too long in bytes to hold MAX_LINE characters is refused after
+    reading no more than that (its cut end is no bad UTF-8); _check_line refuses the lines between, by
+    characters."""
     number = 1
     most = 4 * MAX_LINE + 2  # bytes: MAX_LINE characters of UTF-8 and a CRLF
-    while True:
-        try:
-            raw = stream.readline(most + 1)
-        except UnicodeDecodeError as error:  # a text stream decodes as it reads
-            raise BoardParseError(f"line {number}: not text in the file's encoding ({error.reason})") from None
-        if not raw:
-            return
+    while raw := stream.readline(most + 1):
         text = isinstance(raw, str)
         if len(raw) > most:
             start = raw[:QUOTE_LIMIT] if text else raw[:QUOTE_LIMIT].decode("utf-8", "replace")  # the rest unread

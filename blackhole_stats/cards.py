@@ -5,7 +5,7 @@ import operator
 from dataclasses import dataclass
 from functools import cached_property
 
-from .arguments import is_integer
+from .arguments import is_int_value
 
 RANKS = "A23456789TJQK"
 """Rank letters, Ace = 0 ... King = 12 (Ace and King are adjacent)."""
@@ -32,10 +32,7 @@ class Card:
         """Only the 52 cards: Card(-1, 0) printed as KC but equalled no card, Card(13, 0) failed when shown."""
         values = []
         for value, count in ((self.rank, NUM_RANKS), (self.suit, len(SUITS))):
-            try:
-                index = operator.index(value) if is_integer(value) else -1  # ints, numpy integers
-            except TypeError:  # an Integral without __index__
-                index = -1
+            index = operator.index(value) if is_int_value(value) else -1  # ints, numpy integers
             if 0 <= index < count:
                 values.append(index)
             else:
@@ -54,7 +51,7 @@ class Card:
     @classmethod
     def from_id(cls, card_id: int) -> Card:
         """From PySolFC's card id, suit * 13 + rank (a whole number: True was the 2 of clubs)."""
-        if not is_integer(card_id) or not 0 <= card_id < len(DECK):
+        if not is_int_value(card_id) or not 0 <= card_id < len(DECK):
             raise CardParseError(f"unknown card id {card_id!r} (expected 0..{len(DECK) - 1})")
         return DECK[card_id]
 

@@ -17,7 +17,7 @@ from . import __version__, interrupts
 from ._testhooks import pause
 from .arguments import is_seconds
 from .board import Board, BoardParseError
-from .console import EXIT_BROKEN_PIPE, StdoutFailed, discard_stdout, take_stdout
+from .console import EXIT_BROKEN_PIPE, STDERR, StdoutFailed, discard_stdout, take_stderr, take_stdout
 from .dealing import DealNumberError, GameNumber, deal
 from .games import DEFAULT_GAME, GAMES, Game, UnknownGameError, get_game
 from .quoting import quoted
@@ -48,15 +48,19 @@ class Command(click.Command):
             raise
 
     def _refuse_repeated_values(self, ctx, args) -> None:
-        """An option of one value given twice is refused: click keeps the last silently, and `solve --board
-        A --board B` answered for B under no name. (Flags may repeat: `--progress --progress` says one thing.)
-        Options that take several are `multiple` and counted by their commands (`--deals`)."""
+        """An option given twice is refused: click keeps the last silently, and `solve --board A --board B`
+        answered for B under no name, `--progress --no-progress` ran without. A plain flag may repeat (it
+        says one thing), and so may what takes several (`--range`). --help wins, as click makes it, and
+        shell completion parses what is typed so far."""
+        if ctx.resilient_parsing or any(arg in ctx.help_option_names for arg in args):
+            return
         _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # a parameter per time it is given
         seen = set()
         for param in order:
-            if isinstance(param, click.Option) and not (param.multiple or param.is_flag or param.count):
+            if isinstance(param, click.Option) and not (param.multiple or param.count
+                                                        or param.is_flag and not param.secondary_opts):
                 if param.name in seen:
-                    raise click.UsageError(f"{max(param.opts, key=len)} is given once", ctx)
+                    raise click.UsageError(f"{max(param.opts, key=len)} may be given only once", ctx)
                 seen.add(param.name)
 
     def invoke(self, ctx):
@@ -69,8 +73,10 @@ class Command(click.Command):
             return result
         except EOFError as error:  # (a library's: click would take it for Ctrl-C, after a blank line)
             raise click.ClickException(f"unexpected end of input{f': {error}' if str(error) else ''}") from None
-        except BrokenPipeError as error:  # stderr's reader gone (`2>&1 | head`: a note after the output): the
-            raise StdoutFailed(error) from None  # same quiet 141 as stdout's, where click would exit 1
+        except BrokenPipeError as error:  # stderr's reader gone (`2>&1 | head`, a note after the output): the
+            if error.filename != STDERR:  # same quiet 141 as stdout's, where click would exit 1
+                raise
+            raise StdoutFailed(error) from None
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted" if interrupt.done is None else f"interrupted after {interrupt.done}",
                               interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))
@@ -123,6 +129,7 @@ class Commands(click.Group):
             return 1
         if ours:
             take_stdout()
+            take_stderr()
         try:
             try:
                 status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -589,7 +596,7 @@ class RunCommand(Command):
 @click.option("--range", "ranges", multiple=True, metavar="RANGES",
               help="Deals to solve: 1-1000000, ms1-ms5000, 42; repeat it or separate with commas "
                    "(digits only: '1 5' and '1.5' are refused, never read as 15).")
-@click.option("--deals", "deals_files", type=click.Path(exists=True, dir_okay=False, allow_dash=True), multiple=True,
+@click.option("--deals", "deals_file", type=click.Path(exists=True, dir_okay=False, allow_dash=True),
               help="A text file ('-' = stdin) of what --range takes, one or more per line; blank "
                    "lines and lines starting with '#' are skipped. UTF-8, or UTF-16/32 with a BOM.")
 @click.option("--out", required=True, metavar="DIR",
@@ -619,7 +626,7 @@ class RunCommand(Command):
               help="With --scheduler: how long to wait for a first worker to join  [default: 60]")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr  [default: when stderr is a terminal]")
-def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game | None, workers: int | None,
+def run_command(ranges: tuple[str, ...], deals_file: str | None, out: str, game_kind: Game | None, workers: int | None,
                 chunk_size: int | None, search: str, max_iters: int | None, difficulty: bool,
                 scheduler: str | None, wait_for_workers: float | None, progress: bool | None) -> None:
     """Solve each deal of the ranges once, in parallel, into the dataset DIR.
@@ -650,9 +657,6 @@ def run_command(ranges: tuple[str, ...], deals_files, out: str, game_kind: Game 
         raise click.UsageError("--wait-for-workers is for --scheduler's cluster: local workers need no wait")
     if wait_for_workers is not None and not is_seconds(wait_for_workers):  # nan and inf pass FloatRange
         raise click.BadParameter(f"{wait_for_workers} is no number of seconds", param_hint="'--wait-for-workers'")
-    if len(deals_files) > 1:  # click would keep the last silently
-        raise click.UsageError("--deals is given once: put the lists in one file, or give --range too")
-    deals_file = deals_files[0] if deals_files else None
     context = click.get_current_context()
     given = {name for name in ("search", "max_iters", "difficulty")
              if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}

@@ -23,7 +23,8 @@ EXIT_BROKEN_PIPE = 141
 
 
 class StdoutFailed(Exception):
-    """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened."""
+    """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened. (Also
+    raised by `blackhole-stats` for standard error's reader gone: the same quiet exit 141.)"""
 
     def __init__(self, error: OSError) -> None:
         super().__init__(error.strerror or str(error))
@@ -42,6 +43,31 @@ class _Stdout(io.FileIO):
             raise StdoutFailed(error) from error
 
 
+STDERR = "<stderr>"
+"""The file name a broken pipe of standard error carries (`_Stderr`)."""
+
+
+class _Stderr(io.FileIO):
+    """File descriptor 2, whose broken pipe says it is standard error's: its reader gone (`2>&1 | head`,
+    a note after the output) is told from a broken pipe of any other file (a FIFO, a socket)."""
+
+    def write(self, data) -> int | None:
+        try:
+            return super().write(data)
+        except BrokenPipeError as error:
+            _to_null_device(2)  # nothing more can be said there; the interpreter's last flush must succeed
+            error.filename = STDERR
+            raise
+
+
+def take_stderr() -> None:
+    """Point sys.stderr at file descriptor 2 through `_Stderr`, as it was set up; for a process that is one
+    of our commands (there is one, and its standard error is its own)."""
+    if sys.stderr is not None:
+        sys.stderr = io.TextIOWrapper(_Stderr(2, "w", closefd=False), encoding=sys.stderr.encoding,  # unbuffered,
+                                      errors=sys.stderr.errors, write_through=True)  # as the interpreter's own
+
+
 def take_stdout() -> None:
     """Point sys.stdout at file descriptor 1 through `_Stdout`, as it was set up (encoding, errors, line
     buffering); for a process that is one of our commands, whose standard output is its own."""
@@ -51,8 +77,12 @@ def take_stdout() -> None:
 
 def discard_stdout() -> None:
     """Point fd 1 at the null device, so that the interpreter's last flush of unwritten output succeeds."""
+    _to_null_device(1)
+
+
+def _to_null_device(fd: int) -> None:
     null = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(null, 1)
+    os.dup2(null, fd)
     os.close(null)
 
 

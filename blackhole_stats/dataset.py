@@ -527,10 +527,11 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
     paths = sorted(info.path for info in found
                    if info.type == pafs.FileType.File and info.base_name.endswith(".parquet"))
     if not paths:
-        run = run_of_side_folder(out)
+        side = side_folder_problem(out)
+        if side:
+            raise DatasetError(side)
         why = ": a run is writing to it and has finished no chunk yet" if being_written(out) else (
-            ": it holds only files a killed run left unfinished: resume the run" if unfinished_in(out) else
-            f": it is where the run {run} keeps its manifest and log: give {run}" if run else "")
+            ": it holds only files a killed run left unfinished: resume the run" if unfinished_in(out) else "")
         raise DatasetError(f"{out}: no *.parquet files in this directory{why}")
     return fs, root, paths
 
@@ -1581,19 +1582,20 @@ def _chunks_without_run(out: str) -> str | None:
             "rows it did not ask for: move them away, or choose a new or empty directory")
 
 
-def run_of_side_folder(out: str) -> str | None:
-    """The run whose side folder `out` is (`runs/x` for `runs/x.run`), or None."""
+def side_folder_problem(out: str, option: str = "") -> str | None:
+    """Where `out` is a run's side folder (`runs/x.run`), what to give instead (after `option`), else None."""
     if out.endswith(SIDE_SUFFIX) and read_manifest(out[:-len(SIDE_SUFFIX)]) is not None:
-        return out[:-len(SIDE_SUFFIX)]
+        return f"{out} is where the run {out[:-len(SIDE_SUFFIX)]} keeps its manifest and log: give " \
+               f"{option}{out[:-len(SIDE_SUFFIX)]}"
     return None
 
 
 def _another_name_of_a_run(out: str) -> str | None:
     """Where `out` is a run's side folder, or a link to a run made under its real name (whose manifest is
     beside that name): what to give instead."""
-    run = run_of_side_folder(out)
-    if run:
-        return f"{out} is where the run {run} keeps its manifest and log: give --out {run} to go on with it"
+    side = side_folder_problem(out, "--out ")
+    if side:
+        return side
     real = run_behind_link(out)
     if real != out:
         return f"{out} is a link to the run {real}, which keeps its manifest beside that name: give --out {real}"

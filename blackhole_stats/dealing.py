@@ -17,7 +17,7 @@ from decimal import Decimal
 from functools import total_ordering
 
 from . import _core
-from .arguments import is_integer
+from .arguments import is_int_value
 from .board import Board
 from .games import BLACK_HOLE, Game, get_game
 from .quoting import quoted
@@ -164,11 +164,8 @@ def _text_cell(value: object) -> object:
 
 
 def python_value(value: object) -> object:
-    """A pyarrow scalar as the Python value it holds, a 0-d numpy array as its numpy scalar; anything else
-    as it is."""
-    if _arrow_scalar(value):
-        return value.as_py()
-    return value[()] if getattr(value, "ndim", None) == 0 and type(value).__name__ == "ndarray" else value
+    """A pyarrow scalar as the Python value it holds; anything else as it is."""
+    return value.as_py() if _arrow_scalar(value) else value
 
 
 def _truth_value(value: object) -> bool:
@@ -179,7 +176,7 @@ def _truth_value(value: object) -> bool:
         return value
     if getattr(getattr(value, "dtype", None), "kind", None) == "b":
         return bool(value)
-    if is_integer(value) and value in (0, 1):
+    if is_int_value(value) and value in (0, 1):
         return bool(value)
     raise DealNumberError(f"invalid ms flag {value!r}: expected True or False")
 
@@ -199,15 +196,20 @@ def _whole_number(value: object) -> int:
         except (AttributeError, ValueError):  # text has no fixed width
             pass
     value = python_value(value)
-    if is_integer(value):
+    if is_int_value(value):
         return operator.index(value)
-    if isinstance(value, (bool, numbers.Integral)) or not isinstance(value, numbers.Number):  # numpy's timedelta64
+    # An Integral that is no index is numpy's timedelta64: a length of time.
+    if isinstance(value, (bool, numbers.Integral)) or not isinstance(value, numbers.Number):
         kind = "a truth value" if isinstance(value, bool) else type(value).__name__
         raise DealNumberError(f"invalid game number {value!r}: {kind}, not a number")
-    if isinstance(value, Decimal) and value.is_finite() and value and not 0 <= value.adjusted() < MAX_DIGITS:
-        # what as_integer_ratio would spell out digit by digit first (Decimal("1e100000000"): minutes)
-        problem = "not a whole number" if value.adjusted() < 0 else f"more than {MAX_DIGITS} digits"
-        raise DealNumberError(f"invalid game number {quoted(str(value))}: {problem}")
+    # A Decimal is judged in decimal: as_integer_ratio spells out its digits in binary first, minutes for
+    # Decimal("1e100000000") or a million trailing zeros.
+    if isinstance(value, Decimal) and value.is_finite():
+        if value and value.adjusted() >= MAX_DIGITS:
+            raise DealNumberError(f"invalid game number: more than {MAX_DIGITS} digits")
+        if value != value.to_integral_value():
+            raise DealNumberError(f"invalid game number {value!r}: not a whole number")
+        return int(value)
     try:
         numerator, denominator = value.as_integer_ratio()  # type: ignore[attr-defined]
     except (AttributeError, ValueError, OverflowError):  # complex, NaN, infinity

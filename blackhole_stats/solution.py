@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from . import _core
-from .arguments import is_integer
+from .arguments import is_int_value
 from .board import TALON_MOVE, Board, IllegalMove, Move, check_board
 from .cards import DECK, Card
 from .games import BLACK_HOLE, Game, get_game
@@ -299,7 +299,7 @@ def _as_bytes(piles: Iterable[int]) -> bytes:
         return bytes(piles)
     except (TypeError, ValueError):
         step, pile = next((step, pile) for step, pile in enumerate(piles, 1)
-                          if not is_integer(pile) or not 0 <= pile < 256)
+                          if not is_int_value(pile) or not 0 <= pile < 256)
         raise SolutionError(f"move {step}: pile {pile!r} has no card to play") from None
 
 

@@ -164,6 +164,8 @@ class Solver:
                                                              if name not in ("_core", "_table_bits")}
 
     def __repr__(self) -> str:
+        if "_core" not in vars(self):  # its __init__ failed (or a subclass's skipped it): no tables
+            return f"<{type(self).__name__} without tables>"
         return (f"<{type(self).__name__} table_bits={self._table_bits}, {self.memory_bytes / 2**20:,.0f} MiB, "
                 f"{'busy' if self.busy else 'idle'}>")
 

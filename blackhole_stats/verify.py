@@ -51,9 +51,7 @@ def verify(out: str) -> Verification:
         raise dataset.DatasetError(f"{out} is a file, not a run directory (report reads single files)")
     if manifest is None:
         where = paths.beside(dataset.MANIFEST_NAME) if paths.side else paths.inside(dataset.OLD_MANIFEST_NAME)
-        run = dataset.run_of_side_folder(out)
-        raise dataset.DatasetError(f"{out} is where the run {run} keeps its manifest and log: give {run}" if run
-                                   else f"there is no run in {out} (no {where})")
+        raise dataset.DatasetError(dataset.side_folder_problem(out) or f"there is no run in {out} (no {where})")
     if dataset.being_written(out):  # its newest chunks are still being solved and written
         raise dataset.DatasetError(f"a run is writing to {out} now (or its worker processes are still alive): "
                                    "verify it once that run has ended")

@@ -296,10 +296,14 @@ def test_a_text_file_and_a_path_read_as_its_bytes_do(tmp_path):
             Board.read(source, "golf")
     with pytest.raises(BoardParseError, match="line 2: longer than 4,096 characters"):
         Board.read(io.StringIO("Foundations: AS\n" + "2C" * 10**6))
-    (tmp_path / "latin.txt").write_bytes("Foundations: AS\nKH \xe9\n".encode("latin-1"))
-    with open(tmp_path / "latin.txt", encoding="utf-8") as stream, \
-            pytest.raises(BoardParseError, match="not text in the file's encoding"):
-        Board.read(stream)
+    # read through its bytes, as every other way reads it: decoded, a bare '\r' was a line end, and a bad
+    # byte anywhere in the first 8 KiB was said to be on line 1
+    (tmp_path / "latin.txt").write_bytes((deal(1).to_text() + "KH \xe9\n").encode("latin-1"))
+    (tmp_path / "mac.txt").write_text(deal(1).to_text().replace("\n", "\r"), newline="")
+    for name, problem in (("latin.txt", "line 19: not UTF-8 text"), ("mac.txt", "line 1: stray '\\r'")):
+        for source in (open(tmp_path / name, encoding="latin-1"), open(tmp_path / name, "rb"), tmp_path / name):
+            with pytest.raises(BoardParseError, match=re.escape(problem)):
+                Board.read(source)
 
 
 def test_card_ids_in_a_numpy_array_are_taken_by_value():
@@ -313,15 +317,18 @@ def test_card_ids_in_a_numpy_array_are_taken_by_value():
         Board.from_card_ids(np.arange(52) + 1)
 
 
-def test_a_move_is_a_pile_and_a_card_or_refused_as_made():
-    """Move("x", "y") was accepted, and its repr then failed with an AttributeError."""
-    card = Card.from_text("AC")
-    for pile, what in (("x", card), (-1, card), (True, card), (0, "AC")):
-        with pytest.raises(TypeError, match="a Move is a pile number"):
-            Move(pile, what)
+def test_a_move_made_of_anything_shows_itself_and_plays_only_a_pile():
+    """Move("x", "y")'s repr failed with an AttributeError; a numpy pile or a 0-d array plays as its int."""
     import numpy as np
 
-    assert Move(np.int64(3), card).pile == 3 and Move(None, card).is_talon
+    assert repr(Move("x", "y")) == "Move('x', 'y')"
+    assert repr(Move(None, Card.from_text("AC"))) == "Move(None, Card.from_text('AC'))"
+    with pytest.raises(TypeError, match="a move plays a pile number"):
+        deal(2).play(Move("x", Card.from_text("AC")))
+    move = deal(2).legal_moves()[0]
+    assert deal(2).play(Move(np.int64(move.pile), move.card)) == deal(2).play(np.array(move.pile)) \
+        == deal(2).play(move)
+    assert Card(np.array(3), np.array(1)) == Card.from_text("4S")  # as an index is taken
 
 
 def test_blank_lines_around_a_board_are_skipped_as_the_peer_skips_them():

@@ -287,19 +287,27 @@ def test_a_signal_as_a_complete_run_exits_leaves_its_status(tmp_path):
     assert "4 solved, 1 unsolved, 0 intractable" in done.stdout and "interrupted" not in done.stderr, done
 
 
-def test_an_option_of_one_value_given_twice_is_refused_before_anything_is_done(tmp_path):
+def test_an_option_given_twice_is_refused_before_anything_is_done(tmp_path):
     """click kept the last of two silently: `solve --board A --board B` answered for B under no name (Golf
-    deal 2 can be won, 3 cannot), `run --out A --out B` wrote B alone, `--game` twice ran the second game."""
+    deal 2 can be won, 3 cannot), `run --out A --out B` wrote B alone, `--game` twice ran the second game,
+    `--progress --no-progress` ran without. --help still wins, and shell completion still completes."""
     for number in (2, 3):
         (tmp_path / f"g{number}.txt").write_bytes(cli("deal", number, "--game", "golf").stdout)
     twice = [("--board", ("solve", "--game", "golf", "--board", tmp_path / "g2.txt", "--board", tmp_path / "g3.txt")),
              ("--out", ("run", "--range", "1-3", "--out", tmp_path / "a", f"--out={tmp_path / 'b'}")),
              ("--game", ("run", "--range", "1-3", "--game", "golf", "--game", "relaxed_golf", "--out", tmp_path / "c")),
-             ("--format", ("deal", "2", "--format", "text", "--format", "pretty"))]
+             ("--format", ("deal", "2", "--format", "board", "--format", "board")),
+             ("--deals", ("run", "--deals", tmp_path / "g2.txt", "--deals", tmp_path / "g3.txt", "--out", tmp_path / "d")),
+             ("--progress", ("run", "--range", "1-3", "--progress", "--no-progress", "--out", tmp_path / "e"))]
     for repeated, args in twice:
         line = assert_one_line_failure(cli(*args), 2)
-        assert line.startswith(f"Error: {repeated} is given once (see 'blackhole-stats {args[0]} --help')"), line
+        assert line == f"Error: {repeated} may be given only once (see 'blackhole-stats {args[0]} --help')\n", line
     assert sorted(path.name for path in tmp_path.iterdir()) == ["g2.txt", "g3.txt"]
+    helped = cli("solve", "--search", "fast", "--search", "classic", "--help")
+    assert helped.returncode == 0 and helped.stdout.startswith(b"Usage: blackhole-stats solve"), helped.stderr
+    completed = cli(env={"_BLACKHOLE_STATS_COMPLETE": "bash_complete", "COMP_CWORD": "6",
+                         "COMP_WORDS": "blackhole-stats solve --search fast --search fast --"})
+    assert completed.returncode == 0 and b"--max-iters" in completed.stdout, completed
     flagged = cli("solve", "2", "--json", "--json")  # a flag may repeat: it says one thing
     assert flagged.returncode == 0 and json.loads(flagged.stdout)["outcome"] == "solved", flagged.stderr
 

@@ -825,7 +825,7 @@ def test_deals_given_twice_is_refused(tmp_path):
     listed = tmp_path / "deals.txt"
     listed.write_text("1-5\n")
     refused = cli("run", "--deals", listed, "--deals", listed, "--out", tmp_path / "run")
-    assert refused.returncode == 2 and b"--deals is given once" in refused.stderr, refused.stderr
+    assert refused.returncode == 2 and b"--deals may be given only once" in refused.stderr, refused.stderr
     assert not (tmp_path / "run").exists()
 
 
