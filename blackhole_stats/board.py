@@ -15,6 +15,7 @@ is a talon and what may be played on what.
 """
 from __future__ import annotations
 
+import operator
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -160,10 +161,10 @@ class Board:
 
         A huge file or a pipe that never ends costs a line's worth of memory
         before it is refused, never its whole size. A file opened as text
-        (`open(path)`) is read through its bytes, as the command line reads it:
-        its decoding would turn a stray '\\r' into a line end, and name line 1
-        for a bad byte anywhere in the first 8 KiB. A str is refused: it could
-        be a path or board text (`Board.from_text`).
+        (`open(path, encoding=...)`) is read in its encoding from where it
+        stands; a bare '\\r' line end (which its reading turns into '\\n') is
+        refused, as every other way of reading refuses it. A str is refused: it
+        could be a path or board text (`Board.from_text`).
         """
         if isinstance(source, os.PathLike):
             with open(source, "rb") as stream:
@@ -172,7 +173,7 @@ class Board:
             hint = ": board text goes to Board.from_text, a path to Board.read(Path(...))" \
                 if isinstance(source, (str, bytes)) else ""
             raise TypeError(f"Board.read takes an open file or a path, not {type(source).__name__}{hint}")
-        return cls.from_lines(_stream_lines(getattr(source, "buffer", source)), game, every_pile)
+        return cls.from_lines(_stream_lines(source), game, every_pile)
 
     @classmethod
     def from_lines(cls, lines: Iterable[str], game: Game | str | int = BLACK_HOLE, every_pile: bool = False) -> Board:
@@ -437,6 +438,8 @@ class Board:
         rules forbid it."""
         if isinstance(pile, Move):  # this board's only if its card is the one there (else as its pile)
             move, pile = pile, pile.pile
+            if not isinstance(move.card, Card):
+                raise TypeError(f"a Move's card is a Card (Card.from_text('KS')), not {move.card!r}")
             ours = pile is None or is_int_value(pile) and 0 <= pile < len(self.piles)
             shown = (self.talon[:1] if pile is None else self.piles[pile][-1:]) if ours else ()
             if shown and shown[0] != move.card:
@@ -444,6 +447,8 @@ class Board:
                 raise IllegalMove(f"{move} is not this board's: {where} shows {shown[0].text}")
         if not (pile is None or is_int_value(pile)):
             raise TypeError(f"a move plays a pile number (or None, the talon), not {pile!r}")
+        if pile is not None:
+            pile = operator.index(pile)  # a numpy integer, a 0-d array: the Move holds the int
         if pile is None:
             if not self.talon:
                 raise IllegalMove("the talon is empty" if self.game.has_talon else f"{self.game.name} has no talon")
@@ -524,14 +529,21 @@ def _svg_empty(x: int, y: int) -> str:
 
 
 def _stream_lines(stream: BinaryIO | TextIO) -> Iterator[str]:
-    """Lines of a binary stream, decoded, or of a text stream that has no bytes under it (io.StringIO,
-    which translates no line ends). A line too long in bytes to hold MAX_LINE characters is refused after
-    reading no more than that (its cut end is no bad UTF-8); _check_line refuses the lines between, by
-    characters."""
+    """Lines of a binary stream, decoded, or of a text stream. A line too long in bytes to hold MAX_LINE
+    characters is refused after reading no more than that (its cut end is no bad UTF-8); _check_line
+    refuses the lines between, by characters."""
     number = 1
     most = 4 * MAX_LINE + 2  # bytes: MAX_LINE characters of UTF-8 and a CRLF
-    while raw := stream.readline(most + 1):
+    while True:
+        try:
+            raw = stream.readline(most + 1)
+        except UnicodeDecodeError as error:  # a text file decodes ahead of its lines: no line number to give
+            raise BoardParseError(f"not text in the file's encoding ({error.encoding}): {error.reason}") from None
+        if not raw:
+            return
         text = isinstance(raw, str)
+        if text and "\r" in _line_ends_seen(stream):  # what a text file's reading turned into '\n'
+            raise _stray_return(number)
         if len(raw) > most:
             start = raw[:QUOTE_LIMIT] if text else raw[:QUOTE_LIMIT].decode("utf-8", "replace")  # the rest unread
             raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts {quoted(start)}...)")
@@ -543,6 +555,16 @@ def _stream_lines(stream: BinaryIO | TextIO) -> Iterator[str]:
             except UnicodeDecodeError:
                 raise BoardParseError(f"line {number}: not UTF-8 text ({quoted(raw)})") from None
         number += 1
+
+
+def _stray_return(number: int) -> BoardParseError:
+    return BoardParseError(f"line {number}: stray '\\r' (line endings must be '\\n' or '\\r\\n')")
+
+
+def _line_ends_seen(stream: TextIO) -> tuple[str, ...]:
+    """The kinds of line end a text file's reading has met so far (`newlines`: None, one, or a tuple)."""
+    seen = getattr(stream, "newlines", None)
+    return seen if isinstance(seen, tuple) else (seen,) if seen else ()
 
 
 def _numbered(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
@@ -565,7 +587,7 @@ def _without_byte_order_mark(lines: Iterable[str]) -> Iterator[str]:
 
 def _check_line(line: str, number: int) -> None:
     if "\r" in line:
-        raise BoardParseError(f"line {number}: stray '\\r' (line endings must be '\\n' or '\\r\\n')")
+        raise _stray_return(number)
     if len(line) > MAX_LINE:
         raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters ({quoted(line)})")
 

@@ -52,15 +52,19 @@ class Command(click.Command):
         answered for B under no name, `--progress --no-progress` ran without. A plain flag may repeat (it
         says one thing), and so may what takes several (`--range`). --help wins, as click makes it, and
         shell completion parses what is typed so far."""
-        if ctx.resilient_parsing or any(arg in ctx.help_option_names for arg in args):
+        if ctx.resilient_parsing:
             return
         _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # a parameter per time it is given
+        helping = self.get_help_option(ctx)
+        if helping is not None and any(param.name == helping.name for param in order):
+            return  # (read as an option, not as another's value: `--out -h` is an --out)
         seen = set()
         for param in order:
             if isinstance(param, click.Option) and not (param.multiple or param.count
                                                         or param.is_flag and not param.secondary_opts):
                 if param.name in seen:
-                    raise click.UsageError(f"{max(param.opts, key=len)} may be given only once", ctx)
+                    named = "/".join(max(opts, key=len) for opts in (param.opts, param.secondary_opts) if opts)
+                    raise click.UsageError(f"{named} may be given only once", ctx)
                 seen.add(param.name)
 
     def invoke(self, ctx):
@@ -105,7 +109,13 @@ class Commands(click.Group):
         ours = interrupts.owns_process()
         try:
             with contextlib.nullcontext() if ours else interrupts.raised():
-                status = self._standalone_status(args, prog_name, complete_var, ours, **extra)
+                try:
+                    status = self._standalone_status(args, prog_name, complete_var, ours, **extra)
+                except BrokenPipeError as error:  # the error line itself, to a standard error whose reader
+                    if error.filename != STDERR:  # is gone: as for any line lost so
+                        raise
+                    discard_stdout()
+                    status = EXIT_BROKEN_PIPE
             interrupts.seal_status(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
         except interrupts.Interrupted as interrupt:  # also one that came as an error line was being written
             _exit_interrupted("interrupted", interrupt.signum, resume=False)

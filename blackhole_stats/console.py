@@ -49,7 +49,9 @@ STDERR = "<stderr>"
 
 class _Stderr(io.FileIO):
     """File descriptor 2, whose broken pipe says it is standard error's: its reader gone (`2>&1 | head`,
-    a note after the output) is told from a broken pipe of any other file (a FIFO, a socket)."""
+    a note after the output) is told from a broken pipe of any other file (a FIFO, a socket). Any other
+    failure (`2>/dev/full`) loses the line as a closed standard error does (`2>&-`): the command's status
+    stands, where an OSError from a note would have made a finished report exit 1."""
 
     def write(self, data) -> int | None:
         try:
@@ -58,6 +60,8 @@ class _Stderr(io.FileIO):
             _to_null_device(2)  # nothing more can be said there; the interpreter's last flush must succeed
             error.filename = STDERR
             raise
+        except OSError:
+            return len(data)
 
 
 def take_stderr() -> None:

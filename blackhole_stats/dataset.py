@@ -1583,10 +1583,13 @@ def _chunks_without_run(out: str) -> str | None:
 
 
 def side_folder_problem(out: str, option: str = "") -> str | None:
-    """Where `out` is a run's side folder (`runs/x.run`), what to give instead (after `option`), else None."""
-    if out.endswith(SIDE_SUFFIX) and read_manifest(out[:-len(SIDE_SUFFIX)]) is not None:
-        return f"{out} is where the run {out[:-len(SIDE_SUFFIX)]} keeps its manifest and log: give " \
-               f"{option}{out[:-len(SIDE_SUFFIX)]}"
+    """Where `out` is a run's side folder (`runs/x.run`, or a link to one), what to give instead (after
+    `option`), else None."""
+    root = local_path(out)
+    for name in (out, os.path.realpath(root) if root is not None and os.path.islink(root.rstrip(os.sep)) else None):
+        if name is not None and name.endswith(SIDE_SUFFIX) and read_manifest(name[:-len(SIDE_SUFFIX)]) is not None:
+            return f"{out} is where the run {name[:-len(SIDE_SUFFIX)]} keeps its manifest and log: give " \
+                   f"{option}{name[:-len(SIDE_SUFFIX)]}"
     return None
 
 

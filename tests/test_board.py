@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import random
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -296,14 +298,23 @@ def test_a_text_file_and_a_path_read_as_its_bytes_do(tmp_path):
             Board.read(source, "golf")
     with pytest.raises(BoardParseError, match="line 2: longer than 4,096 characters"):
         Board.read(io.StringIO("Foundations: AS\n" + "2C" * 10**6))
-    # read through its bytes, as every other way reads it: decoded, a bare '\r' was a line end, and a bad
-    # byte anywhere in the first 8 KiB was said to be on line 1
-    (tmp_path / "latin.txt").write_bytes((deal(1).to_text() + "KH \xe9\n").encode("latin-1"))
+    # a text file in its own encoding, from where it stands; a bare '\r' line end, which its reading turns
+    # into '\n', refused as every other way of reading refuses it
+    (tmp_path / "utf16.txt").write_text("# the board of deal 1\n" + deal(1).to_text(), encoding="utf-16")
+    with open(tmp_path / "utf16.txt", encoding="utf-16") as stream:
+        assert stream.readline() == "# the board of deal 1\n" and Board.read(stream) == deal(1)
     (tmp_path / "mac.txt").write_text(deal(1).to_text().replace("\n", "\r"), newline="")
-    for name, problem in (("latin.txt", "line 19: not UTF-8 text"), ("mac.txt", "line 1: stray '\\r'")):
-        for source in (open(tmp_path / name, encoding="latin-1"), open(tmp_path / name, "rb"), tmp_path / name):
-            with pytest.raises(BoardParseError, match=re.escape(problem)):
-                Board.read(source)
+    for source in (open(tmp_path / "mac.txt", encoding="utf-8"), open(tmp_path / "mac.txt", newline=""),
+                   open(tmp_path / "mac.txt", "rb"), tmp_path / "mac.txt"):
+        with source if not isinstance(source, Path) else contextlib.nullcontext(), \
+                pytest.raises(BoardParseError, match=re.escape("line 1: stray '\\r'")):
+            Board.read(source)
+    (tmp_path / "latin.txt").write_bytes((deal(1).to_text() + "KH \xe9\n").encode("latin-1"))
+    with open(tmp_path / "latin.txt", encoding="utf-8") as stream, \
+            pytest.raises(BoardParseError, match=re.escape("not text in the file's encoding (utf-8)")):
+        Board.read(stream)
+    with pytest.raises(BoardParseError, match="line 19: not UTF-8 text"):  # bytes: the line is known
+        Board.read(tmp_path / "latin.txt")
 
 
 def test_card_ids_in_a_numpy_array_are_taken_by_value():
@@ -325,9 +336,12 @@ def test_a_move_made_of_anything_shows_itself_and_plays_only_a_pile():
     assert repr(Move(None, Card.from_text("AC"))) == "Move(None, Card.from_text('AC'))"
     with pytest.raises(TypeError, match="a move plays a pile number"):
         deal(2).play(Move("x", Card.from_text("AC")))
+    with pytest.raises(TypeError, match="a Move's card is a Card"):  # (it said "pile 1 shows KS", as if not)
+        deal(5).play(Move(1, "KS"))
     move = deal(2).legal_moves()[0]
-    assert deal(2).play(Move(np.int64(move.pile), move.card)) == deal(2).play(np.array(move.pile)) \
-        == deal(2).play(move)
+    played = deal(2).play(np.array(move.pile))
+    assert deal(2).play(Move(np.int64(move.pile), move.card)) == played == deal(2).play(move)
+    assert type(played[0].pile) is int and hash(played[0]) == hash(move)  # an int, not the array it came as
     assert Card(np.array(3), np.array(1)) == Card.from_text("4S")  # as an index is taken
 
 

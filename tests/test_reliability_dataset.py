@@ -408,9 +408,12 @@ def test_a_run_s_side_folder_or_a_link_to_it_given_for_the_run_names_the_run(run
     """`verify X.run` said "no X.run.run/manifest.json", report and export "no *.parquet files"; `run --out
     LINK` (a link to a run made under its real name) blamed a run made under a link's name, the reverse."""
     side = f"{run_copy}.run"
-    for command in ("verify", "report", "export"):
-        line = assert_one_line_failure(cli(command, side), 1)
-        assert line == f"Error: {side} is where the run {run_copy} keeps its manifest and log: give {run_copy}\n", line
+    (tmp_path / "side_link").symlink_to(side)
+    for given in (side, tmp_path / "side_link"):
+        for command in ("verify", "report", "export"):
+            line = assert_one_line_failure(cli(command, given), 1)
+            assert line == f"Error: {given} is where the run {run_copy} keeps its manifest and log: give {run_copy}\n", \
+                line
     (tmp_path / "latest").symlink_to(run_copy)
     before = snapshot(run_copy)
     for more in (["--range", "1-8"], []):

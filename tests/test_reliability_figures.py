@@ -115,6 +115,34 @@ def test_a_reader_of_both_streams_gone_before_the_note_is_quiet_too(tmp_path, co
     assert result.returncode == EXIT_BROKEN_PIPE and (tmp_path / "out.txt").stat().st_size > 0
 
 
+@pytest.mark.parametrize("args", [("deal", "5", "--format", "x"), (), ("report", "nowhere")])
+def test_an_error_line_to_a_reader_gone_is_141_and_to_a_full_disk_keeps_its_status(args):
+    """The error line itself, to a standard error whose reader is gone, was a BrokenPipeError out of the
+    error handling (exit 1, where a usage error is 2); to a full one (`2>/dev/full`) an OSError made a
+    finished report exit 1, where a closed standard error (`2>&-`) kept its status."""
+    expected = subprocess.run([str(SCRIPT), *args], capture_output=True, timeout=120)
+    assert expected.returncode in (1, 2) and expected.stderr.startswith(b"Error: ") or not args, expected
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        gone = subprocess.run([str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=write, timeout=120)
+    finally:
+        os.close(write)
+    assert (gone.returncode, gone.stdout) == (EXIT_BROKEN_PIPE, b"")
+    with open("/dev/full", "wb") as full:
+        filled = subprocess.run([str(SCRIPT), *args], stdout=subprocess.PIPE, stderr=full, timeout=120)
+    assert (filled.returncode, filled.stdout) == (expected.returncode, expected.stdout)
+
+
+def test_a_note_to_a_full_standard_error_leaves_a_finished_report_as_it_is(tmp_path):
+    (tmp_path / "rows.csv").write_text("deal,outcome,iterations,cards_played\n1,unsolved,9,3\n2,solved,9,51\n")
+    with open("/dev/full", "wb") as full:
+        filled = subprocess.run([str(SCRIPT), "report", str(tmp_path / "rows.csv")], stdout=subprocess.PIPE,
+                                stderr=full, timeout=120)
+    shown = subprocess.run([str(SCRIPT), "report", str(tmp_path / "rows.csv")], capture_output=True, timeout=120)
+    assert shown.stderr.startswith(b"note: ") and (filled.returncode, filled.stdout) == (0, shown.stdout)
+
+
 # ------------------------------------------------------------------ board text
 def golf_board(number: int) -> str:
     """Deal `number` of Golf as pysol-cards wrote it (the reference, not our dealer)."""

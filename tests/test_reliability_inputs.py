@@ -298,13 +298,20 @@ def test_an_option_given_twice_is_refused_before_anything_is_done(tmp_path):
              ("--game", ("run", "--range", "1-3", "--game", "golf", "--game", "relaxed_golf", "--out", tmp_path / "c")),
              ("--format", ("deal", "2", "--format", "board", "--format", "board")),
              ("--deals", ("run", "--deals", tmp_path / "g2.txt", "--deals", tmp_path / "g3.txt", "--out", tmp_path / "d")),
-             ("--progress", ("run", "--range", "1-3", "--progress", "--no-progress", "--out", tmp_path / "e"))]
+             ("--progress/--no-progress", ("run", "--range", "1-3", "--progress", "--no-progress", "--out",
+                                           tmp_path / "e"))]
     for repeated, args in twice:
         line = assert_one_line_failure(cli(*args), 2)
         assert line == f"Error: {repeated} may be given only once (see 'blackhole-stats {args[0]} --help')\n", line
     assert sorted(path.name for path in tmp_path.iterdir()) == ["g2.txt", "g3.txt"]
     helped = cli("solve", "--search", "fast", "--search", "classic", "--help")
     assert helped.returncode == 0 and helped.stdout.startswith(b"Usage: blackhole-stats solve"), helped.stderr
+    for args in (("run", "--range", "1-3", "--out", tmp_path / "f", "--out", "-h"), ("solve", "--board", "-h", "--board",
+                                                                                  tmp_path / "g2.txt")):
+        line = assert_one_line_failure(cli(*args), 2)  # "-h" as a value is no help: the check stands
+        assert line.startswith(f"Error: {args[-2]} may be given only once"), line
+    line = assert_one_line_failure(cli("run", "--range", "1-3", "--no-progress", "--no-progress", "--out", tmp_path), 2)
+    assert line.startswith("Error: --progress/--no-progress may be given only once"), line
     completed = cli(env={"_BLACKHOLE_STATS_COMPLETE": "bash_complete", "COMP_CWORD": "6",
                          "COMP_WORDS": "blackhole-stats solve --search fast --search fast --"})
     assert completed.returncode == 0 and b"--max-iters" in completed.stdout, completed
