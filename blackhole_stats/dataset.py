@@ -1586,10 +1586,11 @@ def side_folder_problem(out: str, option: str = "") -> str | None:
     """Where `out` is a run's side folder (`runs/x.run`, or a link to one), what to give instead (after
     `option`), else None."""
     root = local_path(out)
-    for name in (out, os.path.realpath(root) if root is not None and os.path.islink(root.rstrip(os.sep)) else None):
-        if name is not None and name.endswith(SIDE_SUFFIX) and read_manifest(name[:-len(SIDE_SUFFIX)]) is not None:
-            return f"{out} is where the run {name[:-len(SIDE_SUFFIX)]} keeps its manifest and log: give " \
-                   f"{option}{name[:-len(SIDE_SUFFIX)]}"
+    linked = root is not None and os.path.islink(root.rstrip(os.sep))
+    for name in (out, os.path.realpath(root)) if linked else (out,):
+        run = name.removesuffix(SIDE_SUFFIX)
+        if run != name and read_manifest(run) is not None:
+            return f"{out} is where the run {run} keeps its manifest and log: give {option}{run}"
     return None
 
 
