@@ -78,9 +78,9 @@ class Command(click.Command):
         except EOFError as error:  # (a library's: click would take it for Ctrl-C, after a blank line)
             raise click.ClickException(f"unexpected end of input{f': {error}' if str(error) else ''}") from None
         except BrokenPipeError as error:  # stderr's reader gone (`2>&1 | head`, a note after the output): the
-            if error.filename != STDERR:  # same quiet 141 as stdout's, where click would exit 1
-                raise
-            raise StdoutFailed(error) from None
+            if error.filename != STDERR:  # same quiet 141 as stdout's, where click would exit 1; what stdout
+                raise                     # holds is still written (Commands._standalone_status flushes it)
+            raise click.exceptions.Exit(EXIT_BROKEN_PIPE) from None
         except interrupts.Interrupted as interrupt:
             _exit_interrupted("interrupted" if interrupt.done is None else f"interrupted after {interrupt.done}",
                               interrupt.signum, resume=self.resumable, out=ctx.params.get("out"))
@@ -114,7 +114,10 @@ class Commands(click.Group):
                 except BrokenPipeError as error:  # the error line itself, to a standard error whose reader
                     if error.filename != STDERR:  # is gone: as for any line lost so
                         raise
-                    discard_stdout()
+                    try:
+                        sys.stdout.flush()  # what it holds, where it can go
+                    except (StdoutFailed, OSError, ValueError):
+                        discard_stdout()
                     status = EXIT_BROKEN_PIPE
             interrupts.seal_status(0 if status is None else status if isinstance(status, int) else 1)  # as sys.exit reads it
         except interrupts.Interrupted as interrupt:  # also one that came as an error line was being written

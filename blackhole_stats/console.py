@@ -23,8 +23,7 @@ EXIT_BROKEN_PIPE = 141
 
 
 class StdoutFailed(Exception):
-    """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened. (Also
-    raised by `blackhole-stats` for standard error's reader gone: the same quiet exit 141.)"""
+    """Writing to standard output failed (full, closed pipe): not an OSError of any file we opened."""
 
     def __init__(self, error: OSError) -> None:
         super().__init__(error.strerror or str(error))

@@ -112,7 +112,8 @@ def test_a_reader_of_both_streams_gone_before_the_note_is_quiet_too(tmp_path, co
                                     stderr=write, timeout=120)
     finally:
         os.close(write)
-    assert result.returncode == EXIT_BROKEN_PIPE and (tmp_path / "out.txt").stat().st_size > 0
+    shown = subprocess.run([str(SCRIPT), command, str(tmp_path / "rows.csv")], capture_output=True, timeout=120)
+    assert result.returncode == EXIT_BROKEN_PIPE and (tmp_path / "out.txt").read_bytes() == shown.stdout != b""
 
 
 @pytest.mark.parametrize("args", [("deal", "5", "--format", "x"), (), ("report", "nowhere")])
