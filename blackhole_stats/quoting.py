@@ -2,15 +2,22 @@
 from __future__ import annotations
 
 QUOTE_LIMIT = 100
-"""Characters of a token an error message shows before cutting it short."""
+"""Characters of a token's quotation an error message shows before cutting it short."""
 
 
 def quoted(text: str | bytes, limit: int = QUOTE_LIMIT) -> str:
-    """`repr(text)`, so newlines and control characters stay escaped; cut after `limit` characters.
+    """`repr(text)`, so newlines and control characters stay escaped; cut short where what stands between
+    the quotes (escapes counted as the reader sees them) would pass `limit` characters.
 
     A message must stay one readable line whatever the input was: a whole
-    binary file or a 4000-digit number would otherwise flood the terminal.
+    binary file (each NUL shown as four characters) or a 4000-digit number
+    would otherwise flood the terminal.
     """
-    if len(text) <= limit:
+    room = limit + len(repr(text[:0]))  # the quotes (and b) besides
+    if len(text) <= limit and len(repr(text)) <= room:  # (a long text's repr is never made: a whole file's)
         return repr(text)
-    return f"{text[:limit]!r}... ({len(text):,} characters)"
+    low, high = 0, min(len(text), limit)  # the longest start whose quotation fits: repr only grows with it
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if len(repr(text[:middle])) <= room else (low, middle - 1)
+    return f"{text[:low]!r}... ({len(text):,} characters)"

@@ -476,3 +476,17 @@ def test_a_usage_error_quoting_a_line_break_stays_one_line():
     result = cli("deal", "1", "#9 52\n")
     line = assert_one_line_failure(result, 2)
     assert "#9 52\\n" in line
+
+
+def test_a_binary_board_is_quoted_short_where_its_escapes_are_long(tmp_path):
+    """A file of NULs: each shows as four characters (`\\x00`), so cutting after 100 input characters still
+    printed 400 of them; the quotation is now cut where what the reader sees would pass 100 (helper 131)."""
+    board = tmp_path / "zeros"
+    board.write_bytes(b"\0" * 300)
+    solved = cli("solve", "--board", board)
+    dropped_in = subprocess.run([str(SCRIPT.parent / "blackhole-solve"), "--game", "black_hole", str(board)],
+                                capture_output=True, timeout=120)
+    line = assert_one_line_failure(solved)
+    assert dropped_in.returncode != 0 and dropped_in.stdout == b"", dropped_in
+    for text in (line, dropped_in.stderr.decode()):
+        assert len(text.splitlines()) == 1 and "(300 characters)" in text and len(text) < 220, text
