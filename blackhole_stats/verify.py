@@ -4,7 +4,9 @@ Every deal the manifest asks for must be there exactly once, every row must
 be of the run's game and agree with itself (outcome, cards_played, solution)
 and with the run's settings, and every solution must replay legally from its
 deal, under that game's rules, to a win. Nothing else may be in the directory
-that a reader of it would count.
+that a reader of it would count. An `unsolved` verdict has no certificate to
+replay: the deal is solved again, exactly, for the first such row of each
+file (every one with `solve_again`).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pyarrow as pa
 from pyarrow import fs as pafs
 
 from . import dataset, difficulty
+from .board import Board
 from .dealing import DealNumberError, GameNumber, deal
 from .deals import DealSet, Run
 from .games import Game
@@ -33,9 +36,12 @@ class Verification:
     problems: tuple[str, ...]
     notes: tuple[str, ...] = ()
     """Not problems: our unfinished files beside DIR (in DIR.run/), which no reader of DIR sees."""
+    unsolved: int = 0
+    solved_again: int = 0
+    """Of the `unsolved` rows, how many were solved again (and agreed, unless a problem says otherwise)."""
 
 
-def verify(out: str) -> Verification:
+def verify(out: str, solve_again: bool = False) -> Verification:
     """Read every chunk file of the run in `out`; raises DatasetError if there is no run.
 
     Anything else in DIR that a reader of the directory would pick up (a
@@ -76,8 +82,9 @@ def verify(out: str) -> Verification:
     if scale_name is not None and scale is None:
         problems.append(f"the manifest's difficulty scale {scale_name!r} is not one this version knows "
                         f"({', '.join(difficulty.SCALES)}): its tags are not checked")
-    solver = Solver() if scale is not None else None
+    solver = Solver()
     keys: list[Run] = []
+    unsolved = solved_again = 0
     unread = 0  # files whose rows could not be read: their deals show as missing
     for path in files.parts:
         name = posixpath.basename(path)
@@ -120,6 +127,7 @@ def verify(out: str) -> Verification:
         columns = [table[column].to_pylist()
                    for column in ("ms", "outcome", "iterations", "cards_played", "solution")]
         file_keys: list[Run] = []
+        first_unsolved = True  # solved again; the others only with solve_again
         for number, ms, outcome, iterations, played, solution in zip(numbers, *columns):
             try:
                 game = GameNumber(number, ms)
@@ -130,6 +138,12 @@ def verify(out: str) -> Verification:
             problem = None if foreign else (
                 _budget_problem(outcome, iterations, manifest.get("max_iters"))
                 or _row_problem(rules, game, outcome, played, solution, manifest.get("max_iters")))
+            if not foreign and outcome == "unsolved":
+                unsolved += 1
+                if not problem and (first_unsolved or solve_again):
+                    first_unsolved = False
+                    solved_again += 1
+                    problem = _verdict_problem(solver, deal(game, rules), played)
             if problem:
                 problems.append(f"deal {game}: {problem}")
         held = DealSet.from_runs(file_keys)
@@ -146,7 +160,18 @@ def verify(out: str) -> Verification:
                         (present - expected, "not asked for by the manifest")):
         if deals:
             problems.append(f"deals {what}: {deals}")
-    return Verification(len(keys), tuple(problems), notes)
+    return Verification(len(keys), tuple(problems), notes, unsolved, solved_again)
+
+
+def _verdict_problem(solver: Solver, board: Board, played: int | None) -> str | None:
+    """An `unsolved` row's deal solved again without a budget (so exactly): still unsolvable, and as many
+    cards played (unless the row's search ran out of budget before it knew them)."""
+    again = solver.solve(board, most_played=played is not None)
+    if again.outcome != "unsolved":  # without a budget, never intractable
+        return "stored as unsolved, but solved again a line wins it"
+    if played is not None and again.cards_played != played:
+        return f"unsolved with {played} cards played stored, but the most any line plays is {again.cards_played}"
+    return None
 
 
 def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.Scale,

@@ -1,6 +1,7 @@
 """`blackhole-stats verify`: a good run passes; a doctored copy fails, naming the deal."""
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 import subprocess
@@ -15,6 +16,8 @@ from blackhole_stats.dataset import DatasetError
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
 from blackhole_stats.verify import verify
+
+from conftest import require_reference
 
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -58,6 +61,39 @@ def test_a_good_run_passes(good_run):
     assert (checked.rows, checked.problems) == (80, ())
     result = cli_verify(good_run)
     assert result.returncode == 0 and result.stdout.startswith("ok: 80 rows")
+
+
+def peer_row(deal: int) -> dict:
+    """The established solver's verdict and most cards played for Black Hole deal `deal` (1..1000)."""
+    with require_reference("peer_1_1000.csv").open(newline="") as handle:
+        return next(row for row in csv.DictReader(handle) if int(row["deal"]) == deal)
+
+
+def test_an_unsolvable_deal_s_wrong_cards_played_is_found_by_solving_it_again(copy):
+    """An unsolved row has no line to replay: a wrong cards_played within the game's range passed (helper
+    131). The first unsolvable deal of each file is solved again; deal 1 is that of part 1-20."""
+    part = copy / "part-1-20-20.parquet"
+    truth = peer_row(1)
+    assert truth["outcome"] == "unsolved" and pq.read_table(part)["deal"][0].as_py() == 1
+    rewrite(part, 0, cards_played=int(truth["max_played"]) + 1)
+    result = cli_verify(copy)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"deal 1: unsolved with {int(truth['max_played']) + 1} cards played stored, "
+                                          f"but the most any line plays is {truth['max_played']}"]
+
+
+def test_a_winnable_deal_stored_as_unsolved_is_found_by_solve_again(copy):
+    """Deal 2 is winnable (the peer says so); stored as unsolved after deal 1, the file's first unsolvable
+    deal, only --solve-again solves it again: the plain verify says how many it did."""
+    part = copy / "part-1-20-20.parquet"
+    assert peer_row(2)["outcome"] == "solved" and pq.read_table(part)["deal"][1].as_py() == 2
+    rewrite(part, 1, outcome="unsolved", solution=None, cards_played=49)
+    spot = cli_verify(copy)
+    assert spot.returncode == 0 and spot.stdout.splitlines()[-1].startswith("unsolvable deals solved again: 4 of 9 ")
+    result = subprocess.run([str(SCRIPT), "verify", str(copy), "--solve-again"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == ["deal 2: stored as unsolved, but solved again a line wins it"]
 
 
 def test_an_illegal_solution_is_named(copy):
@@ -217,7 +253,8 @@ def test_an_unfinished_file_beside_the_directory_is_a_note_not_a_failure(copy):
         "note: copy.run/.part-ms1-ms20-20.parquet.tmp: unfinished file of an interrupted run (the next run on this "
         "directory removes it)",
         "ok: 80 rows, every deal of the manifest exactly once, every solution replays legally, no other files "
-        "for readers to pick up"]
+        "for readers to pick up",
+        "unsolvable deals solved again: 4 of 8 (the first of each file; --solve-again for all)"]
     (copy / "part-ms1-ms20-20.parquet").unlink()  # what such a kill really loses: that chunk's deals
     result = cli_verify(copy)
     assert result.returncode == 1 and "deals missing: ms1-ms20" in result.stdout
