@@ -546,7 +546,8 @@ def _stream_lines(stream: BinaryIO | TextIO) -> Iterator[str]:
             raise _stray_return(number)
         if len(raw) > most:
             start = raw[:QUOTE_LIMIT] if text else raw[:QUOTE_LIMIT].decode("utf-8", "replace")  # the rest unread
-            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts {quoted(start)}...)")
+            raise BoardParseError(f"line {number}: longer than {MAX_LINE:,} characters (it starts "
+                                  f"{quoted(start, start_only=True)})")
         if text:
             yield raw.removesuffix("\n")
         else:

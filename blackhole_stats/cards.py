@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from .arguments import is_int_value
+from .quoting import quoted
 
 RANKS = "A23456789TJQK"
 """Rank letters, Ace = 0 ... King = 12 (Ace and King are adjacent)."""
@@ -45,7 +46,7 @@ class Card:
     def from_text(cls, text: str) -> Card:
         card = CARD_BY_TEXT.get(text)
         if card is None:
-            raise CardParseError(f"unknown card {text!r} (expected rank {RANKS} then suit {SUITS}, e.g. 'TD')")
+            raise CardParseError(f"unknown card {quoted(text)} (expected rank {RANKS} then suit {SUITS}, e.g. 'TD')")
         return card
 
     @classmethod

@@ -286,11 +286,11 @@ def locate(out: str) -> str:
     if not out:
         raise DatasetError("the dataset path is empty")
     if any(ord(character) < 32 for character in out):  # a newline would split the one-line error too
-        raise DatasetError(f"the dataset path {out!r} contains a control character")
+        raise DatasetError(f"the dataset path {quoted(out)} contains a control character")
     try:
         out.encode()
     except UnicodeEncodeError:  # bytes the file system name holds that are no text (a shell's $'\xff')
-        raise DatasetError(f"the dataset path {out!r} is not valid UTF-8") from None
+        raise DatasetError(f"the dataset path {quoted(out)} is not valid UTF-8") from None
     fs, root = filesystem(out)
     try:
         root.encode()

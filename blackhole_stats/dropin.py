@@ -30,6 +30,7 @@ import sys
 from . import _testhooks, interrupts
 from .console import EXIT_BROKEN_PIPE, StdoutFailed, take_stdout
 from ._version import __version__
+from .quoting import quoted
 
 EXIT_SOLVED, EXIT_UNSOLVED, EXIT_INTRACTABLE = 0, 255, 254
 """The peer's verdict exit codes (its -1 and -2)."""
@@ -153,7 +154,7 @@ def parse_args(argv: list[str]) -> Options | str:
                 raise Failure(f"Error! {arg} requires an argument.", EXIT_USAGE)
             if arg == "--game":
                 if value not in PRESETS:
-                    raise Failure(f"Error! Unknown game {value[:40]!r}: choose {', '.join(PRESETS)}.", EXIT_USAGE)
+                    raise Failure(f"Error! Unknown game {quoted(value, 40)}: choose {', '.join(PRESETS)}.", EXIT_USAGE)
                 options.preset = value
                 options.given += [arg, value]
                 if value == "golf":
@@ -179,12 +180,12 @@ def parse_args(argv: list[str]) -> Options | str:
         elif arg in IGNORED_FLAGS:
             pass
         elif arg.startswith("--"):
-            raise Failure(f"Error! Unknown option {arg[:40]!r} (see 'blackhole-solve --help').", EXIT_USAGE)
+            raise Failure(f"Error! Unknown option {quoted(arg, 40)} (see 'blackhole-solve --help').", EXIT_USAGE)
         else:
             options.board_path = arg
             rest = list(args)
             if rest:
-                raise Failure(f"Error! One board file only; {rest[0][:40]!r} follows {arg[:40]!r}.", EXIT_USAGE)
+                raise Failure(f"Error! One board file only; {quoted(rest[0], 40)} follows {quoted(arg, 40)}.", EXIT_USAGE)
     if options.preset is None:
         raise Failure("Error! Must specify game type using --game.", EXIT_USAGE)
     return options
@@ -203,7 +204,7 @@ def _peer_number(flag: str, value: str) -> int | None:
     number = text[len(sign):]
     if text and not (number.isascii() and number.isdigit()):
         limit = " (0 or less: no limit)" if flag == "--max-iters" else ""
-        raise Failure(f"Error! {flag} takes a whole number{limit}, not {value[:40]!r}.", EXIT_USAGE)
+        raise Failure(f"Error! {flag} takes a whole number{limit}, not {quoted(value, 40)}.", EXIT_USAGE)
     digits = number.lstrip("0") or "0"
     if sign == "-" or digits == "0" or len(digits) > len(str(MAX_ITERS)) or int(digits) > MAX_ITERS:
         return None
@@ -303,9 +304,9 @@ def run(argv: list[str]) -> int:
 
 
 def _shown_path(path: str) -> str:
-    """A file name in the peer's quotes, or as repr (quotes of its own) where it has a newline, a control
-    character or bytes that are not text, so that the message stays one line."""
-    return f"'{path}'" if path.isprintable() else repr(path)
+    """A file name in the peer's quotes, or quoted (quotes of its own, cut short) where it has a newline, a
+    control character or bytes that are not text, so that the message stays one short line."""
+    return f"'{path}'" if path.isprintable() else quoted(path)
 
 
 def _write(text: str, path: str | None) -> None:

@@ -490,3 +490,17 @@ def test_a_binary_board_is_quoted_short_where_its_escapes_are_long(tmp_path):
     assert dropped_in.returncode != 0 and dropped_in.stdout == b"", dropped_in
     for text in (line, dropped_in.stderr.decode()):
         assert len(text.splitlines()) == 1 and "(300 characters)" in text and len(text) < 220, text
+
+
+@pytest.mark.parametrize("content, shown", [
+    (b"Foundations: AS\n" + b"\0" * 4000 + b"\n", "unknown card '\\x00\\x00"),  # a card token of NULs
+    (b"\t" * 20000 + b"\n", "longer than 4,096 characters (it starts '\\t\\t"),  # the start only: no count
+], ids=["nul_card", "long_line_of_tabs"])
+def test_every_quotation_of_a_board_stays_short(tmp_path, content, shown):
+    """The quotation's cut reaches every place a board's text is quoted: an unknown card of 4,000 NULs gave
+    16,098 characters, a long line of tabs its start with a count of 100 characters after 'longer than
+    4,096' (helper 132)."""
+    board = tmp_path / "board"
+    board.write_bytes(content)
+    line = assert_one_line_failure(cli("solve", "--board", board))
+    assert shown in line and len(line) < 250 and "(100 characters)" not in line, line
