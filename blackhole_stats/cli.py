@@ -806,19 +806,20 @@ def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str |
 @main.command("verify", short_help="Check a run's dataset: every deal once, every solution legal.")
 @click.argument("directory", metavar="DIR")
 @click.option("--solve-again", is_flag=True,
-              help="Solve every unsolvable deal again, not only the first of each file (as long as the run "
-                   "spent on them).")
+              help="Solve every deal without a winning line again, not only the first of each file: slow, about "
+                   "the CPU time the run spent on them, on one core.")
 def verify_command(directory: str, solve_again: bool) -> None:
     """Check a run's dataset against its manifest: every deal once, every solution legal.
 
     Replays each stored solution from its deal and checks each row's
     outcome, cards_played and solution against each other, and that DIR
     holds nothing else that pandas, pyarrow, DuckDB or polars would read
-    (a backup copy would count its deals twice). An unsolvable verdict has
-    no line to replay: the first of each file is solved again (verdict and
-    cards played), every one with --solve-again. Prints the problems and
-    exits 1 if there are any. An unfinished file that an interrupted run
-    left beside DIR (in DIR.run/) is only a note: no reader sees it.
+    (a backup copy would count its deals twice). An unsolved or intractable
+    row has no line to replay: the first of each file is solved again as the
+    run solved it (outcome, iterations, cards played), every one with
+    --solve-again. Prints the problems and exits 1 if there are any. An
+    unfinished file that an interrupted run left beside DIR (in DIR.run/) is
+    only a note: no reader sees it.
 
     Example: blackhole-stats verify runs/million
     """
@@ -826,7 +827,7 @@ def verify_command(directory: str, solve_again: bool) -> None:
     from .verify import verify
 
     try:
-        checked = verify(directory, solve_again)
+        checked = verify(directory, solve_again=solve_again)
     except DatasetError as error:
         raise click.ClickException(str(error)) from None
     for problem in checked.problems:
@@ -838,8 +839,7 @@ def verify_command(directory: str, solve_again: bool) -> None:
             f"verification failed: {len(checked.problems)} problem(s) in {directory}")
     click.echo(f"ok: {checked.rows:,} row{'' if checked.rows == 1 else 's'}, every deal of the manifest exactly once, "
                "every solution replays legally, no other files for readers to pick up")
-    if checked.solved_again < checked.unsolved:
-        click.echo(f"unsolvable deals solved again: {checked.solved_again:,} of {checked.unsolved:,} (the first of "
-                   "each file; --solve-again for all)")
-    elif checked.unsolved:
-        click.echo(f"unsolvable deals solved again: all {checked.unsolved:,}")
+    if checked.unreplayed:
+        which = "every one" if solve_again else "the first of each file; --solve-again: every one"
+        click.echo(f"deals without a winning line solved again: {checked.solved_again:,} of "
+                   f"{checked.unreplayed:,} ({which})")

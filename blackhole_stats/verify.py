@@ -4,8 +4,8 @@ Every deal the manifest asks for must be there exactly once, every row must
 be of the run's game and agree with itself (outcome, cards_played, solution)
 and with the run's settings, and every solution must replay legally from its
 deal, under that game's rules, to a win. Nothing else may be in the directory
-that a reader of it would count. An `unsolved` verdict has no certificate to
-replay: the deal is solved again, exactly, for the first such row of each
+that a reader of it would count. An `unsolved` or `intractable` row has no
+line to replay: its deal is solved again, for the first such row of each
 file (every one with `solve_again`).
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .dealing import DealNumberError, GameNumber, deal
 from .deals import DealSet, Run
 from .games import Game
 from .solution import Solution, SolutionError
-from .solver import OUTCOMES, Solver
+from .solver import OUTCOMES, Solver, iterations_revision
 
 SCORE_TOLERANCE = 1e-9
 """How far a recomputed difficulty may be from the stored one (floating-point sums on another machine)."""
@@ -36,12 +36,13 @@ class Verification:
     problems: tuple[str, ...]
     notes: tuple[str, ...] = ()
     """Not problems: our unfinished files beside DIR (in DIR.run/), which no reader of DIR sees."""
-    unsolved: int = 0
+    unreplayed: int = 0
+    """Rows of the run's game without a line to replay (`unsolved`, `intractable`)."""
     solved_again: int = 0
-    """Of the `unsolved` rows, how many were solved again (and agreed, unless a problem says otherwise)."""
+    """Of those, how many were solved again (and agreed, unless a problem says otherwise)."""
 
 
-def verify(out: str, solve_again: bool = False) -> Verification:
+def verify(out: str, *, solve_again: bool = False) -> Verification:
     """Read every chunk file of the run in `out`; raises DatasetError if there is no run.
 
     Anything else in DIR that a reader of the directory would pick up (a
@@ -84,7 +85,11 @@ def verify(out: str, solve_again: bool = False) -> Verification:
                         f"({', '.join(difficulty.SCALES)}): its tags are not checked")
     solver = Solver()
     keys: list[Run] = []
-    unsolved = solved_again = 0
+    unreplayed = solved_again = 0
+    max_iters, search = manifest.get("max_iters"), manifest.get("search", "fast")
+    # The run's own solve is repeated where the search still counts as the run's did (deterministic: the same
+    # row, iterations too); otherwise only an unsolved verdict is comparable, solved again without a budget.
+    as_run = dataset.manifest_iterations_revision(manifest) == iterations_revision(search, rules)
     unread = 0  # files whose rows could not be read: their deals show as missing
     for path in files.parts:
         name = posixpath.basename(path)
@@ -127,7 +132,7 @@ def verify(out: str, solve_again: bool = False) -> Verification:
         columns = [table[column].to_pylist()
                    for column in ("ms", "outcome", "iterations", "cards_played", "solution")]
         file_keys: list[Run] = []
-        first_unsolved = True  # solved again; the others only with solve_again
+        first_unreplayed = True  # solved again; the others only with solve_again
         for number, ms, outcome, iterations, played, solution in zip(numbers, *columns):
             try:
                 game = GameNumber(number, ms)
@@ -138,12 +143,13 @@ def verify(out: str, solve_again: bool = False) -> Verification:
             problem = None if foreign else (
                 _budget_problem(outcome, iterations, manifest.get("max_iters"))
                 or _row_problem(rules, game, outcome, played, solution, manifest.get("max_iters")))
-            if not foreign and outcome == "unsolved":
-                unsolved += 1
-                if not problem and (first_unsolved or solve_again):
-                    first_unsolved = False
+            if not foreign and outcome != "solved":
+                unreplayed += 1
+                if not problem and (first_unreplayed or solve_again):
+                    first_unreplayed = False
                     solved_again += 1
-                    problem = _verdict_problem(solver, deal(game, rules), played)
+                    stored = (outcome, iterations, played)
+                    problem = _solved_again_problem(solver, deal(game, rules), stored, search, max_iters, as_run)
             if problem:
                 problems.append(f"deal {game}: {problem}")
         held = DealSet.from_runs(file_keys)
@@ -160,18 +166,35 @@ def verify(out: str, solve_again: bool = False) -> Verification:
                         (present - expected, "not asked for by the manifest")):
         if deals:
             problems.append(f"deals {what}: {deals}")
-    return Verification(len(keys), tuple(problems), notes, unsolved, solved_again)
+    return Verification(len(keys), tuple(problems), notes, unreplayed, solved_again)
 
 
-def _verdict_problem(solver: Solver, board: Board, played: int | None) -> str | None:
-    """An `unsolved` row's deal solved again without a budget (so exactly): still unsolvable, and as many
-    cards played (unless the row's search ran out of budget before it knew them)."""
-    again = solver.solve(board, most_played=played is not None)
-    if again.outcome != "unsolved":  # without a budget, never intractable
-        return "stored as unsolved, but solved again a line wins it"
-    if played is not None and again.cards_played != played:
-        return f"unsolved with {played} cards played stored, but the most any line plays is {again.cards_played}"
+def _solved_again_problem(solver: Solver, board: Board, stored: tuple[str, int, int | None], search: str,
+                          max_iters: int | None, as_run: bool) -> str | None:
+    """A row without a line to replay, its deal solved again: as the run solved it where `as_run` (the
+    same outcome, iterations and cards played), else, for an `unsolved` row, exactly, without a budget
+    (still unsolvable, and as many cards played unless the row's search ran out before it knew them)."""
+    outcome, iterations, played = stored
+    if as_run:
+        again = solver.solve(board, search, max_iters)
+        if (again.outcome, again.iterations, again.cards_played) == stored:
+            return None
+        return f"stored {_shown_row(*stored)}; solved again: {_shown_row(again.outcome, again.iterations, again.cards_played)}"
+    if outcome != "unsolved":  # intractable under another count of iterations: nothing to compare
+        return None
+    again = solver.solve(board, most_played=played is not None)  # without a budget: never intractable
+    if again.outcome != "unsolved" or (played is not None and again.cards_played != played):
+        return f"stored unsolved, {_shown_played(played)}; solved again without a budget: {again.outcome}, " \
+               f"{_shown_played(again.cards_played)}"
     return None
+
+
+def _shown_row(outcome: str, iterations: int, played: int | None) -> str:
+    return f"{outcome}, {iterations:,} iterations, {_shown_played(played)}"
+
+
+def _shown_played(played: int | None) -> str:
+    return "cards played unknown" if played is None else f"{played} cards played"
 
 
 def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.Scale,

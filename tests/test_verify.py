@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -61,6 +62,10 @@ def test_a_good_run_passes(good_run):
     assert (checked.rows, checked.problems) == (80, ())
     result = cli_verify(good_run)
     assert result.returncode == 0 and result.stdout.startswith("ok: 80 rows")
+    every = subprocess.run([str(SCRIPT), "verify", str(good_run), "--solve-again"], capture_output=True, text=True,
+                           timeout=60)
+    assert every.returncode == 0 and re.fullmatch(r"deals without a winning line solved again: (\d+) of \1 "
+                                                  r"\(every one\)", every.stdout.splitlines()[-1]), every
 
 
 def peer_row(deal: int) -> dict:
@@ -71,29 +76,53 @@ def peer_row(deal: int) -> dict:
 
 def test_an_unsolvable_deal_s_wrong_cards_played_is_found_by_solving_it_again(copy):
     """An unsolved row has no line to replay: a wrong cards_played within the game's range passed (helper
-    131). The first unsolvable deal of each file is solved again; deal 1 is that of part 1-20."""
+    131). The first such deal of each file is solved again as the run solved it; deal 1 is that of part
+    1-20, and the peer says how many cards its best line plays."""
     part = copy / "part-1-20-20.parquet"
     truth = peer_row(1)
-    assert truth["outcome"] == "unsolved" and pq.read_table(part)["deal"][0].as_py() == 1
+    table = pq.read_table(part)
+    assert truth["outcome"] == "unsolved" and table["deal"][0].as_py() == 1
+    iterations = table["iterations"][0].as_py()
     rewrite(part, 0, cards_played=int(truth["max_played"]) + 1)
     result = cli_verify(copy)
     assert result.returncode == 1
-    assert result.stdout.splitlines() == [f"deal 1: unsolved with {int(truth['max_played']) + 1} cards played stored, "
-                                          f"but the most any line plays is {truth['max_played']}"]
+    assert result.stdout.splitlines() == [
+        f"deal 1: stored unsolved, {iterations:,} iterations, {int(truth['max_played']) + 1} cards played; solved "
+        f"again: unsolved, {iterations:,} iterations, {truth['max_played']} cards played"]
 
 
 def test_a_winnable_deal_stored_as_unsolved_is_found_by_solve_again(copy):
-    """Deal 2 is winnable (the peer says so); stored as unsolved after deal 1, the file's first unsolvable
-    deal, only --solve-again solves it again: the plain verify says how many it did."""
+    """Deal 2 is winnable (the peer says so); stored as unsolved after deal 1, the file's first deal
+    without a line, only --solve-again solves it again: the plain verify says how many it did."""
     part = copy / "part-1-20-20.parquet"
     assert peer_row(2)["outcome"] == "solved" and pq.read_table(part)["deal"][1].as_py() == 2
     rewrite(part, 1, outcome="unsolved", solution=None, cards_played=49)
     spot = cli_verify(copy)
-    assert spot.returncode == 0 and spot.stdout.splitlines()[-1].startswith("unsolvable deals solved again: 4 of 9 ")
+    assert spot.returncode == 0 and spot.stdout.splitlines()[-1] == \
+        "deals without a winning line solved again: 4 of 9 (the first of each file; --solve-again: every one)"
     result = subprocess.run([str(SCRIPT), "verify", str(copy), "--solve-again"], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 1
-    assert result.stdout.splitlines() == ["deal 2: stored as unsolved, but solved again a line wins it"]
+    [line] = result.stdout.splitlines()
+    assert re.fullmatch(r"deal 2: stored unsolved, ([\d,]+) iterations, 49 cards played; solved again: solved, "
+                        r"[\d,]+ iterations, 51 cards played", line), line
+
+
+def test_a_budget_run_s_rows_without_a_line_are_solved_again_within_its_budget(tmp_path):
+    """With --max-iters a row may be intractable, or unsolved with its cards played unknown: solved again
+    with the run's budget, each comes out the same, so a relabelled one is found (helper 132)."""
+    out = tmp_path / "run"
+    run(str(out), DealSet.parse(["1-20"]), max_iters=2_000, workers=1, chunk_size=20)
+    checked = verify(str(out), solve_again=True)
+    assert checked.problems == () and checked.solved_again == checked.unreplayed > 1
+    (part,) = out.glob("part-*.parquet")
+    table = pq.read_table(part)
+    row = table["outcome"].to_pylist().index("intractable")
+    assert peer_row(row + 1)["outcome"] == "solved"  # (the peer decides it: intractable only for the budget)
+    rewrite(part, row, outcome="unsolved")
+    problems = verify(str(out), solve_again=True).problems
+    assert len(problems) == 1 and problems[0].startswith(f"deal {row + 1}: stored unsolved, ") \
+        and "; solved again: intractable, 2,000 iterations, " in problems[0], problems
 
 
 def test_an_illegal_solution_is_named(copy):
@@ -254,7 +283,7 @@ def test_an_unfinished_file_beside_the_directory_is_a_note_not_a_failure(copy):
         "directory removes it)",
         "ok: 80 rows, every deal of the manifest exactly once, every solution replays legally, no other files "
         "for readers to pick up",
-        "unsolvable deals solved again: 4 of 8 (the first of each file; --solve-again for all)"]
+        "deals without a winning line solved again: 4 of 8 (the first of each file; --solve-again: every one)"]
     (copy / "part-ms1-ms20-20.parquet").unlink()  # what such a kill really loses: that chunk's deals
     result = cli_verify(copy)
     assert result.returncode == 1 and "deals missing: ms1-ms20" in result.stdout
