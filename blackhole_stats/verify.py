@@ -141,8 +141,8 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
                 continue
             file_keys.append((ms, game.number, game.number))
             problem = None if foreign else (
-                _budget_problem(outcome, iterations, manifest.get("max_iters"))
-                or _row_problem(rules, game, outcome, played, solution, manifest.get("max_iters")))
+                _budget_problem(outcome, iterations, max_iters)
+                or _row_problem(rules, game, outcome, played, solution, max_iters))
             if not foreign and outcome != "solved":
                 unreplayed += 1
                 if not problem and (first_unreplayed or solve_again):
@@ -189,8 +189,9 @@ def _solved_again_problem(solver: Solver, board: Board, stored: tuple[str, int, 
     return None
 
 
-def _shown_row(outcome: str, iterations: int, played: int | None) -> str:
-    return f"{outcome}, {iterations:,} iterations, {_shown_played(played)}"
+def _shown_row(outcome: str, iterations: int | None, played: int | None) -> str:
+    shown = "iterations missing" if iterations is None else f"{iterations:,} iterations"  # (a file problem names it)
+    return f"{outcome}, {shown}, {_shown_played(played)}"
 
 
 def _shown_played(played: int | None) -> str:
@@ -269,9 +270,9 @@ def _range_problems(name: str, table: pa.Table) -> list[str]:
     return sorted(problems)
 
 
-def _budget_problem(outcome: str, iterations: int, max_iters: int | None) -> str | None:
+def _budget_problem(outcome: str, iterations: int | None, max_iters: int | None) -> str | None:
     """A verdict reached within the budget; `intractable` only when the budget was spent."""
-    if max_iters is None:
+    if max_iters is None or iterations is None:  # a missing count: the file's problem names it
         return None
     if outcome == "intractable" and iterations < max_iters:
         return f"intractable after {iterations:,} iterations, under the run's max_iters {max_iters:,}"

@@ -341,3 +341,20 @@ def test_values_report_refuses_are_problems(copy, column, value, words):
     assert any(words in problem for problem in checked.problems)
     report_run = subprocess.run([str(SCRIPT), "report", str(copy)], capture_output=True, text=True, timeout=60)
     assert report_run.returncode == 1 and words in report_run.stderr
+
+
+@pytest.mark.parametrize("max_iters", [None, 2_000])
+def test_a_missing_iteration_count_is_named_without_a_traceback(tmp_path, max_iters):
+    """A row whose iterations were nulled: the budget check compared None with max_iters, and solving the
+    row again showed None as a count (tracebacks, helper review); the file's problem names it."""
+    out = tmp_path / "run"
+    run(str(out), DealSet.parse(["1-20"]), max_iters=max_iters, workers=1, chunk_size=20)
+    (part,) = out.glob("part-*.parquet")
+    outcomes = pq.read_table(part)["outcome"].to_pylist()
+    for row in (0, outcomes.index("intractable")) if max_iters else (0,):  # deal 1: the file's first unsolved
+        rewrite(part, row, iterations=None)
+    result = cli_verify(out)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "part-1-20-20.parquet: column iterations has missing values" in result.stdout.splitlines()
+    assert "deal 1: stored unsolved, iterations missing, 3 cards played; solved again: unsolved, " \
+           in result.stdout, result.stdout
