@@ -22,7 +22,7 @@ from .dealing import DealNumberError, GameNumber, deal
 from .deals import DealSet, Run
 from .games import Game
 from .solution import Solution, SolutionError
-from .solver import OUTCOMES, Solver, iterations_revision
+from .solver import OUTCOMES, SEARCHES, Solver, iterations_revision
 
 SCORE_TOLERANCE = 1e-9
 """How far a recomputed difficulty may be from the stored one (floating-point sums on another machine)."""
@@ -86,10 +86,11 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
     solver = Solver()
     keys: list[Run] = []
     unreplayed = solved_again = 0
-    max_iters, search = manifest.get("max_iters"), manifest.get("search", "fast")
-    # The run's own solve is repeated where the search still counts as the run's did (deterministic: the same
-    # row, iterations too); otherwise only an unsolved verdict is comparable, solved again without a budget.
-    as_run = dataset.manifest_iterations_revision(manifest) == iterations_revision(search, rules)
+    max_iters, search = manifest.get("max_iters"), manifest.get("search")
+    # The run's own solve is repeated where the search is this version's and still counts as the run's did
+    # (deterministic: the same row, iterations too); otherwise only an unsolved verdict is comparable, solved
+    # again without a budget (a later version's search, which settings_problem names, is no reason to stop).
+    as_run = search in SEARCHES and dataset.manifest_iterations_revision(manifest) == iterations_revision(search, rules)
     unread = 0  # files whose rows could not be read: their deals show as missing
     for path in files.parts:
         name = posixpath.basename(path)

@@ -358,3 +358,14 @@ def test_a_missing_iteration_count_is_named_without_a_traceback(tmp_path, max_it
     assert "part-1-20-20.parquet: column iterations has missing values" in result.stdout.splitlines()
     assert "deal 1: stored unsolved, iterations missing, 3 cards played; solved again: unsolved, " \
            in result.stdout, result.stdout
+
+
+def test_a_later_version_s_search_is_named_not_solved_with(copy):
+    """A manifest naming a search this version does not have: its files are named as of other settings,
+    and the rows without a line are solved again without a budget, not with that search (a traceback)."""
+    manifest = json.loads(manifest_file(copy).read_text())
+    manifest["search"] = "quantum"
+    manifest_file(copy).write_text(json.dumps(manifest))
+    checked = verify(str(copy), solve_again=True)
+    assert checked.solved_again == checked.unreplayed == 8
+    assert len(checked.problems) == 4 and all("search=\"quantum\"" in problem for problem in checked.problems)
