@@ -155,8 +155,8 @@ def _text(piles: bytes, cards: bytes) -> str:
 
 
 def board_of(row: Any) -> Board:
-    """The board a dataset row was dealt from, in the row's `game` (Black Hole without one, as in the
-    compact files written before the family; a warning for a run's row without it, which has `deal_exact`).
+    """The board a dataset row was dealt from, in the row's `game` (without one: Black Hole's, with a
+    warning, since every row this version writes names its game, and Golf's deal N is another board).
 
     `row` is anything with `deal` and `ms` by key or attribute: a pandas row
     (`df.iloc[i]`, `itertuples()`, `to_records()[i]`), a dict from pyarrow's
@@ -188,10 +188,10 @@ def board_of(row: Any) -> Board:
                          "guess (report refuses a null in a typed ms column too; pandas reads a CSV's empty cell as "
                          "NaN: fillna(False), or read_csv(..., keep_default_na=False) as report reads it)")
     game = _field(row, "game", absent=_NO_FIELD)
-    if game is _NO_FIELD and fields["deal_exact"] is not _NO_FIELD:  # report notes such a file too
-        warnings.warn("the row has no game field, though every row of a run has one (pandas drops it when it "
-                      "reads one game=... folder): dealt as Black Hole's (df.assign(game=...) names it)", stacklevel=2)
-    if game is _NO_FIELD:  # a compact file written before the family: Black Hole's
+    if game is _NO_FIELD:  # report notes such a file too
+        warnings.warn("the row has no game field, though every row of a run or a study has one (pandas drops it "
+                      "when it reads one game=... folder; a selection of columns may leave it out): dealt as "
+                      "Black Hole's (df.assign(game=...) names it)", stacklevel=2)
         game = BLACK_HOLE
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")

@@ -58,10 +58,9 @@ import pyarrow.parquet as pq
 from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.deals import DealSet, DealSpecError
 
-COMPACT_COLUMNS = ["deal", "ms", "outcome", "iterations", "cards_played"]
-FAMILY_COLUMNS = ["game", *COMPACT_COLUMNS]
-"""The compact files of the family's studies keep the `game` column: concatenated in a notebook,
-each row still says which game it is (results/deals.parquet predates it, and reads as Black Hole)."""
+COMPACT_COLUMNS = ["game", "deal", "ms", "outcome", "iterations", "cards_played"]
+"""The compact files keep the `game` column: concatenated in a notebook, each row still says which
+game it is (a row without one would drop out of a groupby on it)."""
 ALL_IN_A_ROW_PUBLISHED = 67.1
 """Percent of All in a Row deals 1..1,000,000 solvable, the only published figure (Shlomi Fish, as
 quoted by Wolter in 2014, without per-deal data; ../shared/reference/family/FAMILY.md)."""
@@ -184,9 +183,9 @@ def timed_run(run: Path, *args: str, sessions: list | None = None) -> dict | Non
     return timing
 
 
-def write_compact(run: Path, target: Path, columns: list[str] = COMPACT_COLUMNS) -> None:
+def write_compact(run: Path, target: Path) -> None:
     """The run's rows without solutions and solve times: small enough to commit."""
-    table = pads.dataset(str(run), format="parquet").to_table(columns=columns)
+    table = pads.dataset(str(run), format="parquet").to_table(columns=COMPACT_COLUMNS)
     with replacing(target) as temp:
         pq.write_table(table.sort_by([("ms", "ascending"), ("deal", "ascending")]), temp,
                        compression="zstd", compression_level=19)
@@ -368,7 +367,7 @@ prefix for the iteration counts; then this file and `study.json`.
 | `plots/iterations.png` | iterations per outcome, log scale |
 | `plots/cards_played.png` | how many cards the unsolvable deals get out |
 | `plots/solvable_fraction.png` | the running solvable fraction over the deal numbers, with its 95% interval |
-| `deals.parquet` | one row per deal: `deal`, `ms`, `outcome`, `iterations`, `cards_played` (results format 2), the run's dataset without the solutions and solve times; `blackhole-stats report results/deals.parquet` reads it |
+| `deals.parquet` | one row per deal: `game`, `deal`, `ms`, `outcome`, `iterations`, `cards_played` (results format 2), the run's dataset without the solutions and solve times; `blackhole-stats report results/deals.parquet` reads it |
 | `study.ipynb` | the analysis in a notebook, from `deals.parquet` (pandas, DuckDB and polars) |
 | `REPORT_classic.md` | the report of the `classic` run over deals {classic['first']:,}..{classic['last']:,} |
 | `CLASSIC_PREFIXES.md` | the `classic` run's iteration statistics on growing prefixes (the table below) |
@@ -558,7 +557,7 @@ def study_game(game, deals: DealSet, runs: Path, results: Path, peer: Path | Non
                 replace_text(facts_path, json.dumps(previous, indent=2) + "\n")
         cli("verify", str(run))
         report_with_plots(run, target / "REPORT.md", target / "plots")
-        write_compact(run, target / "deals.parquet", FAMILY_COLUMNS)
+        write_compact(run, target / "deals.parquet")
         data = load(run)
         facts = {"game": game.key, "name": game.name, "fast": game_facts(data, game), "timing": summed(sessions),
                  "run_started": manifest(run)["started"], "sessions": sessions}
@@ -634,16 +633,15 @@ def family_facts(results: Path) -> dict:
 
 def family_rows(path: Path, game):
     """The compact rows of `game`'s study at `path` (`load`), as FAMILY.md may count them: a file that cannot
-    be read, holds a deal twice or is not the game's (its `game` column, which the family's compact files
-    have) stops the script in one line, FAMILY.md as it was. Each was a traceback, or a table of figures
+    be read, holds a deal twice or is not the game's (its `game` column, which every study's compact file
+    has) stops the script in one line, FAMILY.md as it was. Each was a traceback, or a table of figures
     counted as they stood (a deal twice in a game's percentage, Black Hole's rows as Golf's)."""
     from blackhole_stats.dataset import DatasetError
-    from blackhole_stats.games import BLACK_HOLE
     from blackhole_stats.report import game_of
     try:
         data = load(path)
         game_of(data, str(path), given=game)
-        if game is not BLACK_HOLE and "game" not in data:
+        if "game" not in data:
             raise DatasetError(f"{path} names no game: a study's compact rows of {game.name} have a game column")
         twice = data.duplicated(["ms", "deal"])
         if twice.any():

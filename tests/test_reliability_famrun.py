@@ -16,7 +16,7 @@ What it proves, each against data this package did not produce (the peer solver'
 * `verify` judges rows by the run's game: a solution that is legal only in Relaxed Golf,
   stored in a Golf run, is an illegal move; cards played outside what the game allows is named;
 * datasets from before the family (format 1 of 0.1.0, format 2 without a manifest `game`, and
-  the committed compact study without a `game` column, with a note that its game is assumed) read as
+  a compact study file without a `game` column, with a note that its game is assumed) read as
   Black Hole, and the runs take no other game;
 * `report --compare` across two games of the same deals counts the deals one wins and the other
   does not (as the peer's CSVs count them), and refuses two datasets that share no deal;
@@ -344,8 +344,9 @@ def test_datasets_from_before_the_family_are_black_hole_and_take_no_other_game(t
     assert result.stderr == b""
     assert "holds black_hole deals (Black Hole), not golf" in \
         assert_one_line_failure(cli("export", old, "--game", "golf", "--solvable"))
-    study = REPO / "results" / "deals.parquet"  # the committed study: no game column, no manifest
-    result = cli("report", study, "--format", "json")
+    compact = tmp_path / "compact.parquet"  # a study's compact rows as written before the family: no game
+    pq.write_table(pq.read_table(REPO / "results" / "deals.parquet").drop_columns(["game"]), compact)
+    result = cli("report", compact, "--format", "json")
     assert result.returncode == 0 and json.loads(result.stdout)["game"] == "black_hole"
     assert b"does not say which game its deals are of; read as Black Hole (--game names it)" in result.stderr
     assert cli("run", "--out", old).returncode == 0  # brought up to date: a Black Hole run of format 2

@@ -881,7 +881,7 @@ def test_bad_input_is_one_line_and_fails(tmp_path):
 def test_report_says_when_the_dataset_is_not_what_its_manifest_asks_for(tmp_path, rows):
     """Fewer deals (one asked for, never written), more (a row not asked for), repeated (a copy)."""
     asked = manifest_for(rows)
-    asked["deals"] = asked["deals"] + ["999999999"]
+    asked["deals"], asked["total_deals"] = asked["deals"] + ["999999999"], asked["total_deals"] + 1
     held = rows + [{**rows[0], "deal": 123456789, "ms": False}, rows[1]]
     folder = write_arrow(tmp_path / "run", held, manifest=asked)
     done = run_cli(folder, "--format", "json")
@@ -930,7 +930,8 @@ def test_a_repeat_with_other_iterations_is_counted_once_and_said_so(tmp_path, ro
 def test_a_comparison_warns_for_each_side_that_is_not_what_its_manifest_asks_for(tmp_path, rows, short_side):
     """The warning of a plain report, on whichever side of --compare falls short, and only there."""
     asked = manifest_for(rows)
-    short = write_arrow(tmp_path / "short", rows, manifest={**asked, "deals": asked["deals"] + ["999999999"]})
+    short = write_arrow(tmp_path / "short", rows, manifest={**asked, "deals": asked["deals"] + ["999999999"],
+                                                                "total_deals": asked["total_deals"] + 1})
     whole = write_arrow(tmp_path / "whole", rows, manifest=asked)
     sides = (short, whole) if short_side == "A" else (whole, short)
     for fmt in ("text", "markdown"):

@@ -1115,6 +1115,9 @@ def test_the_family_table_refuses_a_game_s_rows_it_cannot_trust_in_one_line(tmp_
                             (lambda: pq.write_table(pa.concat_tables([table, table.slice(0, 5)]), compact),
                              f"{compact} holds deal 1 more than once"),
                             (lambda: shutil.copyfile(REPO / "results" / "deals.parquet", compact),
+                             f"{compact} holds black_hole deals (Black Hole), not relaxed_golf"),
+                            (lambda: pq.write_table(pq.read_table(REPO / "results" / "deals.parquet").drop_columns(
+                                ["game"]), compact),
                              f"{compact}: deal 1 is unsolved with cards_played 3, but Relaxed Golf allows"),
                             (lambda: pq.write_table(table.drop_columns(["game"]), compact),
                              f"{compact} names no game: a study's compact rows of Relaxed Golf have a game column")):

@@ -3,6 +3,7 @@ dataset rows (as pandas, numpy, pyarrow, polars and DuckDB hand them back) to th
 from __future__ import annotations
 
 import re
+import warnings
 from decimal import Decimal
 
 import duckdb
@@ -423,10 +424,25 @@ def test_a_run_row_read_without_its_game_is_dealt_as_black_hole_with_a_warning(t
     rows.to_parquet(tmp_path / "by_game", partition_cols=["game"])
     row = pd.read_parquet(tmp_path / "by_game" / "game=golf").iloc[0]
     assert "game" not in row and "deal_exact" in row
-    with pytest.warns(UserWarning, match=r"the row has no game field, though every row of a run has one \(pandas "
-                                         r"drops it when it reads one game=\.\.\. folder\): dealt as Black Hole's"):
+    with pytest.warns(UserWarning, match=r"the row has no game field, though every row of a run or a study has "
+                                         r"one \(pandas drops it when it reads one game=\.\.\. folder; a selection "
+                                         r"of columns may leave it out\): dealt as Black Hole's"):
         assert board_of(row) == deal(4)
     assert board_of(pd.concat([row, pd.Series({"game": "golf"})])) == deal(4, "golf")
+
+
+def test_a_row_read_without_its_game_column_is_dealt_as_black_hole_with_a_warning(tmp_path):
+    """A notebook reading a Golf dataset's columns deal, ms and outcome (no game, no deal_exact) got
+    Black Hole's board of the number without a word: only a row with deal_exact was warned of."""
+    solver = Solver()
+    pd.DataFrame([solver.solve_deal(n, game="golf") for n in (4, 5)]).to_parquet(tmp_path / "golf.parquet")
+    row = pd.read_parquet(tmp_path / "golf.parquet", columns=["deal", "ms", "outcome"]).iloc[0]
+    with pytest.warns(UserWarning, match="the row has no game field.*: dealt as Black Hole's"):
+        assert board_of(row) == deal(4) != deal(4, "golf")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert board_of(pd.read_parquet(tmp_path / "golf.parquet", columns=["game", "deal", "ms"]).iloc[0]) == \
+            deal(4, "golf")
 
 
 def test_a_row_of_another_game_without_its_game_field_says_so():

@@ -161,7 +161,7 @@ def test_duplicate_missing_and_extra_deals(copy):
     pq.write_table(first_ten, copy / "part-1-10-10.parquet")
     (copy / "part-21-40-20.parquet").unlink()
     manifest = json.loads(manifest_file(copy).read_text())
-    manifest["deals"] = ["1-60", "ms1-ms10"]
+    manifest["deals"], manifest["total_deals"] = ["1-60", "ms1-ms10"], 70
     manifest_file(copy).write_text(json.dumps(manifest))
     result = cli_verify(copy)
     assert result.returncode == 1
