@@ -15,11 +15,9 @@ must catch Ctrl-C before anything slow is imported (see `console`).
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING  # now, whole: a thread's dataclass saw another's half-imported `typing`
 
 from ._version import __version__
-
-TYPE_CHECKING = False
-"""True for type checkers only (they know the name); `typing` would cost every command's start-up 3 ms."""
 
 _HOMES = {
     "Board": "board", "BoardParseError": "board", "IllegalMove": "board", "Move": "board",

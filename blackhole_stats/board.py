@@ -19,15 +19,12 @@ import operator
 import os
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence, TextIO
 
 from .arguments import is_int_value
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game, get_game
 from .quoting import QUOTE_LIMIT, quoted
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: `typing` and `html` (for the SVG) would cost `blackhole-solve`'s start-up
-    from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence, TextIO
 
 NUM_PILES = BLACK_HOLE.piles
 PILE_SIZE = BLACK_HOLE.pile_size

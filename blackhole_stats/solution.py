@@ -18,16 +18,13 @@ import numbers
 import warnings
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, Iterable, Iterator
 
 from . import _core
 from .arguments import is_int_value
 from .board import TALON_MOVE, Board, IllegalMove, Move, check_board
 from .cards import DECK, Card
 from .games import BLACK_HOLE, Game, get_game
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only: `typing` would cost `blackhole-solve`'s start-up
-    from typing import Any, Iterable, Iterator
 
 PREVIEW_MOVES = 5
 """Moves named in a Solution's repr."""

@@ -39,6 +39,7 @@ import time
 import weakref
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
 
 from . import _core, _testhooks
 from .arguments import whole_number
@@ -46,12 +47,7 @@ from .board import Board, check_board, dealt_layout, solver_input, solver_rules
 from .games import Game, UnknownGameError, get_game
 from .solution import Solution, line_text
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # annotations only, as in board.py
-    from collections.abc import Iterator
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # annotations only: `dealing` is loaded when a deal is solved
     from .dealing import GameNumber
 
 OUTCOMES = ("solved", "unsolved", "intractable")

@@ -107,6 +107,48 @@ def test_threads_get_the_single_threaded_results():
             assert got == alone[case] if case in alone else got[:3] == expected[case], case
 
 
+FIRST_USE_WHILE_TYPING_LOADS = """
+import importlib.machinery, sys, threading
+half, go = threading.Event(), threading.Event()
+assert "typing" not in sys.modules
+
+class Slow:  # a finder and loader of typing's first import, held half-done
+    def find_spec(self, name, path, target=None):
+        if name != "typing":
+            return None
+        sys.meta_path.remove(self)
+        self.real = importlib.machinery.PathFinder.find_spec(name, path)
+        return importlib.machinery.ModuleSpec(name, self)
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        if threading.current_thread() is not threading.main_thread():
+            half.set()
+            go.wait(60)
+        self.real.loader.exec_module(module)
+
+sys.meta_path.insert(0, Slow())
+import blackhole_stats
+loader = threading.Thread(target=lambda: __import__("typing"))  # as pandas would, in another thread
+loader.start()
+half.wait(1)
+try:
+    print(blackhole_stats.solve(blackhole_stats.deal(5)).outcome)
+finally:
+    go.set()
+    loader.join()
+"""
+
+
+def test_a_first_use_while_another_thread_imports_typing():
+    """A script's threads using the package for the first time while another imported `typing` (pandas,
+    say): a dataclass of ours saw `typing` half-imported ("partially initialized module 'typing' has no
+    attribute 'ClassVar'"). The import is held half-done on purpose here, as a test hook would."""
+    done = subprocess.run([sys.executable, "-c", FIRST_USE_WHILE_TYPING_LOADS], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "solved\n", "")
+
+
 class Stop(Exception):
     """Raised by the test's signal handler."""
 
