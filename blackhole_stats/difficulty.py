@@ -118,7 +118,10 @@ def score_of_traps(walks: list[bytes]) -> float:
 def difficulty(board: Board, solver: Solver | None = None) -> float | None:
     """The trap score of a winnable position; None if it cannot be won (or a verdict ran past MAX_ITERS)."""
     check_board(board, "difficulty")
-    solver = solver or Solver()
+    if solver is None:
+        solver = Solver()
+    elif not isinstance(solver, Solver):  # else an AttributeError from inside, or a falsy value's new Solver
+        raise TypeError(f"difficulty's solver is a Solver (or None: a new one), not {type(solver).__name__}")
     walks = solver.trap_walks(board, WALKS, PROBES, SEED, MAX_ITERS)
     return None if walks is None else score_of_traps(walks)
 

@@ -114,9 +114,13 @@ def test_tags_are_read_as_users_type_them_and_unknown_ones_are_refused():
 
 
 def test_arguments_of_the_wrong_type_are_type_errors_that_say_what_was_wanted():
-    """difficulty(5) and parse_tag(5) were AttributeErrors from inside."""
+    """difficulty(5), difficulty(board, solver=5) and parse_tag(5) were AttributeErrors from inside;
+    difficulty(board, solver=0) took a new Solver in silence."""
     with pytest.raises(TypeError, match="difficulty takes a Board .*, not int"):
         difficulty(5)
+    for solver in (5, 0, "Solver()"):
+        with pytest.raises(TypeError, match=r"difficulty's solver is a Solver \(or None: a new one\), not "):
+            difficulty(deal(2), solver=solver)
     with pytest.raises(TypeError, match="a tag is text .*, not int"):
         parse_tag(5)
 
