@@ -27,6 +27,8 @@ SIZE = (8, 4.5)
 DPI = 120
 LOG_SPAN = 100
 """Deal numbers spanning this factor or more get a log axis in the running-fraction chart."""
+FAR_DEALS = 10**9
+"""From here up, deal numbers that span less than their first are drawn from the one before it."""
 
 
 class PlotsUnavailable(RuntimeError):
@@ -163,26 +165,42 @@ def _cards_played(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) -> bool
     return True
 
 
+def _deal_origin(deals: pd.Series) -> int:
+    """What the deal axis counts from: 0, or the number before the first deal where the deals are a
+    window far from 0 (10^19 .. 10^19 + 300: as floats one point, its labels 26 characters wide)."""
+    first, last = int(deals.min()), int(deals.max())  # exact: Python ints, whatever the column holds
+    return first - 1 if last >= FAR_DEALS and last - first < first else 0
+
+
+def _after(deals: pd.Series, origin: int) -> np.ndarray:
+    """The deal numbers less `origin`, as floats for the axis (exact subtraction first)."""
+    if not origin:
+        return deals.to_numpy(dtype=float)
+    return np.array([int(number) - origin for number in deals], dtype=float)
+
+
 def _solvable_fraction(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) -> bool:
     """Running solvable fraction of decided deals in deal-number order, with its 95% Wilson band."""
     decided = data[data["outcome"] != "intractable"]
     if decided.empty:
         return False
     ax = figure.subplots()
+    origin = _deal_origin(decided["deal"])
     for ms, deals in decided.groupby("ms"):
         solved = np.cumsum((deals["outcome"] == "solved").to_numpy())
         trials = np.arange(1, len(deals) + 1)
         low, high = wilson_interval(solved, trials)
-        numbers = deals["deal"].to_numpy(dtype=float)
+        numbers = _after(deals["deal"], origin)
         label = f"{'ms' if ms else 'PySolFC'} deals: {solved[-1] / trials[-1]:.2%} of {trials[-1]:,} decided"
         line, = ax.plot(numbers, solved / trials, label=label)
         ax.fill_between(numbers, low, high, color=line.get_color(), alpha=0.2, linewidth=0,
                         label="95% Wilson interval")
-    numbers = decided["deal"].to_numpy(dtype=float)
+    numbers = _after(decided["deal"], origin)
     if numbers.max() >= LOG_SPAN * numbers.min():  # early deals would be squeezed against the axis
         ax.set_xscale("log")
     _thousands(ax.xaxis)
-    ax.set_xlabel("deal number" + (", log scale" if ax.get_xscale() == "log" else ""))
+    ax.set_xlabel("deal number" + (f" \N{MINUS SIGN} {origin:,}" if origin else "")
+                  + (", log scale" if ax.get_xscale() == "log" else ""))
     ax.set_ylabel("solvable fraction so far")
     ax.set_title(f"{game.name}: running solvable fraction over the deal numbers")
     ax.legend(loc="lower right")

@@ -51,6 +51,19 @@ def test_deal_numbers_have_thousands_separators(data):
     assert any("," in label for label in tick_labels(ax.xaxis))
 
 
+@pytest.mark.parametrize("first", [10**19, 2**63 - 40, 10**12])
+def test_deals_far_from_zero_are_drawn_one_by_one(data, first):
+    """Deals 10^19 .. 10^19 + 5,049 (a run of PySolFC's random games) were drawn as floats, all one point:
+    the running fraction a vertical line, the ticks' 26-character labels over each other. The axis counts
+    from the deal before the first, and says so."""
+    data["deal"] = pd.Series([first + n for n in range(len(data))], dtype=object)  # as report.load reads them
+    (ax,) = drawn(plots._solvable_fraction, data).axes
+    line = ax.lines[0]
+    assert list(line.get_xdata()) == [float(n) for n in range(1, len(data) + 1)]
+    assert ax.get_xlabel().startswith(f"deal number \N{MINUS SIGN} {first - 1:,}")
+    assert max(map(len, tick_labels(ax.xaxis))) <= len("10,000")
+
+
 def test_cards_played_not_determined_are_left_out_and_counted(data):
     """Unsolvable deals whose best line --max-iters cut short: null cards_played, as `report.load` gives it."""
     data["cards_played"] = data["cards_played"].astype("Int64")
