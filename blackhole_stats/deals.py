@@ -151,10 +151,21 @@ def _parse_spec(spec: str) -> Iterator[Run]:
         raise DealSpecError(f"bad deal range {spec!r}: not text")
     items = spec.split(",")
     for index, item in enumerate(items):
-        if index and re.match(r"\s*0[0-9]{2}\s*(-|$)", item) and items[index - 1].rstrip()[-1:].isdigit():
+        if index and _grouped(items[index - 1], item):
             raise DealSpecError(f"bad deal range {quoted(spec)}: a number with a thousands separator (',' "
-                                "separates items): write 1000, not 1,000")  # `1,001` was deal 1 alone, silently
+                                "separates items): write 1000, not 1,000; to list two items, put a space "
+                                "after the comma")
         yield _parse_run(item)
+
+
+def _grouped(before: str, after: str) -> bool:
+    """Whether the comma between two items reads as a thousands separator: three digits after it, and
+    before it 1 to 3 digits ending a number, with no space between (`1-1,500` was deals 1 and 500, a
+    pasted `12,345` deals 12 and 345, silently); three digits from 0 after it name no deal, spaces or not
+    (`1,001` was deal 1 alone)."""
+    if re.match(r"\s*0[0-9]{2}\s*(-|$)", after) and before.rstrip()[-1:].isdigit():
+        return True
+    return bool(re.match(r"[0-9]{3}\s*(-|$)", after) and re.search(r"(^|[^0-9])[0-9]{1,3}$", before))
 
 
 def _parse_run(item: str) -> Run:

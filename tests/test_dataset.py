@@ -67,14 +67,21 @@ def test_bad_ranges_name_the_item(spec, words):
     assert repr(spec) in str(caught.value)
 
 
-@pytest.mark.parametrize("spec", ["1,000", "1-1,000,000", "1,000-2,000", "ms1,000", "1,001", "1, 050"])
+@pytest.mark.parametrize("spec", ["1,000", "1-1,000,000", "1,000-2,000", "ms1,000", "1,001", "1, 050",
+                                  "1-1,500", "1-2,500", "12,345", "ms5,678", "1,234-2,000", "7-999,999"])
 def test_a_number_written_with_thousands_separators_is_said_so(spec):
     """`--range 1,000` was refused as "invalid game number 0" (its items are 1 and 000), which does not say
-    why, and `--range 1,001` was deal 1 alone (1 and 001), silently."""
+    why; `--range 1,001` was deal 1 alone (1 and 001), `1-1,500` deals 1 and 500, and a --deals file's
+    pasted `12,345` deals 12 and 345, silently (a hostile tester)."""
     with pytest.raises(DealSpecError, match=re.escape(f"bad deal range {spec!r}: a number with a thousands "
-                                                      "separator (',' separates items): write 1000, not 1,000")):
+                                                      "separator (',' separates items): write 1000, not 1,000; to "
+                                                      "list two items, put a space after the comma")):
         DealSet.parse([spec])
-    assert [str(DealSet.parse([other])) for other in ("1,0005", "7,12")] == ["1,5", "7,12"]  # leading zeros stand
+    assert [str(DealSet.parse([other])) for other in ("1,0005", "7,12", "1-1, 500", "1000,500", "1,2,3", "5,1000",
+                                                      "ms12, 345", "1-3 ,500")] == \
+        ["1,5", "7,12", "1,500", "500,1000", "1-3", "5,1000", "345,ms12", "1-3,500"]
+    with pytest.raises(DealSpecError, match=r"x\.txt line 2: bad deal range '12,345': a number with a thousands"):
+        DealSet.read_list(["5\n", "12,345\n"], "x.txt")
 
 
 def test_read_list_names_file_and_line():
