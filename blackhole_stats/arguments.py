@@ -46,3 +46,15 @@ def seconds(name: str, value) -> float:
     if not is_seconds(value):
         raise ValueError(f"{name} must be a number of seconds, at least 0 and finite, not {value!r}")
     return float(value)
+
+
+def check_instance(value: object, kind: type, taker: str, wanted: str) -> None:
+    """TypeError unless `value` is a `kind`, saying what `taker` (e.g. "solve") wanted. One made before
+    the package was imported again (a notebook's reload) looks like one to the eye, so that is said."""
+    if isinstance(value, kind):
+        return
+    if type(value).__qualname__ == kind.__qualname__ and type(value).__module__ == kind.__module__:
+        raise TypeError(f"{taker} takes a {kind.__name__} of this import of blackhole_stats, and this one was made "
+                        "before the package was imported again (a notebook's reload or autoreload): make the "
+                        f"{kind.__name__} again, or restart the kernel")
+    raise TypeError(f"{taker} takes {wanted}, not {type(value).__name__}")

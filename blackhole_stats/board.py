@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence, TextIO
 
-from .arguments import is_int_value
+from .arguments import check_instance, is_int_value
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game, get_game
 from .quoting import QUOTE_LIMIT, quoted
@@ -473,15 +473,8 @@ class Board:
 
 
 def check_board(board: object, taker: str) -> None:
-    """TypeError unless `board` is a Board; `taker` (e.g. "solve") names what wanted one. A Board of an
-    earlier import of the package (a notebook's reload) is a Board to the eye, so that is said."""
-    if isinstance(board, Board):
-        return
-    if type(board).__qualname__ == Board.__qualname__ and type(board).__module__ == Board.__module__:
-        raise TypeError(f"{taker} takes a Board of this import of blackhole_stats, and this one was made "
-                        "before the package was imported again (a notebook's reload or autoreload): "
-                        "make the Board again, or restart the kernel")
-    raise TypeError(f"{taker} takes a Board (deal(n) or Board.from_text make one), not {type(board).__name__}")
+    """TypeError unless `board` is a Board; `taker` (e.g. "solve") names what wanted one."""
+    check_instance(board, Board, taker, "a Board (deal(n) or Board.from_text make one)")
 
 
 def dealt_layout(ids: bytes, game: Game) -> tuple[bytes, bytes, int, bytes]:

@@ -36,6 +36,7 @@ import re
 import math
 from dataclasses import dataclass
 
+from .arguments import check_instance
 from .board import Board, check_board
 from .dealing import python_value
 from .games import Game, get_game
@@ -120,8 +121,7 @@ def difficulty(board: Board, solver: Solver | None = None) -> float | None:
     check_board(board, "difficulty")
     if solver is None:
         solver = Solver()
-    elif not isinstance(solver, Solver):  # else an AttributeError from inside, or a falsy value's new Solver
-        raise TypeError(f"difficulty's solver is a Solver (or None: a new one), not {type(solver).__name__}")
+    check_instance(solver, Solver, "difficulty(solver=...)", "a Solver (or None: a new one)")
     walks = solver.trap_walks(board, WALKS, PROBES, SEED, MAX_ITERS)
     return None if walks is None else score_of_traps(walks)
 

@@ -167,6 +167,9 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
                         (present - expected, "not asked for by the manifest")):
         if deals:
             problems.append(f"deals {what}: {deals}")
+    if manifest.get("total_deals", expected.count) != expected.count:  # a reader counting the run by it is wrong
+        problems.append(f"the manifest's total_deals is {manifest['total_deals']:,}, but its deals hold "
+                        f"{expected.count:,} (the next run on this directory writes it again)")
     return Verification(len(keys), tuple(problems), notes, unreplayed, solved_again)
 
 

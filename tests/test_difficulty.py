@@ -119,7 +119,7 @@ def test_arguments_of_the_wrong_type_are_type_errors_that_say_what_was_wanted():
     with pytest.raises(TypeError, match="difficulty takes a Board .*, not int"):
         difficulty(5)
     for solver in (5, 0, "Solver()"):
-        with pytest.raises(TypeError, match=r"difficulty's solver is a Solver \(or None: a new one\), not "):
+        with pytest.raises(TypeError, match=r"difficulty\(solver=\.\.\.\) takes a Solver \(or None: a new one\), not "):
             difficulty(deal(2), solver=solver)
     with pytest.raises(TypeError, match="a tag is text .*, not int"):
         parse_tag(5)

@@ -331,6 +331,25 @@ def test_a_board_from_before_a_reload_is_said_to_be_one():
     assert new_board_solves(script)
 
 
+def test_a_solver_from_before_a_reload_is_said_to_be_one():
+    """difficulty(board, solver=...) with a Solver made before a reload said "takes a Solver ..., not
+    Solver" (a reviewer): the same words as for a Board."""
+    script = ("import sys, blackhole_stats as old\n"
+              "solver = old.Solver()\n"
+              "for name in [name for name in sys.modules if name.startswith('blackhole_stats')]:\n"
+              "    del sys.modules[name]\n"
+              "import blackhole_stats as new\n"
+              "from blackhole_stats.difficulty import difficulty\n"
+              "try:\n"
+              "    difficulty(new.deal(2), solver=solver)\n"
+              "except TypeError as error:\n"
+              "    print(error)\n")
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert shown.stdout == ("difficulty(solver=...) takes a Solver of this import of blackhole_stats, and this one "
+                            "was made before the package was imported again (a notebook's reload or autoreload): "
+                            "make the Solver again, or restart the kernel\n"), (shown.stdout, shown.stderr)
+
+
 def new_board_solves(script: str) -> bool:
     """The way out it names: a Board made again is taken."""
     again = script.replace("    new.solve(board)", "    print(new.solve(new.deal(7)).outcome)")

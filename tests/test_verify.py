@@ -18,7 +18,7 @@ from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
 from blackhole_stats.verify import verify
 
-from conftest import require_reference
+from conftest import cli, require_reference
 
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason=f"console script not installed at {SCRIPT}")
@@ -167,6 +167,22 @@ def test_duplicate_missing_and_extra_deals(copy):
     assert result.returncode == 1
     assert result.stdout.splitlines() == ["deals more than once: 1-10", "deals missing: 21-40",
                                           "deals not asked for by the manifest: ms11-ms20"]
+
+
+def test_a_manifest_total_that_is_not_its_deals_count(copy):
+    """total_deals 70 for a manifest of 60 deals passed verify; report and a resume take the deals as
+    they are, and the resume writes the count again."""
+    manifest = json.loads(manifest_file(copy).read_text())
+    manifest_file(copy).write_text(json.dumps({**manifest, "total_deals": manifest["total_deals"] + 10}))
+    result = cli_verify(copy)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"the manifest's total_deals is {manifest['total_deals'] + 10:,}, but its "
+                                          f"deals hold {manifest['total_deals']:,} (the next run on this directory "
+                                          "writes it again)"]
+    assert cli("report", copy).returncode == 0
+    assert cli("run", "--out", copy).returncode == 0
+    assert json.loads(manifest_file(copy).read_text())["total_deals"] == manifest["total_deals"]
+    assert cli_verify(copy).returncode == 0
 
 
 def test_a_link_to_a_run_is_read_as_that_run(copy, tmp_path):
