@@ -167,7 +167,8 @@ def _cards_played(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) -> bool
 
 def _deal_origin(deals: pd.Series) -> int:
     """What the deal axis counts from: 0, or the number before the first deal where the deals are a
-    window far from 0 (10^19 .. 10^19 + 300: as floats one point, its labels 26 characters wide)."""
+    window far from 0 (10^19 .. 10^19 + 300: as floats one point, its labels 26 characters wide). Deals
+    near 0 with far ones take a log axis, on which a far window is one point however it is drawn."""
     first, last = int(deals.min()), int(deals.max())  # exact: Python ints, whatever the column holds
     return first - 1 if last >= FAR_DEALS and last - first < first else 0
 
@@ -195,8 +196,8 @@ def _solvable_fraction(figure, data: pd.DataFrame, game: Game = DEFAULT_GAME) ->
         line, = ax.plot(numbers, solved / trials, label=label)
         ax.fill_between(numbers, low, high, color=line.get_color(), alpha=0.2, linewidth=0,
                         label="95% Wilson interval")
-    numbers = _after(decided["deal"], origin)
-    if numbers.max() >= LOG_SPAN * numbers.min():  # early deals would be squeezed against the axis
+    first, last = int(decided["deal"].min()), int(decided["deal"].max())
+    if last >= LOG_SPAN * first:  # early deals would be squeezed against the axis (never so with an origin)
         ax.set_xscale("log")
     _thousands(ax.xaxis)
     ax.set_xlabel("deal number" + (f" \N{MINUS SIGN} {origin:,}" if origin else "")

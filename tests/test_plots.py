@@ -61,7 +61,7 @@ def test_deals_far_from_zero_are_drawn_one_by_one(data, first):
     line = ax.lines[0]
     assert list(line.get_xdata()) == [float(n) for n in range(1, len(data) + 1)]
     assert ax.get_xlabel().startswith(f"deal number \N{MINUS SIGN} {first - 1:,}")
-    assert max(map(len, tick_labels(ax.xaxis))) <= len("10,000")
+    assert max(map(len, tick_labels(ax.xaxis))) <= len("10,000") and ax.get_xscale() == "linear"
 
 
 def test_cards_played_not_determined_are_left_out_and_counted(data):
