@@ -9,8 +9,9 @@ one text form: `"2H 3S ..."`), and `board_of(row)` / `solution_of(row)` to
 take a dataset row back to its board and solution.
 
 Each name loads its module when first used (PEP 562), so that importing the
-package, which every command does first, loads nothing: the console script
-must catch Ctrl-C before anything slow is imported (see `console`).
+package, which every command does first, loads nothing slow (`typing` alone,
+whole before any thread can use the package): the console script must catch
+Ctrl-C before anything slow is imported (see `console`).
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ search's positions expanded, not the peer's states.
 
 A process is started per position, so start-up counts: this module imports
 the standard library's `os` and `sys` only (and our `interrupts` and `_testhooks`, which
-import only its cheapest), and the board, the game descriptions and
+import only its cheapest; the package itself `typing`), and the board, the game descriptions and
 the solver once the flags ask for a solve, `atomic` for `--output` (never click,
 numpy, pandas or pyarrow; `scripts/bench_startup.py` measures it). Errors are one line on
 stderr: 2 for bad usage, 253 for a board or file that cannot be read or written, or memory

@@ -108,11 +108,11 @@ def test_threads_get_the_single_threaded_results():
 
 
 FIRST_USE_WHILE_TYPING_LOADS = """
-import importlib.machinery, sys, threading
+import importlib.machinery, sys, threading, time
 half, go = threading.Event(), threading.Event()
 assert "typing" not in sys.modules
 
-class Slow:  # a finder and loader of typing's first import, held half-done
+class Slow:  # a finder and loader of typing's first import, held half-done in the thread that makes it
     def find_spec(self, name, path, target=None):
         if name != "typing":
             return None
@@ -122,17 +122,29 @@ class Slow:  # a finder and loader of typing's first import, held half-done
     def create_module(self, spec):
         return None
     def exec_module(self, module):
-        if threading.current_thread() is not threading.main_thread():
-            half.set()
-            go.wait(60)
+        half.set()
+        go.wait()
         self.real.loader.exec_module(module)
 
+def waits_for_an_import(ident):
+    frame = sys._current_frames().get(ident)
+    while frame is not None and frame.f_code.co_name != "_lock_unlock_module":
+        frame = frame.f_back
+    return frame is not None
+
+def release_once_the_package_waits(ident):  # (or once it is done: go is set below)
+    while not go.is_set():
+        if waits_for_an_import(ident):
+            go.set()
+        time.sleep(0.001)
+
 sys.meta_path.insert(0, Slow())
-import blackhole_stats
 loader = threading.Thread(target=lambda: __import__("typing"))  # as pandas would, in another thread
 loader.start()
-half.wait(1)
+half.wait()
+threading.Thread(target=release_once_the_package_waits, args=(threading.get_ident(),), daemon=True).start()
 try:
+    import blackhole_stats
     print(blackhole_stats.solve(blackhole_stats.deal(5)).outcome)
 finally:
     go.set()
@@ -143,7 +155,8 @@ finally:
 def test_a_first_use_while_another_thread_imports_typing():
     """A script's threads using the package for the first time while another imported `typing` (pandas,
     say): a dataclass of ours saw `typing` half-imported ("partially initialized module 'typing' has no
-    attribute 'ClassVar'"). The import is held half-done on purpose here, as a test hook would."""
+    attribute 'ClassVar'"). Here that import is held half-done on purpose, and let go only once the
+    package waits for it (or is done without waiting, as it was)."""
     done = subprocess.run([sys.executable, "-c", FIRST_USE_WHILE_TYPING_LOADS], capture_output=True, text=True,
                           timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (0, "solved\n", "")
