@@ -168,6 +168,16 @@ def board_of(row: Any) -> Board:
     says two things (both `deal` and `deal_exact`, `ms5` with a false `ms`),
     is refused (ValueError), never taken for another deal.
     """
+    return _board_of(row)
+
+
+WHY_NO_GAME = ("pandas drops the game column when it reads one game=... folder, and a selection of columns may "
+               "leave it out")
+"""Why a row of a dataset this version wrote may come without its game."""
+
+
+def _board_of(row: Any, warn_level: int = 3) -> Board:
+    """`board_of`; its warning points `warn_level` frames up (the user's call, through `solution_of` too)."""
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
     if len(getattr(row, "shape", ())) == 2:  # a frame's missing column raises what its library likes (polars)
@@ -186,9 +196,8 @@ def board_of(row: Any) -> Board:
                          "NaN: fillna(False), or read_csv(..., keep_default_na=False) as report reads it)")
     game = _field(row, "game", absent=_NO_FIELD)
     if game is _NO_FIELD:  # report notes such a file too
-        warnings.warn("the row has no game field, though every row of a run or a study has one (pandas drops it "
-                      "when it reads one game=... folder; a selection of columns may leave it out): dealt as "
-                      "Black Hole's (df.assign(game=...) names it)", stacklevel=2)
+        warnings.warn(f"the row has no game field: dealt as Black Hole's (every row this version writes names its "
+                      f"game; {WHY_NO_GAME}; df.assign(game=...) names it)", stacklevel=warn_level)
         game = BLACK_HOLE
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
@@ -210,7 +219,7 @@ def solution_of(row: Any) -> Solution | None:
     `fetchall()`, polars' `row(i)`) or a one-row table has no solution
     field to read, and "none" would call a solved deal unsolved; so would a
     null solution on a row whose outcome says solved (both ValueError)."""
-    board = board_of(row)
+    board = _board_of(row)
     text = _field(row, "solution", _NO_FIELD)
     if text is _NO_FIELD:
         raise ValueError("the row has no field 'solution' (not solved is a null there): pass one row with named "
@@ -230,7 +239,7 @@ def solution_of(row: Any) -> Solution | None:
         if _field(row, "game", _NO_FIELD) is not _NO_FIELD or (len(tokens) == 51 and TALON_TEXT not in text):
             raise
         raise type(error)(f"{error} (the row has no game, so it was dealt as Black Hole's: a row of another "
-                          "game needs its game field, which pandas drops when it reads one game=... folder)") from None
+                          f"game needs its game field; {WHY_NO_GAME})") from None
 
 
 def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:

@@ -424,9 +424,10 @@ def test_a_run_row_read_without_its_game_is_dealt_as_black_hole_with_a_warning(t
     rows.to_parquet(tmp_path / "by_game", partition_cols=["game"])
     row = pd.read_parquet(tmp_path / "by_game" / "game=golf").iloc[0]
     assert "game" not in row and "deal_exact" in row
-    with pytest.warns(UserWarning, match=r"the row has no game field, though every row of a run or a study has "
-                                         r"one \(pandas drops it when it reads one game=\.\.\. folder; a selection "
-                                         r"of columns may leave it out\): dealt as Black Hole's"):
+    with pytest.warns(UserWarning, match=r"the row has no game field: dealt as Black Hole's \(every row this "
+                                         r"version writes names its game; pandas drops the game column when it "
+                                         r"reads one game=\.\.\. folder, and a selection of columns may leave it "
+                                         r"out; df\.assign\(game=\.\.\.\) names it\)"):
         assert board_of(row) == deal(4)
     assert board_of(pd.concat([row, pd.Series({"game": "golf"})])) == deal(4, "golf")
 
@@ -437,8 +438,11 @@ def test_a_row_read_without_its_game_column_is_dealt_as_black_hole_with_a_warnin
     solver = Solver()
     pd.DataFrame([solver.solve_deal(n, game="golf") for n in (4, 5)]).to_parquet(tmp_path / "golf.parquet")
     row = pd.read_parquet(tmp_path / "golf.parquet", columns=["deal", "ms", "outcome"]).iloc[0]
-    with pytest.warns(UserWarning, match="the row has no game field.*: dealt as Black Hole's"):
+    with pytest.warns(UserWarning, match="the row has no game field: dealt as Black Hole's") as caught:
         assert board_of(row) == deal(4) != deal(4, "golf")
+    with pytest.warns(UserWarning, match="the row has no game field") as through, pytest.raises(SolutionError):
+        solution_of(pd.read_parquet(tmp_path / "golf.parquet", columns=["deal", "ms", "solution"]).iloc[1])
+    assert [warning.filename for warning in (*caught, *through)] == [__file__] * 2  # the caller's line, not ours
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert board_of(pd.read_parquet(tmp_path / "golf.parquet", columns=["game", "deal", "ms"]).iloc[0]) == \
