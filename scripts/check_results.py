@@ -36,7 +36,6 @@ from blackhole_stats import _testhooks
 from blackhole_stats.dataset import DatasetError, data_files, read_manifest
 from blackhole_stats.dealing import GameNumber
 from blackhole_stats.report import RUN_SETTINGS, game_of, load, names_no_game
-from blackhole_stats.games import get_game
 from blackhole_stats.solver import SEARCHES, Solver, check_search
 
 
@@ -97,8 +96,6 @@ def main() -> None:
     parser.add_argument("--game", type=benchlib.game_type,
                         help="the game of a dataset that names none (a CSV; default Black Hole, said on stderr)")
     args = parser.parse_args()
-    if args.dataset == STUDY and args.game is None:  # (its compact rows name no game)
-        args.game = get_game("black_hole")
     try:
         data = load(str(args.dataset))  # the one reader: run directories, CSVs, deal_exact, checked bytes
         search, max_iters, manifest = solved_with(args.dataset, data, {"search": args.search,
