@@ -420,10 +420,12 @@ def _numbers(frame: pd.DataFrame, source: str, column: str) -> pd.Series:
 
 
 COLUMN_RANGES = {"iterations": (0, 2**63 - 1, True), "cards_played": (0, len(DECK), True),
-                 "seconds": (0, math.inf, False), "difficulty": (0, math.inf, False)}
+                 "seconds": (0, 10**9, False), "difficulty": (0, 100, False)}
 """Each numeric column's bounds (inclusive) and whether it holds whole numbers: a count past int64
-would wrap around when stored, a fraction would be cut, no deal plays more cards than a deck, and a
-difficulty score is the logarithm of 1 plus a mean of positive weights."""
+would wrap around when stored, a fraction would be cut, no deal plays more cards than a deck or takes
+a billion seconds (32 years) to solve, and a difficulty score, the logarithm of 1 plus a mean of
+weights 2^(depth/8) of traps at most a deck deep, stays below 5. Values past those are damage, and
+their sums overflowed to inf (a JSON report's traceback)."""
 
 
 def check_range(source: str, column: str, values: np.ndarray) -> None:
@@ -445,8 +447,8 @@ def check_range(source: str, column: str, values: np.ndarray) -> None:
         bad = (values < low) | (values > high)
     if bad.any():
         value = values[bad.argmax()].item()
-        kind, bounds = ("whole numbers", f"from {low:,} to {high:,}") if whole else ("numbers", f"of {low} or more")
-        raise DatasetError(f"{source}: column {column} has {value!r}; it must hold {kind} {bounds}")
+        raise DatasetError(f"{source}: column {column} has {value!r}; it must hold {'whole ' if whole else ''}numbers "
+                           f"from {low:,} to {high:,}")
 
 
 def _null_or(value):

@@ -665,8 +665,9 @@ def test_columns_of_the_wrong_kind_are_named_not_read_as_numbers(tmp_path, colum
     ("tag", "impossible", "column tag has 'impossible'; the tags are very easy, easy, medium, hard, very hard"),
     ("tag", "Hard", "column tag has 'Hard'"),
     ("difficulty", "abc", "column difficulty has non-numeric values"),
-    ("difficulty", "-7", "column difficulty has -7.0; it must hold numbers of 0 or more"),
+    ("difficulty", "-7", "column difficulty has -7.0; it must hold numbers from 0 to 100"),
     ("difficulty", "inf", "column difficulty has inf"),
+    ("difficulty", "1e308", "column difficulty has 1e+308; it must hold numbers from 0 to 100"),
 ])
 def test_difficulty_and_tags_no_deal_can_have_are_named_not_dropped(tmp_path, column, value, message):
     """An unknown tag or a score that is no number would otherwise become a silent gap in the tag table."""
