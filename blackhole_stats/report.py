@@ -14,7 +14,6 @@ refused rather than summed. `--compare` works across games of the same deals.
 from __future__ import annotations
 
 import json
-import math
 import posixpath
 import textwrap
 from dataclasses import asdict, dataclass, field
@@ -34,7 +33,7 @@ from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_file
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
                       run_game, settings_differ, resource_shortage_error, shown_game, two_numbers, unfinished_in,
                       RunFiles)
-from .dealing import MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
+from .dealing import LCG_LIMIT, MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
 from .quoting import quoted
@@ -710,6 +709,9 @@ class Report:
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
     mixed_settings: str | None = None
     """Without a manifest: the warning that its files record runs of different settings (`mixed_settings`)."""
+    same_game_twice: int = 0
+    """Deals N below 32000 listed as msN too: one game (PySolFC deals both with the LCG, and shows N as
+    msN), counted twice."""
 
 
 def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
@@ -825,7 +827,14 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
         against_manifest=against_manifest,
         mixed_settings=mixed,
+        same_game_twice=same_game_twice(data),
     )
+
+
+def same_game_twice(data: pd.DataFrame) -> int:
+    """How many deals N below 32000 the rows list both as N and as msN (`Report.same_game_twice`)."""
+    low = data.loc[data["deal"] < LCG_LIMIT, ["deal", "ms"]]
+    return len(set(low.loc[~low["ms"], "deal"]) & set(low.loc[low["ms"], "deal"]))
 
 
 def _first_and_last(data: pd.DataFrame) -> list[str | None]:
@@ -1065,7 +1074,12 @@ def _warnings(report: Report) -> list[str]:
     repeated = [f"warning: {rows} a deal already listed (counted once"
                 + (f"; {differ} other iterations than the row counted: the first listed, in the file whose name "
                    "sorts first)" if other else ")")] if report.duplicates else []
-    return repeated + _suspicions(report.against_manifest, report.mixed_settings, report.manifest, report.source)
+    twice = report.same_game_twice
+    same = [f"warning: {f'{twice:,} deals are' if twice > 1 else '1 deal is'} listed both as N and as msN, "
+            "below 32000 one game (PySolFC deals both with the same generator and shows N as msN): counted "
+            "twice"] if twice else []
+    return repeated + same + _suspicions(report.against_manifest, report.mixed_settings, report.manifest,
+                                         report.source)
 
 
 def _checks(listed: pd.DataFrame, manifest: dict | None, source: str) -> tuple[ManifestCheck | None, str | None]:

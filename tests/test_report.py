@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from blackhole_stats import Solver, report
+from blackhole_stats import Solver, deal, report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
 from conftest import (assert_one_line_failure, cli, fill_up, require_reference, signal_at_pause, tmpfs,
@@ -679,6 +679,22 @@ def test_difficulty_and_tags_no_deal_can_have_are_named_not_dropped(tmp_path, co
     (tmp_path / "good.csv").write_text("deal,outcome,iterations,cards_played,difficulty,tag\n"
                                        "1,solved,9,51,1.5,hard\n2,unsolved,9,40,,\n")
     assert report.load(tmp_path / "good.csv")["tag"].tolist()[0] == "hard"
+
+
+def test_deals_listed_both_as_n_and_as_ms_n_are_one_game_counted_twice(tmp_path):
+    """`--range 1-1000000,ms1-ms1000000` holds deals 1..31,999 twice, one game under two names (DEALING.md:
+    PySolFC deals N below 32000 with the LCG and shows it as msN): the report counted them as two games
+    without a word (a hostile tester). Deal 32000 and up are other games than ms32000 and up."""
+    made = run_cli("--range", "31997-32001,ms31998-ms32001,ms7", "--out", tmp_path / "run", "--workers", "1",
+                   command="run")
+    assert made.returncode == 0, made.stderr
+    built = json.loads(run_cli(tmp_path / "run", "--format", "json").stdout)
+    assert (built["deals"], built["same_game_twice"]) == (10, 2)
+    text = " ".join(run_cli(tmp_path / "run").stdout.split())
+    assert ("warning: 2 deals are listed both as N and as msN, below 32000 one game (PySolFC deals both with the "
+            "same generator and shows N as msN): counted twice") in text
+    assert [deal(n).layout for n in (31998, 31999)] == [deal(f"ms{n}").layout for n in (31998, 31999)]
+    assert deal(32000).layout != deal("ms32000").layout
 
 
 def test_a_difficulty_table_without_solvable_deals_shows_no_share(tmp_path):
