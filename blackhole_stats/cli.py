@@ -806,8 +806,9 @@ def _exit_interrupted(message: str, signum: int, resume: bool = True, out: str |
 @main.command("verify", short_help="Check a run's dataset: every deal once, every solution legal.")
 @click.argument("directory", metavar="DIR")
 @click.option("--solve-again", is_flag=True,
-              help="Solve every deal without a winning line again, not only the first of each file: slow, about "
-                   "the CPU time the run spent on them, on one core.")
+              help="Solve every deal again as the run solved it (its outcome, iterations and cards played), not "
+                   "only the first without a winning line of each file: slow, about the CPU time of the run, on one "
+                   "core.")
 def verify_command(directory: str, solve_again: bool) -> None:
     """Check a run's dataset against its manifest: every deal once, every solution legal.
 
@@ -816,8 +817,8 @@ def verify_command(directory: str, solve_again: bool) -> None:
     holds nothing else that pandas, pyarrow, DuckDB or polars would read
     (a backup copy would count its deals twice). An unsolved or intractable
     row has no line to replay: the first of each file is solved again as the
-    run solved it (outcome, iterations, cards played), every one with
-    --solve-again. Prints the problems and exits 1 if there are any. An
+    run solved it (outcome, iterations, cards played); with --solve-again
+    every deal is, solved ones too. Prints the problems and exits 1 if there are any. An
     unfinished file that an interrupted run left beside DIR (in DIR.run/) is
     only a note: no reader sees it.
 
@@ -839,7 +840,10 @@ def verify_command(directory: str, solve_again: bool) -> None:
             f"verification failed: {len(checked.problems)} problem(s) in {directory}")
     click.echo(f"ok: {checked.rows:,} row{'' if checked.rows == 1 else 's'}, every deal of the manifest exactly once, "
                "every solution replays legally, no other files for readers to pick up")
-    if checked.unreplayed:
-        which = "every one" if solve_again else "the first of each file; --solve-again: every one"
+    if solve_again:
+        click.echo(f"deals solved again as the run solved them: {checked.solved_again:,} of {checked.rows:,}"
+                   + ("" if checked.solved_again == checked.rows else " (this version's search counts otherwise "
+                      "than the run's: its unsolved deals, their verdicts)"))
+    elif checked.unreplayed:
         click.echo(f"deals without a winning line solved again: {checked.solved_again:,} of "
-                   f"{checked.unreplayed:,} ({which})")
+                   f"{checked.unreplayed:,} (the first of each file; --solve-again: every deal)")

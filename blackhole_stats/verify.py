@@ -6,7 +6,7 @@ and with the run's settings, and every solution must replay legally from its
 deal, under that game's rules, to a win. Nothing else may be in the directory
 that a reader of it would count. An `unsolved` or `intractable` row has no
 line to replay: its deal is solved again, for the first such row of each
-file (every one with `solve_again`).
+file. With `solve_again` every deal is, solved rows too (their iterations).
 """
 from __future__ import annotations
 
@@ -39,11 +39,13 @@ class Verification:
     unreplayed: int = 0
     """Rows of the run's game without a line to replay (`unsolved`, `intractable`)."""
     solved_again: int = 0
-    """Of those, how many were solved again (and agreed, unless a problem says otherwise)."""
+    """How many rows were solved again (and agreed, unless a problem says otherwise): of `unreplayed`
+    the first of each file; with `solve_again` every row whose solve can be repeated."""
 
 
 def verify(out: str, *, solve_again: bool = False) -> Verification:
     """Read every chunk file of the run in `out`; raises DatasetError if there is no run.
+    `solve_again`: solve every deal again, not only the first without a line of each file.
 
     Anything else in DIR that a reader of the directory would pick up (a
     backup copy, a stray Parquet file, a subdirectory, 0.1.0's side files) is a
@@ -144,13 +146,15 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
             problem = None if foreign else (
                 _budget_problem(outcome, iterations, max_iters)
                 or _row_problem(rules, game, outcome, played, solution, max_iters))
-            if not foreign and outcome != "solved":
+            lined = outcome == "solved"  # its line is replayed; solving it again checks its iterations
+            if not foreign and not lined:
                 unreplayed += 1
-                if not problem and (first_unreplayed or solve_again):
-                    first_unreplayed = False
-                    solved_again += 1
-                    stored = (outcome, iterations, played)
-                    problem = _solved_again_problem(solver, deal(game, rules), stored, search, max_iters, as_run)
+            comparable = as_run or outcome == "unsolved"  # (see as_run)
+            if not foreign and not problem and comparable and (solve_again or (not lined and first_unreplayed)):
+                first_unreplayed = first_unreplayed and lined
+                solved_again += 1
+                stored = (outcome, iterations, played)
+                problem = _solved_again_problem(solver, deal(game, rules), stored, search, max_iters, as_run)
             if problem:
                 problems.append(f"deal {game}: {problem}")
         held = DealSet.from_runs(file_keys)

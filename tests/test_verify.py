@@ -64,8 +64,8 @@ def test_a_good_run_passes(good_run):
     assert result.returncode == 0 and result.stdout.startswith("ok: 80 rows")
     every = subprocess.run([str(SCRIPT), "verify", str(good_run), "--solve-again"], capture_output=True, text=True,
                            timeout=60)
-    assert every.returncode == 0 and re.fullmatch(r"deals without a winning line solved again: (\d+) of \1 "
-                                                  r"\(every one\)", every.stdout.splitlines()[-1]), every
+    assert every.returncode == 0 and every.stdout.splitlines()[-1] == \
+        "deals solved again as the run solved them: 80 of 80", every
 
 
 def peer_row(deal: int) -> dict:
@@ -99,7 +99,7 @@ def test_a_winnable_deal_stored_as_unsolved_is_found_by_solve_again(copy):
     rewrite(part, 1, outcome="unsolved", solution=None, cards_played=49)
     spot = cli_verify(copy)
     assert spot.returncode == 0 and spot.stdout.splitlines()[-1] == \
-        "deals without a winning line solved again: 4 of 9 (the first of each file; --solve-again: every one)"
+        "deals without a winning line solved again: 4 of 9 (the first of each file; --solve-again: every deal)"
     result = subprocess.run([str(SCRIPT), "verify", str(copy), "--solve-again"], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 1
@@ -114,7 +114,7 @@ def test_a_budget_run_s_rows_without_a_line_are_solved_again_within_its_budget(t
     out = tmp_path / "run"
     run(str(out), DealSet.parse(["1-20"]), max_iters=2_000, workers=1, chunk_size=20)
     checked = verify(str(out), solve_again=True)
-    assert checked.problems == () and checked.solved_again == checked.unreplayed > 1
+    assert checked.problems == () and checked.solved_again == checked.rows == 20 and checked.unreplayed > 1
     (part,) = out.glob("part-*.parquet")
     table = pq.read_table(part)
     row = table["outcome"].to_pylist().index("intractable")
@@ -123,6 +123,22 @@ def test_a_budget_run_s_rows_without_a_line_are_solved_again_within_its_budget(t
     problems = verify(str(out), solve_again=True).problems
     assert len(problems) == 1 and problems[0].startswith(f"deal {row + 1}: stored unsolved, ") \
         and "; solved again: intractable, 2,000 iterations, " in problems[0], problems
+
+
+def test_a_solved_row_s_iterations_changed_by_hand_are_found_by_solve_again(copy):
+    """A solved row's line replays whatever its iterations say: 1,000 times its count passed even
+    --solve-again, which solved only the rows without a line (helper 135); it solves every deal now."""
+    part = copy / "part-1-20-20.parquet"
+    table = pq.read_table(part)
+    assert table["outcome"][1].as_py() == "solved" and table["deal"][1].as_py() == 2
+    iterations = table["iterations"][1].as_py()
+    rewrite(part, 1, iterations=iterations * 1000)
+    assert cli_verify(copy).returncode == 0  # the spot check solves rows without a line only
+    result = subprocess.run([str(SCRIPT), "verify", str(copy), "--solve-again"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"deal 2: stored solved, {iterations * 1000:,} iterations, 51 cards played; "
+                                          f"solved again: solved, {iterations:,} iterations, 51 cards played"]
 
 
 def test_an_illegal_solution_is_named(copy):
@@ -299,7 +315,7 @@ def test_an_unfinished_file_beside_the_directory_is_a_note_not_a_failure(copy):
         "directory removes it)",
         "ok: 80 rows, every deal of the manifest exactly once, every solution replays legally, no other files "
         "for readers to pick up",
-        "deals without a winning line solved again: 4 of 8 (the first of each file; --solve-again: every one)"]
+        "deals without a winning line solved again: 4 of 8 (the first of each file; --solve-again: every deal)"]
     (copy / "part-ms1-ms20-20.parquet").unlink()  # what such a kill really loses: that chunk's deals
     result = cli_verify(copy)
     assert result.returncode == 1 and "deals missing: ms1-ms20" in result.stdout
