@@ -423,8 +423,8 @@ COLUMN_RANGES = {"iterations": (0, 2**63 - 1, True), "cards_played": (0, len(DEC
 """Each numeric column's bounds (inclusive) and whether it holds whole numbers: a count past int64
 would wrap around when stored, a fraction would be cut, no deal plays more cards than a deck or takes
 a billion seconds (32 years) to solve, and a difficulty score, the logarithm of 1 plus a mean of
-weights 2^(depth/8) of traps at most a deck deep, stays below 5. Values past those are damage, and
-their sums overflowed to inf (a JSON report's traceback)."""
+weights 2^(depth/8) of traps at most a deck deep, stays below 5 (100 leaves a later scale room).
+Values past those are damage, and their sums overflowed to inf (a JSON report's traceback)."""
 
 
 def check_range(source: str, column: str, values: np.ndarray) -> None:

@@ -176,8 +176,8 @@ WHY_NO_GAME = ("pandas drops the game column when it reads one game=... folder, 
 """Why a row of a dataset this version wrote may come without its game."""
 
 
-def _board_of(row: Any, warn_level: int = 3) -> Board:
-    """`board_of`; its warning points `warn_level` frames up (the user's call, through `solution_of` too)."""
+def _board_of(row: Any) -> Board:
+    """`board_of`, for it and `solution_of`: its warning points at their caller's line (stacklevel 3)."""
     from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
     if len(getattr(row, "shape", ())) == 2:  # a frame's missing column raises what its library likes (polars)
@@ -197,7 +197,7 @@ def _board_of(row: Any, warn_level: int = 3) -> Board:
     game = _field(row, "game", absent=_NO_FIELD)
     if game is _NO_FIELD:  # report notes such a file too
         warnings.warn(f"the row has no game field: dealt as Black Hole's (every row this version writes names its "
-                      f"game; {WHY_NO_GAME}; df.assign(game=...) names it)", stacklevel=warn_level)
+                      f"game; {WHY_NO_GAME}; df.assign(game=...) names it)", stacklevel=3)
         game = BLACK_HOLE
     if _missing(game):
         raise ValueError("the row's game is empty: which game it was dealt for is no guess to make")
