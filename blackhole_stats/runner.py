@@ -702,6 +702,7 @@ class _Cluster:
             self.close()
             raise
         self.workers = sum(self._client.nthreads().values())
+        self._address, self._wait_for_workers, self._alone_since = address, wait_for_workers, None
         self._ran: set[str] = set()
         self._stop = f"blackhole-stats-stop-{uuid.uuid4().hex}"
 
@@ -723,11 +724,25 @@ class _Cluster:
             try:
                 done = self._distributed.wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
             except TimeoutError:
-                return set()
+                done = set()
         if done:
             for holders in self._client.who_has(list(done)).values():  # a result stays where it was made
                 self._ran.update(holders)
+        else:
+            self._check_workers_left()
         return done
+
+    def _check_workers_left(self) -> None:
+        """RunStopped once the cluster has had no worker for the run's wait for workers while chunks wait:
+        the run waited forever (a worker that cannot import blackhole_stats dies on its first chunk, and
+        its nanny gives up; the last worker killed)."""
+        if self._client.nthreads():
+            self._alone_since = None
+        elif self._alone_since is None:
+            self._alone_since = time.monotonic()
+        elif time.monotonic() - self._alone_since >= self._wait_for_workers:
+            raise RunStopped(f"no worker left in the Dask cluster at {self._address} for {self._wait_for_workers:g} "
+                             "s (--wait-for-workers); the finished chunks are kept")
 
     def abort(self, pending: list) -> None:
         """Cancel the chunks no worker has started; let the running ones stop or land first.

@@ -1328,6 +1328,23 @@ def test_a_dask_scheduler_killed_mid_run_is_one_line_and_the_run_resumes(tmp_pat
     assert_complete(out, 60)
 
 
+def test_a_dask_run_whose_last_worker_is_gone_stops_in_one_line_and_resumes(tmp_path, distributed):
+    """kill -9 of the cluster's only worker (or one that cannot import the package, which dies on its first
+    chunk) left the run waiting forever (helper 137): after --wait-for-workers without a worker it stops."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-23") as (address, _):
+        with started("run", "--range", "1-60", "--out", out, "--chunk-size", "10", "--scheduler", address,
+                     "--wait-for-workers", "2") as process:
+            worker = wait_for_pause(tmp_path, "deal-23", process)[0]
+            os.kill(worker, signal.SIGKILL)
+            output, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith(f"Error: no worker left in the Dask cluster at {address} for 2 s "
+                                           "(--wait-for-workers); the finished chunks are kept"), err
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0
+    assert_complete(out, 60)
+
+
 @pytest.mark.parametrize("backend", ["processes", "dask"])
 def test_a_chunk_file_deleted_while_it_is_written_is_named_and_its_deals_are_solved_on_resume(tmp_path, backend):
     """The rename of the deleted file into DIR failed: the run said its folders were moved or deleted, with
