@@ -68,6 +68,9 @@ POLL_SECONDS = 1.0
 """How often waits look up: the run for a swallowed signal, workers for their parent or a stop."""
 SCHEDULER_SECONDS = 10.0
 """How long a Dask scheduler has to answer, and a Client to connect to it."""
+STOP_SECONDS = 30.0
+"""How long a stopped run waits for the chunks running on a Dask cluster to stop (each stops at its next
+deal, or writes nothing if it finishes after the stop)."""
 KILLED_WORKER_SECONDS = 10.0
 """How long a run waits for a worker it killed to be gone (a moment; a safety net for one stuck in the kernel)."""
 
@@ -343,8 +346,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                         raise
                     log.error("lost the Dask scheduler at %s: %s: %s", scheduler, type(error).__name__,
                               dataset.first_line(error), extra=_LOG_FILE_ONLY)
-                    raise RunStopped(f"lost the Dask scheduler at {scheduler} (killed, or its machine gone?); the "
-                                     "finished chunks are kept") from None
+                    raise RunStopped(f"{backend.lost_reason()}; the finished chunks are kept") from None
                 except interrupts.Interrupted as interrupt:  # a second signal cut _solve's clean-up short: stop
                     signum = interrupts.first_signal(interrupt.signum)  # the workers it may have left running (they
                     with interrupts.recorded():  # went on writing chunks as the session was recorded), then record it
@@ -438,8 +440,8 @@ def _dispatch(backend: _Processes | _Cluster, tasks: Iterator[ChunkTask], pendin
             pending[backend.submit(task)] = task.deals
         if not pending:
             return
-        for future in backend.wait(list(pending)):
-            healthy &= tally.add(pending.pop(future), future)
+        for future, outcome in backend.wait(list(pending)).items():
+            healthy &= tally.add(pending.pop(future), outcome)
 
 
 class _Tally:
@@ -472,6 +474,10 @@ class _Tally:
         _write_worker_log(result.log_records)
         try:
             problem = dataset.check_new_part(self.out, result.file, self.manifest)
+        except FileNotFoundError:  # every chunk would be solved onto a disk the run never reads
+            return self._failed(deals, RunError(
+                f"{result.file}, just written by a worker, is not in {self.out}: a Dask worker must see the run's "
+                "folder at the same path on the same disk (a shared file system), or something moved it away"))
         except (OSError, pa.ArrowException) as error:  # the file stays: verify reads it later
             log.warning("chunk %s: %s could not be read back to check its settings (%s): not deleted", deals,
                         result.file, dataset.first_line(error))
@@ -576,21 +582,22 @@ class _Processes:
         self._thread_failure = RuntimeError(f"the worker pool's thread failed: {args.exc_value} (are memory or "
                                             "threads limited?)")
 
-    def wait(self, pending: list) -> set:
-        """The chunks done by now, or none after POLL_SECONDS; all of them, failed, once a thread died."""
+    def wait(self, pending: list) -> dict:
+        """The chunks done by now, or none after POLL_SECONDS; all of them, failed, once a thread died.
+        (Each maps to itself: see `_Cluster.wait`.)"""
         try:
             done = futures.wait(pending, timeout=POLL_SECONDS, return_when=futures.FIRST_COMPLETED).done
         except interrupts.Interrupted:  # a second signal here can leave the wait's lock released twice
             _testhooks.fail("pool-wait-cut")
             raise
         if self._thread_failure is None:
-            return done
+            return {future: future for future in done}
         for future in pending:  # the one thread that would complete them is gone
             try:
                 future.set_exception(self._thread_failure)
             except futures.InvalidStateError:  # it finished before it died: its result stands
                 pass
-        return set(pending)
+        return {future: future for future in pending}
 
     def abort(self, pending: list) -> None:
         """Stop at once: chunks in flight are lost (their temporary files are removed on resume). Returns
@@ -612,6 +619,36 @@ class _Processes:
             threading.excepthook = self._excepthook
 
 
+class _NoAnswer(TimeoutError):
+    """A call that `_within` gave up waiting for (not one that timed out on its own)."""
+
+
+def _in_thread(call: Callable[[], object]) -> futures.Future:
+    """`call` started in a thread of its own; the Future gets what it returns or raises. Waiting on the
+    Future can be bounded where the call cannot be (a Dask client's call waits for a frozen scheduler
+    forever, deaf to signals); the thread is left to finish, or to end with the process."""
+    answered: futures.Future = futures.Future()
+
+    def ask():
+        try:
+            answered.set_result(call())
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread
+            answered.set_exception(error)
+
+    threading.Thread(target=ask, name="ask-scheduler", daemon=True).start()
+    return answered
+
+
+def _within(seconds: float, call: Callable[[], object]):
+    """What `call` returns or raises, or _NoAnswer if it has not returned within `seconds`. (In a thread
+    of its own (`_in_thread`) also because a notebook's own event loop runs in this one.)"""
+    answered = _in_thread(call)
+    futures.wait([answered], timeout=seconds)
+    if not answered.done():
+        raise _NoAnswer(f"no answer within {seconds:g} s")
+    return answered.result()
+
+
 def _ask_scheduler(distributed, address: str) -> None:
     """Ask what answers at `address` what it is, within SCHEDULER_SECONDS; ValueError unless a Dask scheduler.
 
@@ -630,18 +667,9 @@ def _ask_scheduler(distributed, address: str) -> None:
         finally:
             comm.abort()
 
-    asked: futures.Future = futures.Future()  # in a thread of its own: a notebook's own event loop runs in this one
-
-    def ask():
-        try:
-            asked.set_result(asyncio.run(asyncio.wait_for(identity(), SCHEDULER_SECONDS)))
-        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread, which words it
-            asked.set_exception(error)
-
-    threading.Thread(target=ask, name="ask-scheduler", daemon=True).start()
     try:  # (asyncio's TimeoutError is another class before Python 3.11)
-        answer = asked.result(timeout=2 * SCHEDULER_SECONDS)
-    except (TimeoutError, asyncio.TimeoutError, futures.TimeoutError) as error:  # connected, and nothing came back
+        answer = _within(2 * SCHEDULER_SECONDS, lambda: asyncio.run(asyncio.wait_for(identity(), SCHEDULER_SECONDS)))
+    except (TimeoutError, asyncio.TimeoutError) as error:  # connected, and nothing came back
         raise TimeoutError(str(error) or f"no answer within {SCHEDULER_SECONDS:g} s") from None
     except OSError:
         raise
@@ -688,21 +716,28 @@ class _Cluster:
         self._client_log = logging.getLogger("distributed.client")
         self._client_log_level = self._client_log.level
         self._client_log.setLevel(logging.CRITICAL)
+        self._address, self._gone = address, False
         try:
             self._client.subscribe_topic("all", _log_worker_event)
-            if not self._client.nthreads():
+            if not self._ask(self._client.nthreads):
                 log.warning("waiting up to %g s for a first worker to join %s", wait_for_workers, address)
                 _testhooks.pause("dask-waiting")
-                try:
-                    self._client.wait_for_workers(1, timeout=max(wait_for_workers, 1e-3))  # 0 would be forever
+                try:  # (a timeout of 0 would be forever)
+                    self._ask(lambda: self._client.wait_for_workers(1, timeout=max(wait_for_workers, 1e-3)),
+                              wait_for_workers + SCHEDULER_SECONDS)
+                except _NoAnswer:
+                    raise
                 except TimeoutError:
                     raise RunError(f"no worker joined the Dask cluster at {address} "
                                    f"within {wait_for_workers:g} s") from None
+            self.workers = sum(self._ask(self._client.nthreads).values())
+        except OSError as error:  # killed or frozen as the run began (TimeoutError is an OSError)
+            self.close()
+            raise RunError(f"{self.lost_reason()}: {dataset.first_line(error)}") from None
         except BaseException:
             self.close()
             raise
-        self.workers = sum(self._client.nthreads().values())
-        self._address, self._wait_for_workers, self._alone_since = address, wait_for_workers, None
+        self._wait_for_workers, self._alone_since = wait_for_workers, None
         self._ran: set[str] = set()
         self._stop = f"blackhole-stats-stop-{uuid.uuid4().hex}"
 
@@ -712,31 +747,55 @@ class _Cluster:
         return len(self._ran)
 
     def lost(self) -> bool:
-        """Whether the client lost its scheduler (killed, or its machine gone): nothing more can be asked."""
-        return self._client.status != "running"
+        """Whether the client lost its scheduler (killed, its machine gone, or silent for SCHEDULER_SECONDS):
+        nothing more can be asked."""
+        return self._gone or self._client.status != "running"
+
+    def lost_reason(self) -> str:
+        return f"lost the Dask scheduler at {self._address} (killed, not answering, or its machine gone?)"
+
+    def _ask(self, question: Callable[[], object], seconds: float = SCHEDULER_SECONDS):
+        """The answer to `question`, a call of the Client that waits for the scheduler; _NoAnswer, and the
+        scheduler counts as lost, once it has not answered within `seconds`."""
+        try:
+            return _within(seconds, question)
+        except _NoAnswer:
+            self._gone = True
+            raise
 
     def submit(self, task: ChunkTask):
         return self._client.submit(_solve_on_cluster, task, self._stop, pure=False)
 
-    def wait(self, pending: list) -> set:
-        """The chunks done by now, or none after POLL_SECONDS."""
+    def wait(self, pending: list) -> dict:
+        """The chunks done by now, each mapped to a Future that holds its result or error, or none after
+        POLL_SECONDS."""
         with self._client.as_current():  # distributed.wait looks for the current client
             try:
                 done = self._distributed.wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
             except TimeoutError:
                 done = set()
-        if done:
-            for holders in self._client.who_has(list(done)).values():  # a result stays where it was made
-                self._ran.update(holders)
-        else:
+        if not done:
             self._check_workers_left()
-        return done
+            return {}
+        for holders in self._ask(lambda: self._client.who_has(list(done))).values():  # where it was made
+            self._ran.update(holders)
+        return {future: self._outcome(future) for future in done}
+
+    def _outcome(self, chunk) -> futures.Future:
+        """A finished chunk's result or error, fetched from the worker that holds it. Should that worker be
+        lost first, the chunk runs again elsewhere, waited for as any chunk is (a bare `result()` waited
+        forever for a cluster left with no worker)."""
+        _testhooks.pause("chunk-fetch")
+        fetched = _in_thread(chunk.result)  # (a timeout on result() leaves a task that prints a traceback)
+        while not futures.wait([fetched], timeout=POLL_SECONDS).done:
+            self._check_workers_left()
+        return fetched
 
     def _check_workers_left(self) -> None:
         """RunStopped once the cluster has had no worker for the run's wait for workers while chunks wait:
         the run waited forever (a worker that cannot import blackhole_stats dies on its first chunk, and
         its nanny gives up; the last worker killed)."""
-        if self._client.nthreads():
+        if self._ask(self._client.nthreads):
             self._alone_since = None
         elif self._alone_since is None:
             self._alone_since = time.monotonic()
@@ -750,21 +809,32 @@ class _Cluster:
         Running tasks cannot be killed, and one that lands after the run has ended
         would be written again by the resume. So: set the stop event (a chunk that
         starts after it writes nothing, one that runs stops at its next deal), cancel
-        what the scheduler has not handed to a worker, and wait for the rest.
+        what the scheduler has not handed to a worker, and wait for the rest, up to
+        STOP_SECONDS (a frozen worker's chunk would be waited for forever; told to
+        stop, it writes nothing when it wakes).
         """
         client = self._client
+        try:
+            if not self.lost():
+                self._ask(self._distributed.Event(self._stop, client=client).set)
+                handed_out = {key for keys in self._ask(client.processing).values() for key in keys}
+                self._ask(lambda: client.cancel([future for future in pending if future.key not in handed_out]))
+        except OSError:  # lost as it stopped (TimeoutError is an OSError)
+            self._gone = True
         if self.lost():  # its workers, which lost it too, stop on their own
             log.warning("the Dask scheduler is gone: the chunks its workers were running are not waited for",
                         extra=_LOG_FILE_ONLY)
             return
-        self._distributed.Event(self._stop, client=client).set()
-        handed_out = {key for keys in client.processing().values() for key in keys}
-        client.cancel([future for future in pending if future.key not in handed_out])
         running = [future for future in pending if future.key in handed_out]
         if running:
-            log.warning("waiting for %d chunk(s) running on the Dask cluster to stop", len(running))
+            log.warning("waiting up to %g s for %d chunk(s) running on the Dask cluster to stop (a second Ctrl-C "
+                        "stops waiting)", STOP_SECONDS, len(running))
             with client.as_current():
-                self._distributed.wait(running)
+                try:
+                    self._distributed.wait(running, timeout=STOP_SECONDS)
+                except TimeoutError:
+                    log.warning("%d chunk(s) still running on the Dask cluster after %g s (a worker frozen?): not "
+                                "waited for; told to stop, they write nothing", len(running), STOP_SECONDS)
 
     def close(self) -> None:
         try:  # else the scheduler logs a CRITICAL error as the client leaves

@@ -315,21 +315,44 @@ def test_a_chunk_file_a_worker_wrote_without_the_run_s_settings_is_deleted_and_s
 
 def test_a_chunk_file_that_cannot_be_read_back_for_its_check_is_kept(tmp_path):
     """The check of a new chunk file's settings deleted a file it could not read back (a storage blip): a
-    good file lost, the run stopped blaming a version. The file is away (moved) as the run counts it here:
-    the run warns, deletes nothing, and with the file back the run is whole."""
+    good file lost, the run stopped blaming a version. A folder stands in the file's place as the run
+    counts it here: the run warns, deletes nothing, and with the file back the run is whole."""
     out, away = tmp_path / "run", tmp_path / "away.parquet"
 
-    def moved_away(pid: int) -> None:
+    def unreadable(pid: int) -> None:
         (out / "part-1-10-10.parquet").rename(away)
+        (out / "part-1-10-10.parquet").mkdir()
 
     done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-20", "--out", out, "--workers", "1",
-                                      "--chunk-size", "10"], "chunk-tally", moved_away, release=True)
+                                      "--chunk-size", "10"], "chunk-tally", unreadable, release=True)
     assert "part-1-10-10.parquet could not be read back to check its settings" in done.stderr, done.stderr
-    assert away.exists() and f"deals 1-10 are not in {out}, though the run wrote them" in done.stderr.splitlines()[-1]
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    (out / "part-1-10-10.parquet").rmdir()
     away.rename(out / "part-1-10-10.parquet")
     assert subprocess.run([SCRIPT, "run", "--out", out], capture_output=True).returncode == 0
     assert subprocess.run([SCRIPT, "verify", out], capture_output=True).returncode == 0
     assert deals_in(out) == list(range(1, 21))
+
+
+def test_a_chunk_file_that_is_not_there_once_written_stops_the_run_at_once(tmp_path):
+    """A Dask worker that sees another disk at the run's path wrote every chunk there: the run warned of
+    each as not readable, solved the whole range, then blamed deletion. The first file the run cannot find
+    stops it (moved away here, as the run counts it), naming the cause; the resume solves it again."""
+    out = tmp_path / "run"
+
+    def moved_away(pid: int) -> None:
+        (out / "part-1-10-10.parquet").rename(tmp_path / "away.parquet")
+
+    done = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "1-100", "--out", out, "--workers", "1",
+                                      "--chunk-size", "10"], "chunk-tally", moved_away, release=True)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    line = done.stderr.splitlines()[-1]
+    assert (f"deals 1-10: RunError: part-1-10-10.parquet, just written by a worker, is not in {out}: a Dask worker "
+            "must see the run's folder at the same path on the same disk") in line, line
+    assert len(deals_in(out)) <= 30  # the chunks already handed out, and no more
+    assert subprocess.run([SCRIPT, "run", "--out", out], capture_output=True).returncode == 0
+    assert subprocess.run([SCRIPT, "verify", out], capture_output=True).returncode == 0
+    assert deals_in(out) == list(range(1, 101))
 
 
 def test_ctrl_c_stops_a_shell_loop_over_runs(tmp_path):
@@ -1288,9 +1311,10 @@ def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
 
 
 @contextmanager
-def dask_processes(tmp_path: Path, pause: str) -> Iterator[tuple[str, subprocess.Popen]]:
+def dask_processes(tmp_path: Path, pause: str, worker: bool = True) -> Iterator[tuple[str, subprocess.Popen]]:
     """A `dask scheduler` and one `dask worker` process (as a cluster runs them, not in this process), the
-    worker held at `pause(name)`: the scheduler's address and process; both killed at the end."""
+    worker held at `pause(name)`: the scheduler's address and process; both killed at the end. No worker
+    if not `worker`."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -1299,13 +1323,13 @@ def dask_processes(tmp_path: Path, pause: str) -> Iterator[tuple[str, subprocess
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
                                  **quiet)
-    worker = subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny"], **quiet,
-                              env={**os.environ, **pause_env(tmp_path, **{pause: 120})})
+    workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny"], **quiet,
+                                env={**os.environ, **pause_env(tmp_path, **{pause: 120})})] if worker else []
     try:
         yield address, scheduler
     finally:
         release_pause(tmp_path, pause)
-        for child in (scheduler, worker):
+        for child in (scheduler, *workers):
             child.kill()
             child.wait()
 
@@ -1321,9 +1345,72 @@ def test_a_dask_scheduler_killed_mid_run_is_one_line_and_the_run_resumes(tmp_pat
             scheduler.kill()
             output, err = process.communicate(timeout=120)
     assert process.returncode == 1 and "Traceback" not in err, err
-    assert err.splitlines()[-1].startswith(f"Error: lost the Dask scheduler at {address} (killed, or its machine "
-                                           "gone?); the finished chunks are kept; details in the log; resume with: ")
+    assert err.splitlines()[-1].startswith(f"Error: {LOST_SCHEDULER.format(address)}; the finished chunks are kept; "
+                                           "details in the log; resume with: ")
     assert f"ERROR lost the Dask scheduler at {address}" in Path(log_path(str(out))).read_text()
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0
+    assert_complete(out, 60)
+
+
+LOST_SCHEDULER = "lost the Dask scheduler at {} (killed, not answering, or its machine gone?)"
+
+
+@pytest.mark.parametrize("stopped_by", [None, signal.SIGTERM])
+def test_a_dask_scheduler_that_stops_answering_mid_run_ends_it_in_one_line(tmp_path, distributed, stopped_by):
+    """SIGSTOP of the scheduler (a hung process, a machine paused) while a worker holds deal 23: the run
+    waited forever, and no signal ended it, its clean-up waiting for the scheduler too (helper 137). A
+    scheduler silent for SCHEDULER_SECONDS is lost; the finished chunks resume locally."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-23") as (address, scheduler):
+        with started("run", "--range", "1-60", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            wait_for_pause(tmp_path, "deal-23", process)
+            scheduler.send_signal(signal.SIGSTOP)
+            if stopped_by:
+                process.send_signal(stopped_by)
+            output, err = process.communicate(timeout=90)
+    assert "Traceback" not in err, err
+    if stopped_by:
+        assert process.returncode == -stopped_by and stop_line(err)[:2] == (20, 60), err
+        assert "WARNING the Dask scheduler is gone" in Path(log_path(str(out))).read_text()
+    else:
+        assert process.returncode == 1 and err.splitlines()[-1].startswith(
+            f"Error: {LOST_SCHEDULER.format(address)}; the finished chunks are kept"), err
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0
+    assert_complete(out, 60)
+
+
+def test_a_dask_scheduler_lost_while_the_run_waits_for_a_first_worker_is_one_line(tmp_path, distributed):
+    """It said "cannot use DIR: Timed out trying to connect", blaming the dataset (helper 137)."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-1", worker=False) as (address, scheduler):
+        with started("run", "--range", "1-20", "--out", out, "--scheduler", address,
+                     env=pause_env(tmp_path, **{"dask-waiting": 120})) as process:
+            wait_for_pause(tmp_path, "dask-waiting", process)
+            scheduler.kill()
+            scheduler.wait()
+            release_pause(tmp_path, "dask-waiting")
+            _, err = process.communicate(timeout=90)
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith(f"Error: {LOST_SCHEDULER.format(address)}: "), err
+    assert not out.exists() or deals_in(out) == []
+
+
+def test_sigterm_with_a_frozen_dask_worker_waits_a_bounded_time_and_nothing_lands_afterwards(tmp_path, distributed):
+    """One SIGTERM (all a batch system sends) while the only worker is frozen (held at deal 23 here): the run
+    waited forever for its chunk to stop (helper 137). It waits STOP_SECONDS, says so, and stops; the worker,
+    woken, writes nothing, for it was told to stop."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-23") as (address, _):
+        with started("run", "--range", "1-60", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            wait_for_pause(tmp_path, "deal-23", process)
+            process.send_signal(signal.SIGTERM)
+            _, err = process.communicate(timeout=120)
+        assert process.returncode == -signal.SIGTERM and stop_line(err)[:2] == (20, 60), err
+        assert "chunk(s) still running on the Dask cluster after 30 s (a worker frozen?): not waited for" in err, err
+        release_pause(tmp_path, "deal-23")
+        with distributed.Client(address, timeout=30) as client:
+            until(lambda: not any(client.processing().values()), "the cluster kept running chunks", timeout=60)
+    assert deals_in(out) == list(range(1, 21))
     assert cli("run", "--out", out, "--workers", "1").returncode == 0
     assert_complete(out, 60)
 
@@ -1343,6 +1430,27 @@ def test_a_dask_run_whose_last_worker_is_gone_stops_in_one_line_and_resumes(tmp_
                                            "(--wait-for-workers); the finished chunks are kept"), err
     assert cli("run", "--out", out, "--workers", "1").returncode == 0
     assert_complete(out, 60)
+
+
+def test_a_dask_worker_lost_as_the_run_fetches_its_finished_chunk_stops_the_run_in_one_line(tmp_path, distributed):
+    """The only worker killed after its chunk finished, before the run fetched the chunk's result from it:
+    the fetch waited forever for the chunk to run again, with no worker left to run it."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "no-such-pause") as (address, _):
+        with distributed.Client(address, timeout=30) as client:
+            client.wait_for_workers(1, timeout=60)
+            worker = next(iter(client.run(os.getpid).values()))
+        with started("run", "--range", "1-20", "--out", out, "--chunk-size", "10", "--scheduler", address,
+                     "--wait-for-workers", "2", env=pause_env(tmp_path, **{"chunk-fetch": 120})) as process:
+            wait_for_pause(tmp_path, "chunk-fetch", process)
+            os.kill(worker, signal.SIGKILL)
+            release_pause(tmp_path, "chunk-fetch")
+            _, err = process.communicate(timeout=90)
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith(f"Error: no worker left in the Dask cluster at {address} for 2 s "
+                                           "(--wait-for-workers); the finished chunks are kept"), err
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0
+    assert_complete(out, 20)
 
 
 @pytest.mark.parametrize("backend", ["processes", "dask"])

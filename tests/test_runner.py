@@ -288,6 +288,15 @@ def test_top_level_help_says_each_command_in_a_whole_sentence():
     assert all(line.endswith(".") and not line.endswith("...") for line in listing), listing
 
 
+def test_readme_states_the_dask_waits_the_run_keeps():
+    """README promises how long a run waits on a Dask cluster; the constants are what the run does."""
+    text = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    for promise in (f"--wait-for-workers` seconds (default {runner.WAIT_FOR_WORKERS_SECONDS:g})",
+                    f"or silent for {runner.SCHEDULER_SECONDS:g} s",
+                    f"a run waits up to {runner.STOP_SECONDS:g} s for the chunks running on the cluster to stop"):
+        assert promise in text, promise
+
+
 def test_readme_command_summary_names_every_option_and_each_help_has_examples():
     """README's summary of the command line left out run's --deals, --scheduler, --wait-for-workers and
     --progress and report's --compare-game, and `deal --help` had no examples though README says each has."""
