@@ -279,11 +279,13 @@ def _range_problems(name: str, table: pa.Table) -> list[str]:
 
 
 def _budget_problem(outcome: str, iterations: int | None, max_iters: int | None) -> str | None:
-    """A verdict reached within the budget; `intractable` only when the budget was spent."""
+    """A verdict reached within the budget; `intractable` only when the budget was spent, which a search
+    stops at exactly (every game, either search)."""
     if max_iters is None or iterations is None:  # a missing count: the file's problem names it
         return None
-    if outcome == "intractable" and iterations < max_iters:
-        return f"intractable after {iterations:,} iterations, under the run's max_iters {max_iters:,}"
+    if outcome == "intractable" and iterations != max_iters:
+        side = "under" if iterations < max_iters else "over"
+        return f"intractable after {iterations:,} iterations, {side} the run's max_iters {max_iters:,}"
     if outcome != "intractable" and iterations > max_iters:
         return f"{outcome} after {iterations:,} iterations, over the run's max_iters {max_iters:,}"
     return None

@@ -290,6 +290,7 @@ def test_format_2_rows_that_break_its_rules(copy, values, words):
 
 @pytest.mark.parametrize("outcome, iterations, words", [
     ("intractable", 20, "intractable after 20 iterations, under the run's max_iters 1,000"),
+    ("intractable", 10**12, "intractable after 1,000,000,000,000 iterations, over the run's max_iters 1,000"),
     ("unsolved", 1_001, "unsolved after 1,001 iterations, over the run's max_iters 1,000"),
 ])
 def test_rows_must_fit_the_runs_budget(tmp_path, outcome, iterations, words):
