@@ -197,7 +197,7 @@ def _frame_of(file: str, table: pa.Table, names: list[str]) -> pd.DataFrame:
     frame.insert(0, "deal", _game_numbers(file, deal, exact))
     if exact is not None:
         _refuse_two_numbers(file, deal, exact)
-    held = deals_held(frame["deal"].to_numpy(), frame["ms"].to_numpy(bool) if "ms" in frame
+    held = deals_held(frame["deal"].to_numpy(), _ms_flags(file, frame["ms"], frame["deal"]).to_numpy() if "ms" in frame
                       else np.zeros(len(frame), bool)) if run_chunk(file, table.schema) else None
     if held is not None and not named_as_held(file, held):
         raise DatasetError(f"{file} holds deals {held or 'none'}, not what its name says, though it records a run's "

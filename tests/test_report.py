@@ -787,6 +787,29 @@ def test_a_null_ms_flag_is_refused_not_read_as_an_ordinary_deal(tmp_path):
     assert report.load(tmp_path / "mixed")["ms"].tolist() == [False, False, False, True]
 
 
+def test_a_run_s_chunk_file_whose_ms_flag_became_text_is_read_as_any_file_s(tmp_path):
+    """A chunk file's `ms` rewritten as text (a pandas or CSV round trip): its name was checked with any
+    text read as true, so "False" made deals 1-20 "ms1-ms20" (refused), and let ms32000-ms32019 through as
+    ordinary deals 32000-32019, other boards, which export listed as winnable (helper 138)."""
+    from blackhole_stats.runner import run
+
+    for deals, ordinary in (("1-20", True), ("ms32000-ms32019", False)):
+        out = tmp_path / deals
+        run(str(out), deals, workers=1, chunk_size=20)
+        (part,) = out.glob("part-*.parquet")
+        table = pq.read_table(part)
+        flags = pa.array(["False"] * table.num_rows)
+        pq.write_table(table.set_column(table.schema.get_field_index("ms"), "ms", flags), part)
+        for command in ("report", "export"):
+            result = cli(command, out)
+            if ordinary:
+                assert result.returncode == 0, result.stderr
+            else:
+                line = assert_one_line_failure(result)
+                assert f"{part} holds deals 32000-32019, not what its name says" in line, line
+    assert report.load(tmp_path / "1-20")["ms"].tolist() == [False] * 20
+
+
 @pytest.mark.parametrize("name, kind", [("list.json", "a JSON file"), ("rows.csv.gz", "a compressed file")])
 def test_files_of_a_kind_no_dataset_is_read_from_are_named(tmp_path, name, kind):
     """export's JSON fed back to report was "not a readable Parquet file (magic bytes not found)"."""
