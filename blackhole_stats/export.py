@@ -20,6 +20,7 @@ import pandas as pd
 from .dealing import game_name
 from .difficulty import parse_tag
 from .games import DEFAULT_GAME, Game
+from .report import check_repeats_agree
 from .solver import OUTCOMES
 
 FORMATS = ("text", "json", "csv")
@@ -50,6 +51,7 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
         row = data[repeated].iloc[0]
         raise ExportError(f"{source}: deal {game_name(row.deal, row.ms)} is listed more than once "
                           "(in a run's directory, blackhole-stats verify names every repeat)")
+    check_repeats_agree(data, source)  # N and msN below 32000, one game: listed under both names if they agree
     # Our CSV of an untagged run has the column, all null; a tagged run whose deals were all lost has
     # nothing to tag: an empty list.
     solved = data["outcome"] == "solved"

@@ -733,17 +733,35 @@ def _check_cards_played(data: pd.DataFrame, source: str, game: Game) -> None:
                            f"but {game.name} allows {span}")
 
 
-def _check_repeats_agree(data: pd.DataFrame, source: str) -> None:
+def game_keys(data: pd.DataFrame) -> pd.DataFrame:
+    """Which game each row is, as two columns: `twister` (dealt by the Mersenne Twister) and `deal`. Below
+    32000, N and msN are one game under two names (PySolFC deals both with the LCG and shows N as msN):
+    the one place that says when two rows repeat a deal."""
+    twister = ~data["ms"].to_numpy(bool) & (data["deal"] >= LCG_LIMIT).to_numpy(bool)
+    return pd.DataFrame({"twister": twister, "deal": data["deal"].to_numpy()}, index=data.index)
+
+
+def _repeats(data: pd.DataFrame, keep: str | bool = "first") -> np.ndarray:
+    """The rows that repeat a game listed before them (`keep=False`: every row of a game listed twice)."""
+    return game_keys(data).duplicated(keep=keep).to_numpy()
+
+
+def check_repeats_agree(data: pd.DataFrame, source: str) -> None:
     """DatasetError naming the first deal listed twice with different results (outcome or cards played):
     which one stands is no guess to make, for a report or a comparison (repeats that agree get the
     report's warning, which counts those of other iterations: `repeats_of_other_effort`)."""
-    keys = ["ms", "deal"]
     verdicts = [name for name in ("outcome", "cards_played") if name in data]
-    repeated = data.loc[data.duplicated(keys, keep=False), keys + verdicts].astype({"outcome": object})
-    differ = repeated.groupby(keys, sort=False)[verdicts].nunique(dropna=False).gt(1).any(axis=1)
+    listed_twice = _repeats(data, keep=False)
+    repeated = data.loc[listed_twice, verdicts].astype({"outcome": object})
+    keys = game_keys(data)[listed_twice]
+    differ = repeated.groupby([keys["twister"].to_numpy(), keys["deal"].to_numpy()], sort=False)[verdicts].nunique(
+        dropna=False).gt(1).any(axis=1)
     if differ.any():
-        ms, number = differ.index[differ.to_numpy().argmax()]
-        raise DatasetError(f"{source}: deal {game_name(number, ms)} is listed more than once, with different "
+        twister, number = differ.index[differ.to_numpy().argmax()]
+        names = game_name(number, not twister and number >= LCG_LIMIT)
+        if number < LCG_LIMIT:
+            names += f" (or ms{number}: one game)"
+        raise DatasetError(f"{source}: deal {names} is listed more than once, with different "
                            f"results (outcome or cards_played)")
 
 
@@ -752,8 +770,10 @@ def repeats_of_other_effort(data: pd.DataFrame) -> int:
     verdict solved under other settings, or a copy edited): the effort figures are that row's alone."""
     if "iterations" not in data:
         return 0
-    first = data.groupby(["ms", "deal"], sort=False)["iterations"].transform("first")
-    return int((data.duplicated(["ms", "deal"]) & (data["iterations"] != first)).sum())
+    keys = game_keys(data)
+    first = data.groupby([keys["twister"].to_numpy(), keys["deal"].to_numpy()], sort=False)["iterations"].transform(
+        "first")
+    return int((_repeats(data) & (data["iterations"] != first).to_numpy()).sum())
 
 
 def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:
@@ -762,9 +782,9 @@ def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:
     if it has one, else its first: the copies of a run made with --difficulty beside one made without
     lost their tags to whichever file name sorted first (the difficulty table said "no score" for most)."""
     if "difficulty" not in data:
-        return data.drop_duplicates(["ms", "deal"])
+        return data[~_repeats(data)]
     order = np.argsort(data["difficulty"].isna().to_numpy(), kind="stable")  # scored rows first, else as listed
-    kept = order[~data.iloc[order].duplicated(["ms", "deal"]).to_numpy()]
+    kept = order[~_repeats(data.iloc[order])]
     return data.iloc[np.sort(kept)]
 
 
@@ -784,10 +804,10 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
                            "way, nor one pandas merged or concatenated")
     game = game_of(data, source, manifest, given=game)
     listed = data
-    duplicates = int(data.duplicated(["ms", "deal"]).sum())
+    duplicates = int(_repeats(data).sum())
     other_effort = 0
     if duplicates:
-        _check_repeats_agree(data, source)
+        check_repeats_agree(data, source)
         other_effort = repeats_of_other_effort(data)
         data = one_row_per_deal(data)
     counts = data["outcome"].value_counts()
@@ -827,7 +847,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
         against_manifest=against_manifest,
         mixed_settings=mixed,
-        same_game_twice=same_game_twice(data),
+        same_game_twice=same_game_twice(listed),
     )
 
 
@@ -893,15 +913,16 @@ class Comparison:
 
 
 def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report) -> Comparison:
-    """Match deals by (ms, deal) and list where the two verdicts (and best lines) differ.
+    """Match deals by the game they are (`game_keys`: N in one and msN in the other, below 32000, are one)
+    and list where the two verdicts (and best lines) differ, each deal named as A names it.
 
     DatasetError if the two share no deal: there is nothing to compare.
     """
-    keys = ["ms", "deal"]
+    keys = ["twister", "deal"]
     if a["deal"].dtype != b["deal"].dtype:  # int64 on one side, Python ints past 2^63 on the other
         a, b = (side.assign(deal=side["deal"].astype(object)) for side in (a, b))
     merged = pd.merge(_suffixed(a, "_a"), _suffixed(b, "_b"), on=keys, how="outer", indicator=True)
-    both = merged[merged["_merge"] == "both"]
+    both = merged[merged["_merge"] == "both"].rename(columns={"ms_a": "ms"})
     outcome_a, outcome_b = both["outcome_a"].astype(object), both["outcome_b"].astype(object)
     differ = both[outcome_a != outcome_b]
     verdicts = [{"deal": game_name(row.deal, row.ms), "a": row.outcome_a, "b": row.outcome_b,
@@ -935,8 +956,9 @@ def _span(report: Report) -> str:
 
 
 def _suffixed(data: pd.DataFrame, suffix: str) -> pd.DataFrame:
-    columns = [name for name in ("outcome", "iterations", "cards_played") if name in data]
-    unique = one_row_per_deal(data)[["ms", "deal", *columns]]
+    columns = ["ms", *(name for name in ("outcome", "iterations", "cards_played") if name in data)]
+    unique = one_row_per_deal(data)
+    unique = unique[["deal", *columns]].assign(twister=game_keys(unique)["twister"])
     return unique.rename(columns={name: name + suffix for name in columns})
 
 
@@ -1074,12 +1096,14 @@ def _warnings(report: Report) -> list[str]:
     repeated = [f"warning: {rows} a deal already listed (counted once"
                 + (f"; {differ} other iterations than the row counted: the first listed, in the file whose name "
                    "sorts first)" if other else ")")] if report.duplicates else []
-    twice = report.same_game_twice
-    same = [f"warning: {f'{twice:,} deals are' if twice > 1 else '1 deal is'} listed both as N and as msN, "
-            "below 32000 one game (PySolFC deals both with the same generator and shows N as msN): counted "
-            "twice"] if twice else []
-    return repeated + same + _suspicions(report.against_manifest, report.mixed_settings, report.manifest,
-                                         report.source)
+    return repeated + _same_game_twice_warning(report.same_game_twice, "counted once") + _suspicions(
+        report.against_manifest, report.mixed_settings, report.manifest, report.source)
+
+
+def _same_game_twice_warning(twice: int, consequence: str) -> list[str]:
+    return [f"warning: {f'{twice:,} deals are' if twice > 1 else '1 deal is'} listed both as N and as msN, "
+            "below 32000 one game (PySolFC deals both with the same generator and shows N as msN): "
+            f"{consequence}"] if twice else []
 
 
 def _checks(listed: pd.DataFrame, manifest: dict | None, source: str) -> tuple[ManifestCheck | None, str | None]:
@@ -1102,8 +1126,9 @@ def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, manif
 
 
 def source_warnings(data: pd.DataFrame, manifest: dict | None, source: str) -> list[str]:
-    """`_suspicions` of a dataset, for `export`."""
-    return _suspicions(*_checks(data, manifest, source), manifest, source)
+    """`_suspicions` of a dataset, for `export`, which lists a game named both N and msN under both names."""
+    return _same_game_twice_warning(same_game_twice(data), "listed under both") + _suspicions(
+        *_checks(data, manifest, source), manifest, source)
 
 
 def _countings(a: Report, b: Report) -> list[str]:

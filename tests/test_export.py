@@ -125,6 +125,22 @@ def test_bad_datasets_are_one_line(tmp_path):
     twice = tmp_path / "twice.csv"
     twice.write_text("deal,outcome\n2,solved\n2,unsolved\n")
     assert "deal 2 is listed more than once" in assert_one_line_failure(cli("export", twice))
+    contradicted = tmp_path / "contradicted.csv"  # one game under two names, won and lost: listed as winnable
+    contradicted.write_text("deal,outcome\nms2,unsolved\n2,solved\n")
+    line = assert_one_line_failure(cli("export", contradicted, "--solvable"))
+    assert "deal 2 (or ms2: one game) is listed more than once, with different results" in line, line
+
+
+def test_a_game_listed_as_n_and_as_ms_n_is_exported_under_both_names_with_a_warning(tmp_path):
+    """PySolFC accepts both names of a game below 32000; a list that counts its games must know (helper 138:
+    export said nothing where report warned)."""
+    both = tmp_path / "both.csv"
+    both.write_text("deal,outcome\n2,solved\nms2,solved\nms32002,solved\n32002,unsolved\n")
+    result = cli("export", both, "--solvable", "--game", "black_hole")
+    assert result.returncode == 0 and lines(result) == ["2", "ms2", "ms32002"], result.stderr
+    assert result.stderr.decode().splitlines() == [
+        "warning: 1 deal is listed both as N and as msN, below 32000 one game (PySolFC deals both with the same "
+        "generator and shows N as msN): listed under both"]
     assert "no such file" in assert_one_line_failure(cli("export", tmp_path / "missing"))
 
 

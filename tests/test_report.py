@@ -681,20 +681,46 @@ def test_difficulty_and_tags_no_deal_can_have_are_named_not_dropped(tmp_path, co
     assert report.load(tmp_path / "good.csv")["tag"].tolist()[0] == "hard"
 
 
-def test_deals_listed_both_as_n_and_as_ms_n_are_one_game_counted_twice(tmp_path):
+def test_deals_listed_both_as_n_and_as_ms_n_are_one_game_counted_once(tmp_path):
     """`--range 1-1000000,ms1-ms1000000` holds deals 1..31,999 twice, one game under two names (DEALING.md:
     PySolFC deals N below 32000 with the LCG and shows it as msN): the report counted them as two games
-    without a word (a hostile tester). Deal 32000 and up are other games than ms32000 and up."""
+    without a word (a hostile tester), then with a warning (helper 138: "5 solved" beside "ms5 unsolved"
+    made 50% solvable). Deal 32000 and up are other games than ms32000 and up."""
     made = run_cli("--range", "31997-32001,ms31998-ms32001,ms7", "--out", tmp_path / "run", "--workers", "1",
                    command="run")
     assert made.returncode == 0, made.stderr
     built = json.loads(run_cli(tmp_path / "run", "--format", "json").stdout)
-    assert (built["deals"], built["same_game_twice"]) == (10, 2)
+    assert (built["deals"], built["duplicates"], built["same_game_twice"]) == (8, 2, 2)
     text = " ".join(run_cli(tmp_path / "run").stdout.split())
     assert ("warning: 2 deals are listed both as N and as msN, below 32000 one game (PySolFC deals both with the "
-            "same generator and shows N as msN): counted twice") in text
+            "same generator and shows N as msN): counted once") in text
     assert [deal(n).layout for n in (31998, 31999)] == [deal(f"ms{n}").layout for n in (31998, 31999)]
     assert deal(32000).layout != deal("ms32000").layout
+
+
+def test_n_and_ms_n_below_32000_are_one_deal_to_compare_and_to_contradict(tmp_path):
+    """A run of ms1..ms40 "shared no deal" with the peer's CSV of 1..1000, and a deal solved as 5 in A and
+    unsolved as ms5 in B was no difference but "only in B"; one file's "5 solved" beside "ms5 unsolved"
+    was counted, 50% solvable, where "5" twice with two verdicts is refused (helper 138)."""
+    peer = require_reference("peer_1_1000.csv")
+    made = run_cli("--range", "ms1-ms40", "--out", tmp_path / "run", "--workers", "1", command="run")
+    assert made.returncode == 0, made.stderr
+    with peer.open(newline="") as handle:
+        verdicts = {row["deal"]: row["outcome"] for row in csv.DictReader(handle)}
+    done = json.loads(run_cli(tmp_path / "run", "--compare", peer, "--format", "json").stdout)
+    assert (done["common"], done["only_a"], done["only_b"], done["verdicts_differ"]) == (40, 0, 960, [])
+    assert done["a"]["outcomes"]["solved"] == sum(verdicts[str(n)] == "solved" for n in range(1, 41))
+
+    (tmp_path / "a.csv").write_text("deal,outcome,iterations,cards_played\n5,solved,9,51\n6,unsolved,9,3\n")
+    (tmp_path / "b.csv").write_text("deal,outcome,iterations,cards_played\nms5,unsolved,7,40\n"
+                                    "ms32000,unsolved,7,3\n")
+    done = json.loads(run_cli(tmp_path / "a.csv", "--compare", tmp_path / "b.csv", "--format", "json").stdout)
+    assert (done["common"], done["only_a"], done["only_b"], done["contradictions"]) == (1, 1, 1, 1)
+    assert done["verdicts_differ"] == [{"deal": "5", "a": "solved", "b": "unsolved", "a_iterations": 9,
+                                        "b_iterations": 7}]
+    (tmp_path / "both.csv").write_text("deal,outcome,iterations,cards_played\n5,solved,9,51\nms5,unsolved,7,40\n")
+    line = assert_one_line_failure(cli("report", tmp_path / "both.csv"))
+    assert "deal 5 (or ms5: one game) is listed more than once, with different results" in line, line
 
 
 def test_a_difficulty_table_without_solvable_deals_shows_no_share(tmp_path):
