@@ -155,6 +155,8 @@ def _parse_spec(spec: str) -> Iterator[Run]:
             raise DealSpecError(f"bad deal range {quoted(spec)}: a number with a thousands separator (',' "
                                 "separates items): write 1000, not 1,000; to list two items, put a space "
                                 "after the comma")
+        if not item.strip() and len(items) > 1:  # '' alone named no place in what was typed
+            raise DealSpecError(f"bad deal range {quoted(spec)}: an empty item (a comma too many?)")
         yield _parse_run(item)
 
 

@@ -84,6 +84,15 @@ def test_a_number_written_with_thousands_separators_is_said_so(spec):
         DealSet.read_list(["5\n", "12,345\n"], "x.txt")
 
 
+@pytest.mark.parametrize("spec", ["1-3,", "1-3,,5", ",7", "1-3, "])
+def test_an_empty_item_is_named_with_what_was_typed(spec):
+    """A comma too many was "bad deal range '': expected N, ...", quoting nothing of what was typed (helper 138)."""
+    with pytest.raises(DealSpecError, match=re.escape(f"bad deal range {spec!r}: an empty item (a comma too many?)")):
+        DealSet.parse([spec])
+    with pytest.raises(DealSpecError, match=re.escape(f"x.txt line 1: bad deal range {spec.strip()!r}: an empty item")):
+        DealSet.read_list([spec + "\n"], "x.txt")
+
+
 def test_read_list_names_file_and_line():
     assert DealSet.read_list(["3\n", "\n", "ms7\n", "3\n"], "x.txt").specs() == ["3", "ms7"]
     with pytest.raises(DealSpecError, match=r"x\.txt line 2: .*'seven'"):
