@@ -392,7 +392,8 @@ def _check_scored(source: str, data: pd.DataFrame, scored: np.ndarray, tagged: n
     (a run scores solved deals only), or a score without its tag or a tag without its score."""
     for wrong, problem in ((~(data["outcome"] == "solved").to_numpy() & (scored | tagged), "{outcome}, but has a "
                             "difficulty score or tag (only solved deals are scored)"),
-                           (scored != tagged, "{outcome}, with a difficulty score or a tag but not both")):
+                           (tagged & ~scored, "{outcome}, with a tag but no difficulty score (null, or NaN)"),
+                           (scored & ~tagged, "{outcome}, with a difficulty score but no tag")):
         if wrong.any():
             row = data.iloc[int(np.flatnonzero(wrong)[0])]
             raise DatasetError(f"{source}: deal {game_name(row['deal'], row['ms'])} is "

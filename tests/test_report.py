@@ -784,7 +784,9 @@ def test_readme_s_recipes_read_runs_of_one_folder_with_and_without_difficulty_as
 @pytest.mark.parametrize("rows, message", [
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,0.0,\n", "deal 2 is unsolved, but has a difficulty score or tag"),
     ("1,solved,9,51,1.5,hard\n2,unsolved,9,40,,very hard\n", "deal 2 is unsolved, but has a difficulty score or tag"),
-    ("1,solved,9,51,1.5,\n2,unsolved,9,40,,\n", "deal 1 is solved, with a difficulty score or a tag but not both"),
+    ("1,solved,9,51,1.5,\n2,unsolved,9,40,,\n", "deal 1 is solved, with a difficulty score but no tag"),
+    ("1,solved,9,51,NaN,hard\n2,unsolved,9,40,,\n", "deal 1 is solved, with a tag but no difficulty score (null, or "
+                                                    "NaN)"),  # said "a score or a tag but not both" (helper 138)
 ])
 def test_scores_and_tags_the_run_never_writes_are_refused(tmp_path, rows, message):
     """A run scores solved deals only, score and tag together: a tag on an unsolved deal was counted by
