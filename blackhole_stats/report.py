@@ -294,7 +294,7 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
 _MS_DENIED = "is spelt as an ms deal, but its ms flag says it is none: which deal the row is would be a guess"
 
 _MS_WORDS = {"true": True, "t": True, "yes": True, "y": True, "1": True, "1.0": True,
-             "false": False, "f": False, "no": False, "n": False, "0": False, "0.0": False, "": False}
+             "false": False, "f": False, "no": False, "n": False, "0": False, "0.0": False, "-0.0": False, "": False}
 """How tables spell the `ms` flag: True/False, t/f (psql), yes/no, 1/0; an empty CSV cell (or text) is an
 ordinary deal."""
 
@@ -416,7 +416,7 @@ def _numbers(frame: pd.DataFrame, source: str, column: str) -> pd.Series:
         what = "non-numeric" if may_be_null else "missing or non-numeric"
         raise DatasetError(f"{source}: column {column} has {what} values")
     check_range(source, column, values.dropna().to_numpy())
-    return values
+    return values + 0.0 if values.dtype.kind == "f" else values  # a -0.0 was shown as "-0.000"
 
 
 COLUMN_RANGES = {"iterations": (0, 2**63 - 1, True), "cards_played": (0, len(DECK), True),

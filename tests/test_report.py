@@ -796,6 +796,16 @@ def test_scores_and_tags_the_run_never_writes_are_refused(tmp_path, rows, messag
         report.load(tmp_path / "tags.csv")
 
 
+def test_a_negative_zero_is_zero(tmp_path):
+    """-0.0 seconds were shown as "-0.000", and an ms flag of -0.0 was "not true or false" where 0.0 is false
+    (helper 138)."""
+    (tmp_path / "z.csv").write_text("deal,ms,outcome,iterations,cards_played,seconds\n5,-0.0,solved,63,51,-0.0\n")
+    loaded = report.load(tmp_path / "z.csv")
+    assert loaded["ms"].tolist() == [False] and math.copysign(1, loaded["seconds"].iloc[0]) == 1
+    assert "-0.000" not in run_cli(tmp_path / "z.csv").stdout
+    assert report.row_game_number(5, -0.0) == report.row_game_number(5, False)
+
+
 def test_a_null_ms_flag_is_refused_not_read_as_an_ordinary_deal(tmp_path):
     frame = pd.DataFrame({"deal": [1, 2], "ms": pd.array([False, None], dtype="boolean"),
                           "outcome": ["unsolved", "unsolved"], "iterations": [7, 8], "cards_played": [40, 41]})
