@@ -3,7 +3,7 @@
 A count is a whole number in its range, numpy's integers included; a bool, a
 float or a numpy timedelta64 is refused, never read as one (True is no budget of
 1, 2.5 no chunk size, 100 ms no 100 positions).
-A length of time is a finite number of seconds, 0 or more.
+A length of time is a number of seconds from 0 to MAX_SECONDS.
 """
 from __future__ import annotations
 
@@ -29,8 +29,13 @@ def is_whole_number(value, low: int, high: float = math.inf) -> bool:
     return is_int_value(value) and low <= value <= high
 
 
+MAX_SECONDS = 10**9
+"""32 years: no run, wait or solve takes longer; past it a time is damage, or a typo (1e300 seconds summed to
+inf in a report, and overflowed a thread's wait)."""
+
+
 def is_seconds(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and 0 <= value <= MAX_SECONDS
 
 
 def whole_number(name: str, value, low: int, high: int | None = None) -> int:
@@ -44,7 +49,7 @@ def whole_number(name: str, value, low: int, high: int | None = None) -> int:
 def seconds(name: str, value) -> float:
     """`value` as a float of seconds; ValueError naming `name` otherwise."""
     if not is_seconds(value):
-        raise ValueError(f"{name} must be a number of seconds, at least 0 and finite, not {value!r}")
+        raise ValueError(f"{name} must be a number of seconds from 0 to {MAX_SECONDS:,}, not {value!r}")
     return float(value)
 
 

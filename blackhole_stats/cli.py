@@ -15,7 +15,7 @@ import click
 
 from . import __version__, interrupts
 from ._testhooks import pause
-from .arguments import is_seconds
+from .arguments import MAX_SECONDS, is_seconds
 from .board import Board, BoardParseError
 from .console import EXIT_BROKEN_PIPE, STDERR, StdoutFailed, discard_stdout, take_stderr, take_stdout
 from .dealing import DealNumberError, GameNumber, deal
@@ -635,7 +635,7 @@ class RunCommand(Command):
                    "[resuming: as the run was made]")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
-@click.option("--wait-for-workers", type=click.FloatRange(min=0), metavar="SECONDS",
+@click.option("--wait-for-workers", type=click.FloatRange(min=0, max=MAX_SECONDS), metavar="SECONDS",
               help="With --scheduler: how long to wait for a first worker to join  [default: 60]")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr  [default: when stderr is a terminal]")
@@ -668,7 +668,7 @@ def run_command(ranges: tuple[str, ...], deals_file: str | None, out: str, game_
         raise click.BadParameter("an empty address is no scheduler's (tcp://HOST:PORT)", param_hint="'--scheduler'")
     if wait_for_workers is not None and scheduler is None:
         raise click.UsageError("--wait-for-workers is for --scheduler's cluster: local workers need no wait")
-    if wait_for_workers is not None and not is_seconds(wait_for_workers):  # nan and inf pass FloatRange
+    if wait_for_workers is not None and not is_seconds(wait_for_workers):  # nan passes FloatRange
         raise click.BadParameter(f"{wait_for_workers} is no number of seconds", param_hint="'--wait-for-workers'")
     context = click.get_current_context()
     given = {name for name in ("search", "max_iters", "difficulty")

@@ -27,6 +27,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from . import _testhooks
+from .arguments import MAX_SECONDS
 from .cards import DECK
 from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_files, deals_held, expected_deals,
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
@@ -420,7 +421,7 @@ def _numbers(frame: pd.DataFrame, source: str, column: str) -> pd.Series:
 
 
 COLUMN_RANGES = {"iterations": (0, 2**63 - 1, True), "cards_played": (0, len(DECK), True),
-                 "seconds": (0, 10**9, False), "difficulty": (0, 100, False)}
+                 "seconds": (0, MAX_SECONDS, False), "difficulty": (0, 100, False)}
 """Each numeric column's bounds (inclusive) and whether it holds whole numbers: a count past int64
 would wrap around when stored, a fraction would be cut, no deal plays more cards than a deck or takes
 a billion seconds (32 years) to solve, and a difficulty score, the logarithm of 1 plus a mean of

@@ -1137,7 +1137,13 @@ def test_a_dask_worker_s_address_is_no_scheduler_s(tmp_path, distributed):
 
 
 @pytest.mark.parametrize("args, words", [(["--scheduler", " "], "an empty address is no scheduler's"),
-                                         (["--wait-for-workers", "3"], "--wait-for-workers is for --scheduler's")])
+                                         (["--wait-for-workers", "3"], "--wait-for-workers is for --scheduler's"),
+                                         *((["--scheduler", "tcp://127.0.0.1:1", "--wait-for-workers", value],
+                                            f"Invalid value for '--wait-for-workers': {words}")
+                                           for value, words in (("nan", "nan is no number of seconds"),
+                                                                ("inf", "inf is not in the range 0<=x<=1000000000"),
+                                                                ("1e300", "1e+300 is not in the range 0<=x<="),
+                                                                ("-1", "-1.0 is not in the range 0<=x<=")))])
 def test_an_empty_scheduler_or_a_wait_without_one_is_refused(tmp_path, args, words):
     """`--scheduler ''` ran on local processes as if it were not given; a wait without one did nothing."""
     line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", tmp_path / "run", *args), 2)

@@ -397,7 +397,9 @@ def test_a_worker_that_counts_iterations_otherwise_refuses_its_chunk(tmp_path):
     ({"workers": 0}, ValueError, "workers must be a whole number of at least 1, not 0"),  # silently every core
     ({"workers": True}, ValueError, "workers must be a whole number of at least 1, not True"),
     ({"wait_for_workers": float("nan"), "scheduler": "tcp://127.0.0.1:1"}, ValueError,
-     "wait_for_workers must be a number of seconds, at least 0 and finite, not nan"),
+     "wait_for_workers must be a number of seconds from 0 to 1,000,000,000, not nan"),
+    ({"wait_for_workers": 1e300, "scheduler": "tcp://127.0.0.1:1"}, ValueError,  # overflowed a thread's wait
+     "wait_for_workers must be a number of seconds from 0 to 1,000,000,000, not 1e+300"),
     ({"deals": [1, 2]}, TypeError, "deals must be a DealSet, text such as '1-1000', or None, not list"),
     ({"search": "Fast"}, ValueError, "search must be one of 'fast', 'classic', not 'Fast'"),  # 'holds a run with'
     ({"search": None}, ValueError, "search must be one of 'fast', 'classic', not None"),
