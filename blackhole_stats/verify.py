@@ -41,6 +41,9 @@ class Verification:
     solved_again: int = 0
     """How many rows were solved again (and agreed, unless a problem says otherwise): of `unreplayed`
     the first of each file; with `solve_again` every row whose solve can be repeated."""
+    scored_again: int = 0
+    """How many difficulty scores were computed again: the first solved deal's of each file, even with
+    `solve_again` (30 to 110 ms a deal: days for a million); the others are checked against their tags."""
 
 
 def verify(out: str, *, solve_again: bool = False) -> Verification:
@@ -87,7 +90,7 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
                         f"({', '.join(difficulty.SCALES)}): its tags are not checked")
     solver = Solver()
     keys: list[Run] = []
-    unreplayed = solved_again = 0
+    unreplayed = solved_again = scored_again = 0
     max_iters, search = manifest.get("max_iters"), manifest.get("search")
     # The run's own solve is repeated where the search is this version's and still counts as the run's did
     # (deterministic: the same row, iterations too); otherwise only an unsolved verdict is comparable, solved
@@ -131,7 +134,9 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
         if difficulty_problem:
             problems.append(f"{name}: {difficulty_problem}")
         elif not foreign and scale is not None:
-            problems += _difficulty_problems(table, numbers, scale, solver, rules)
+            found, rescored = _difficulty_problems(table, numbers, scale, solver, rules)
+            problems += found
+            scored_again += rescored
         columns = [table[column].to_pylist()
                    for column in ("ms", "outcome", "iterations", "cards_played", "solution")]
         file_keys: list[Run] = []
@@ -174,7 +179,7 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
     if manifest.get("total_deals", expected.count) != expected.count:  # a reader counting the run by it is wrong
         problems.append(f"the manifest's total_deals is {manifest['total_deals']:,}, but its deals hold "
                         f"{expected.count:,} (the next run on this directory writes it again)")
-    return Verification(len(keys), tuple(problems), notes, unreplayed, solved_again)
+    return Verification(len(keys), tuple(problems), notes, unreplayed, solved_again, scored_again)
 
 
 def _solved_again_problem(solver: Solver, board: Board, stored: tuple[str, int, int | None], search: str,
@@ -207,9 +212,10 @@ def _shown_played(played: int | None) -> str:
 
 
 def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.Scale,
-                         solver: Solver, rules: Game) -> list[str]:
+                         solver: Solver, rules: Game) -> tuple[list[str], int]:
     """A score and its tag for each solved deal, none for the others; every tag on the run's scale; and
-    the first solved deal's score of each chunk computed again (all of them would cost 30 to 110 ms a deal)."""
+    the first solved deal's score of each chunk computed again (all of them would cost 30 to 110 ms a deal).
+    Returns the problems and how many scores were computed again (0 or 1)."""
     problems, rechecked = [], False
     columns = (table[column].to_pylist() for column in ("ms", "outcome", "difficulty", "tag"))
     for number, ms, outcome, score, tag in zip(numbers, *columns):
@@ -235,7 +241,7 @@ def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.
             again = difficulty.difficulty(deal(game, rules), solver)
             if again is None or abs(again - score) > SCORE_TOLERANCE:
                 problems.append(f"deal {game}: difficulty {score} stored, {again} computed again")
-    return problems
+    return problems, int(rechecked)
 
 
 def _shown(path: str, paths: dataset.RunPaths) -> str:

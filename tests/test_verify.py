@@ -339,6 +339,27 @@ def test_a_null_ms_is_named_in_a_difficulty_run_too(tmp_path):
     assert "invalid ms flag None" in result.stdout + result.stderr
 
 
+def test_verify_says_how_many_difficulty_scores_it_computed_again(tmp_path):
+    """A solved deal's score and tag changed together (2.06 easy to 2.4 very hard) passed `--solve-again`
+    with "ok", nothing saying that only the first solved deal's score of each file is computed again
+    (helper 138). The count is said; the first one's change is found."""
+    out = tmp_path / "run"
+    assert subprocess.run([str(SCRIPT), "run", "--range", "1-12", "--difficulty", "--chunk-size", "4", "--out",
+                           str(out)], capture_output=True, timeout=120).returncode == 0
+    parts = sorted(out.glob("part-*.parquet"))
+    with_solved = [part for part in parts if "solved" in pq.read_table(part)["outcome"].to_pylist()]
+    for command in (["verify", str(out)], ["verify", str(out), "--solve-again"]):
+        result = subprocess.run([str(SCRIPT), *command], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0 and result.stdout.splitlines()[-1] == (
+            f"difficulty scores computed again: {len(with_solved)}, the first solved deal's of each file (30 to "
+            "110 ms a deal); every other score is checked against its tag"), result.stdout
+    table = pq.read_table(with_solved[0])
+    first = table["outcome"].to_pylist().index("solved")
+    rewrite(with_solved[0], first, difficulty=4.9, tag="very hard")
+    result = cli_verify(out)
+    assert result.returncode == 1 and "stored, " in result.stdout and "computed again" in result.stdout, result.stdout
+
+
 @pytest.mark.parametrize("score", [float("nan"), -1.0])
 def test_a_damaged_score_is_a_problem_not_a_traceback(tmp_path, score):
     """Once Scale.tag refused what is no score, verify's tag check raised on it (a ValueError traceback)."""
