@@ -637,17 +637,22 @@ class RunCommand(Command):
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
 @click.option("--wait-for-workers", type=click.FloatRange(min=0, max=MAX_SECONDS), metavar="SECONDS",
               help="With --scheduler: how long to wait for a first worker to join  [default: 60]")
+@click.option("--forget-missing", is_flag=True,
+              help="The run no longer asks for the deals it does not hold yet (a mistyped range, which every "
+                   "resume would go on solving), only for those given now besides.")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr  [default: when stderr is a terminal]")
 def run_command(ranges: tuple[str, ...], deals_file: str | None, out: str, game_kind: Game | None, workers: int | None,
                 chunk_size: int | None, search: str, max_iters: int | None, difficulty: bool,
-                scheduler: str | None, wait_for_workers: float | None, progress: bool | None) -> None:
+                scheduler: str | None, wait_for_workers: float | None, forget_missing: bool,
+                progress: bool | None) -> None:
     """Solve each deal of the ranges once, in parallel, into the dataset DIR.
 
     Each finished chunk is its own file, so a killed run keeps its work:
     running the same command again (or just --out DIR) solves only the
     deals that are missing. Adding ranges to a run is fine (every deal the
-    run asks for, old ranges too, is then solved); changing --game, --search,
+    run asks for, old ranges too, is then solved; --forget-missing drops
+    those it does not hold yet); changing --game, --search,
     --max-iters or --difficulty is refused. Ctrl-C, SIGTERM or a hang-up (at
     any moment; one ignored when the run starts stays ignored) stops it,
     and the process dies of the signal (the shell shows 130/143/129, and a
@@ -674,11 +679,11 @@ def run_command(ranges: tuple[str, ...], deals_file: str | None, out: str, game_
     given = {name for name in ("search", "max_iters", "difficulty")
              if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}
     _run(ranges, deals_file, out, game_kind, workers, chunk_size, search, max_iters, difficulty, given,
-         scheduler, wait_for_workers, progress)
+         scheduler, wait_for_workers, forget_missing, progress)
 
 
 def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, difficulty, given, scheduler,
-         wait_for_workers, progress) -> None:
+         wait_for_workers, forget_missing, progress) -> None:
     """The `run` command within its interrupt handling; settings not `given` are the resumed run's own."""
     from .dataset import DISK_FULL, READ_ONLY, DatasetError, check_held_settings, first_line, locate, read_manifest
     from .deals import DealSet, DealSpecError
@@ -709,7 +714,7 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
             deals = listed if deals is None else deals | listed
         summary = run(out, deals, search=search, max_iters=max_iters, difficulty_scale=scale, game=game,
                       workers=workers, chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
-                      progress=(sys.stderr is not None and sys.stderr.isatty()) if progress is None else progress)
+                      forget_missing=forget_missing, progress=(sys.stderr is not None and sys.stderr.isatty()) if progress is None else progress)
     except RunStopped as stopped:
         if stopped.signum is None:
             raise click.ClickException(f"{stopped}; details in the log; resume with: {_resume(out)}") from None

@@ -1397,6 +1397,8 @@ class Session:
     folders: Folders = ()
     """DIR and DIR.run as the run locked them (their lock handles' identities): its files go into
     them, or nowhere (RunMoved); empty for remote storage."""
+    forgotten: DealSet = field(default_factory=DealSet)
+    """The deals the run asked for, held not, and no longer asks for (`forget_missing`)."""
     _record: dict = field(default_factory=dict, init=False, repr=False)
 
     @property
@@ -1439,7 +1441,8 @@ class Session:
 
 @contextmanager
 def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None,
-             difficulty_scale: str | None = None, game: Game | None = None) -> Iterator[Session]:
+             difficulty_scale: str | None = None, game: Game | None = None,
+             forget_missing: bool = False) -> Iterator[Session]:
     """Lock DIR, then read, check and write its manifest; the lock holds until the block ends.
 
     Nothing is read before the lock, so a second run can neither pass its
@@ -1454,6 +1457,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
     its results format, and counting the game's iterations as its rows do
     (`iterations_revision`), may resume it. A run of 0.1.0 is brought up to date
     first: its side files move beside DIR, its chunks are rewritten in format 2.
+    `forget_missing`: the run asks for the deals it holds (and `deals`) from now on, no more: the way
+    back from a mistyped range (1-10000000000000), which every resume would otherwise go on solving.
     """
     paths = RunPaths.of(out)
     paths.beside(MANIFEST_NAME)  # refuses a root: nothing can be beside it
@@ -1534,8 +1539,15 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             _upgrade_manifest(manifest)
             manifest["game"] = run_game(manifest).key
             everything = expected_deals(manifest)  # resuming means all of them: deals of an older, interrupted
-            if deals is not None:                  # range are as much the run's as the ones given now
+            forgotten = DealSet()                  # range are as much the run's as the ones given now
+            if forget_missing:
+                everything, forgotten = done, everything - done
+            if deals is not None:
                 everything = everything | deals
+                forgotten = forgotten - deals
+            if not everything:
+                raise DatasetError(f"{out} holds no deal yet, so with --forget-missing the run would ask for "
+                                   "none: give --range or --deals")
             _check_iterations_revision(out, manifest, done, everything)
             manifest["deals"] = everything.specs()
             manifest["total_deals"] = everything.count
@@ -1550,7 +1562,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
                     if _folder_ids([folder], out).get(folder) == made_id:  # and made anew since
                         os.rmdir(folder)
             raise
-        yield Session(out, manifest, everything, done, folders)
+        yield Session(out, manifest, everything, done, folders, forgotten)
 
 
 def strays_problem(out: str, strays: list[tuple[str, str]]) -> str:

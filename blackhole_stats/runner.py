@@ -277,7 +277,8 @@ def _session(run_function: Callable[..., RunSummary]) -> Callable[..., RunSummar
 def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_iters: int | None = None,
         difficulty_scale: str | None = None, game: Game | str | int | None = None,
         workers: int | None = None, chunk_size: int | None = None,
-        scheduler: str | None = None, progress: bool = False, wait_for_workers: float | None = None) -> RunSummary:
+        scheduler: str | None = None, progress: bool = False, wait_for_workers: float | None = None,
+        forget_missing: bool = False) -> RunSummary:
     """Solve every deal of the run in `out`, `deals` added to it (None: none), that it does not hold yet.
 
     Deals an earlier, interrupted session asked for are solved too, whatever
@@ -290,8 +291,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     `deals`: a DealSet, or text that `DealSet.parse` reads ("1-1000,ms5").
     `chunk_size` None: `default_chunk_size`. `workers` (None: one a core) is capped at MAX_WORKERS.
     `wait_for_workers`: seconds to wait for a Dask cluster that has no worker yet
-    (None: WAIT_FOR_WORKERS_SECONDS). One run at a time in a process: its log and workers are the
-    process's.
+    (None: WAIT_FOR_WORKERS_SECONDS). `forget_missing`: the run no longer asks for the deals it
+    does not hold yet, only for `deals` besides (a mistyped range). One run at a time in a process: its
+    log and workers are the process's.
     Raises TypeError or ValueError for arguments of the wrong kind or out of range (a max_iters outside
     1..MAX_ITERS, a chunk_size or workers below 1, an unknown search, scale or game, a scale of
     another game than the run's (DifficultyError), the classic search of a game it does not
@@ -317,10 +319,14 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
     if difficulty_scale is not None:  # unknown, or another game's: DifficultyError before anything is written
         difficulty.scale_for(difficulty_scale, game or dataset.game_of_run(out))
     backend = _Cluster(scheduler, wait_for_workers) if scheduler else _Processes(workers or os.cpu_count() or 1)
-    with closing(backend), dataset.open_run(out, deals, search, max_iters, difficulty_scale, game) as session:
+    with closing(backend), dataset.open_run(out, deals, search, max_iters, difficulty_scale, game,
+                                            forget_missing) as session:
         requested, game = session.requested, session.game
         started = time.monotonic()
         with _logging_to(out):
+            if session.forgotten:
+                log.warning("the run no longer asks for the %s deal(s) it did not hold: %s (--forget-missing)",
+                            f"{session.forgotten.count:,}", session.forgotten)
             removed = dataset.remove_temp_files(out)
             todo = requested - session.done
             if chunk_size is None:

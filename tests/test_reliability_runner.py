@@ -436,6 +436,32 @@ def test_a_hang_up_that_nohup_ignores_is_ignored(tmp_path):
     assert_complete(out, 40)
 
 
+def test_a_mistyped_range_is_taken_back_with_forget_missing(tmp_path):
+    """`--range 21-10000000000000` (for 21-100) stopped with Ctrl-C: every resume went on with it, the run
+    never finished, and no command could take the range back (the manifest asks for what it was given).
+    `--forget-missing` makes the run ask for what it holds, and the ranges given with it."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-20", "--out", out, "--workers", "1").returncode == 0
+    stopped = signal_at_pause(tmp_path, [SCRIPT, "run", "--range", "21-10000000000000", "--out", out, "--workers", "1",
+                                         "--chunk-size", "10"], "chunk-tally",
+                              lambda pid: os.killpg(pid, signal.SIGINT))
+    assert stopped.returncode == -signal.SIGINT, stopped.stderr
+    assert read_manifest(str(out))["total_deals"] == 10**13
+    held = deals_in(out)
+    line = assert_one_line_failure(cli("run", "--out", tmp_path / "new", "--forget-missing"))
+    assert "there is no run to resume" in line, line
+    taken_back = cli("run", "--out", out, "--forget-missing", "--range", "31-100", "--workers", "1")
+    assert taken_back.returncode == 0, taken_back.stderr
+    forgotten = sorted(set(range(21, 10**13 + 1)[:200]) - set(held) - set(range(31, 101)))[:1]
+    assert taken_back.stderr.decode().startswith(
+        f"warning: the run no longer asks for the {10**13 - len(set(held) | set(range(1, 101))):,} deal(s) it did "
+        f"not hold: {forgotten[0]}"), taken_back.stderr
+    manifest = read_manifest(str(out))
+    assert manifest["total_deals"] == len(set(held) | set(range(31, 101))) and manifest["finished"], manifest
+    assert deals_in(out) == sorted(set(held) | set(range(31, 101)))
+    assert cli("verify", out).returncode == 0
+
+
 @pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"], ["--deals", "/dev/stdin"], ["--deals", "FILE"]])
 def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):
     """Its input is spent: the resume command leaves `--deals -` out (the manifest lists the deals; typed

@@ -503,3 +503,18 @@ def test_a_dask_run_from_a_notebook_kernel(tmp_path):
     printed = "".join(output.get("text", "") for output in notebook.cells[0].outputs if output.output_type == "stream")
     assert "solved now: 20\n" in printed, printed
     assert not verify(str(out)).problems and len(pd.read_parquet(out)) == 20
+
+
+def test_forget_missing_refuses_to_leave_a_run_that_asks_for_nothing(tmp_path):
+    """A run that holds no deal yet, its range forgotten, would ask for none: refused, the run as it was."""
+    from blackhole_stats import dataset
+
+    out = str(tmp_path / "run")
+    with dataset.open_run(out, DealSet.parse("1-5"), "fast", None):
+        pass
+    with pytest.raises(dataset.DatasetError, match="holds no deal yet, so with --forget-missing the run would ask for "
+                                                   "none: give --range or --deals"):
+        run(out, forget_missing=True, workers=1)
+    assert read_manifest(out)["deals"] == ["1-5"]
+    assert run(out, "7", forget_missing=True, workers=1).requested == 1
+    assert read_manifest(out)["deals"] == ["7"]
