@@ -714,7 +714,8 @@ def _run(ranges, deals_file, out, game, workers, chunk_size, search, max_iters, 
             deals = listed if deals is None else deals | listed
         summary = run(out, deals, search=search, max_iters=max_iters, difficulty_scale=scale, game=game,
                       workers=workers, chunk_size=chunk_size, scheduler=scheduler, wait_for_workers=wait_for_workers,
-                      forget_missing=forget_missing, progress=(sys.stderr is not None and sys.stderr.isatty()) if progress is None else progress)
+                      forget_missing=forget_missing,
+                      progress=(sys.stderr is not None and sys.stderr.isatty()) if progress is None else progress)
     except RunStopped as stopped:
         if stopped.signum is None:
             raise click.ClickException(f"{stopped}; details in the log; resume with: {_resume(out)}") from None

@@ -198,9 +198,11 @@ def _frame_of(file: str, table: pa.Table, names: list[str]) -> pd.DataFrame:
     frame.insert(0, "deal", _game_numbers(file, deal, exact))
     if exact is not None:
         _refuse_two_numbers(file, deal, exact)
-    held = deals_held(frame["deal"].to_numpy(), _ms_flags(file, frame["ms"], frame["deal"]).to_numpy() if "ms" in frame
-                      else np.zeros(len(frame), bool)) if run_chunk(file, table.schema) else None
-    if held is not None and not named_as_held(file, held):
+    if not run_chunk(file, table.schema):
+        return frame
+    ms = _ms_flags(file, frame["ms"], frame["deal"]).to_numpy() if "ms" in frame else np.zeros(len(frame), bool)
+    held = deals_held(frame["deal"].to_numpy(), ms)
+    if not named_as_held(file, held):
         raise DatasetError(f"{file} holds deals {held or 'none'}, not what its name says, though it records a run's "
                            "settings as a chunk file does: damaged, or renamed? (blackhole-stats verify names "
                            "every problem of a run)")
