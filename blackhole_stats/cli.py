@@ -767,7 +767,8 @@ def _read_deals(path: str):
 def _resume(out: str | None) -> str:
     """The command that resumes the run in `out`: the same one, less its `--deals` list once the run's
     manifest holds those deals (standard input, a pipe or `<(...)` cannot be read again, a file may be
-    gone); before that, only the list can give them."""
+    gone); before that, only the list can give them. Less `--forget-missing` too: done once, it would
+    forget what the interrupted session was given (a --deals list it then dropped)."""
     context = click.get_current_context(silent=True)
     listed = context.meta.get("deals_listed") if context is not None else None
     manifest = None
@@ -782,7 +783,7 @@ def _resume(out: str | None) -> str:
     kept, words = [], iter(context.meta.get("argv", sys.argv[1:]) if context is not None else sys.argv[1:])
     for word in words:
         given = [word, next(words, None)] if word == "--deals" else [word]
-        if not (recorded and (len(given) == 2 or word.startswith("--deals="))):
+        if not (recorded and (len(given) == 2 or word.startswith("--deals="))) and word != "--forget-missing":
             kept.extend(part for part in given if part is not None)
     return shlex.join(["blackhole-stats", *kept])
 
@@ -855,4 +856,4 @@ def verify_command(directory: str, solve_again: bool) -> None:
                    f"{checked.unreplayed:,} (the first of each file; --solve-again: every deal)")
     if checked.scored_again:
         click.echo(f"difficulty scores computed again: {checked.scored_again:,}, the first solved deal's of each "
-                   "file (30 to 110 ms a deal); every other score is checked against its tag")
+                   "file; every other score is checked against its tag")

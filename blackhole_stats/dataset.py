@@ -1286,7 +1286,7 @@ def _manifest_problem(manifest) -> str | None:
     session_checks = [("version", _is(str), "a string"), ("started", _is(str, none=True), "a time"),
                       ("elapsed_seconds", _is_seconds, "null or a number of seconds"),
                       ("deals_solved", _is_count(0, none=True), "null or a whole number")]
-    for number, session in enumerate(manifest.get("sessions", []), 1):
+    for number, session in enumerate(manifest.get("sessions", [])):  # as a JSON path names it
         if not isinstance(session, dict):
             return f"sessions[{number}] must be an object, not {json.dumps(session)[:60]}"
         for key, valid, wanted in session_checks:

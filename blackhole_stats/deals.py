@@ -145,6 +145,13 @@ class DealSet:
     def __str__(self) -> str:
         return ",".join(self.specs())
 
+    def abbreviated(self, most: int = 10) -> str:
+        """`str(self)` up to `most` runs, then how many there are: a scattered set of thousands of deals
+        made a line of tens of thousands of characters."""
+        if len(self.runs) <= most:
+            return str(self)
+        return f"{','.join(_spec(run) for run in self.runs[:most])}, ... ({self.count:,} deals in all)"
+
 
 def _parse_spec(spec: str) -> Iterator[Run]:
     if not isinstance(spec, str):

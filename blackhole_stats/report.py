@@ -297,7 +297,8 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
 _MS_DENIED = "is spelt as an ms deal, but its ms flag says it is none: which deal the row is would be a guess"
 
 _MS_WORDS = {"true": True, "t": True, "yes": True, "y": True, "1": True, "1.0": True,
-             "false": False, "f": False, "no": False, "n": False, "0": False, "0.0": False, "-0.0": False, "": False}
+             "false": False, "f": False, "no": False, "n": False, "0": False, "0.0": False, "-0": False,
+             "-0.0": False, "": False}
 """How tables spell the `ms` flag: True/False, t/f (psql), yes/no, 1/0; an empty CSV cell (or text) is an
 ordinary deal."""
 
@@ -751,22 +752,28 @@ def _repeats(data: pd.DataFrame, keep: str | bool = "first") -> np.ndarray:
 
 
 def check_repeats_agree(data: pd.DataFrame, source: str) -> None:
-    """DatasetError naming the first deal listed twice with different results (outcome or cards played):
-    which one stands is no guess to make, for a report or a comparison (repeats that agree get the
-    report's warning, which counts those of other iterations: `repeats_of_other_effort`)."""
+    """DatasetError naming the first deal listed twice with different results (outcome, cards played, or
+    difficulty tag where both rows have one): which one stands is no guess to make, for a report, a
+    comparison or a list (repeats that agree get the report's warning, which counts those of other
+    iterations: `repeats_of_other_effort`; a row without a tag beside one with it is a run made without
+    --difficulty beside one made with it)."""
     verdicts = [name for name in ("outcome", "cards_played") if name in data]
     listed_twice = _repeats(data, keep=False)
-    repeated = data.loc[listed_twice, verdicts].astype({"outcome": object})
+    repeated = data.loc[listed_twice, [*verdicts, "ms", *(["tag"] if "tag" in data else [])]]
     keys = game_keys(data)[listed_twice]
-    differ = repeated.groupby([keys["twister"].to_numpy(), keys["deal"].to_numpy()], sort=False)[verdicts].nunique(
-        dropna=False).gt(1).any(axis=1)
+    games = repeated.astype({"outcome": object}).groupby(
+        [keys["twister"].to_numpy(), keys["deal"].to_numpy()], sort=False)
+    differ = games[verdicts].nunique(dropna=False).gt(1).any(axis=1)
+    if "tag" in data:
+        differ |= games["tag"].nunique().gt(1)
     if differ.any():
-        twister, number = differ.index[differ.to_numpy().argmax()]
+        at = differ.to_numpy().argmax()
+        twister, number = differ.index[at]
         names = game_name(number, not twister and number >= LCG_LIMIT)
-        if number < LCG_LIMIT:
+        if games["ms"].nunique().iloc[at] > 1:
             names += f" (or ms{number}: one game)"
         raise DatasetError(f"{source}: deal {names} is listed more than once, with different "
-                           f"results (outcome or cards_played)")
+                           f"results (outcome, cards_played or difficulty tag)")
 
 
 def repeats_of_other_effort(data: pd.DataFrame) -> int:
@@ -1095,11 +1102,12 @@ def _warnings(report: Report) -> list[str]:
     """What makes a dataset's figures suspect, above a report and each side of a comparison: repeated
     deals, then what `_suspicions` finds."""
     other = report.duplicates_of_other_effort
-    rows = "1 row repeats" if report.duplicates == 1 else f"{report.duplicates:,} rows repeat"
-    differ = "it has" if report.duplicates == 1 else f"{other:,} of them with"
+    again = report.duplicates - report.same_game_twice  # (those are warned of below)
+    rows = "1 row repeats" if again == 1 else f"{again:,} rows repeat"
+    differ = "it has" if again == 1 else f"{other:,} of them with"
     repeated = [f"warning: {rows} a deal already listed (counted once"
                 + (f"; {differ} other iterations than the row counted: the first listed, in the file whose name "
-                   "sorts first)" if other else ")")] if report.duplicates else []
+                   "sorts first)" if other else ")")] if again else []
     return repeated + _same_game_twice_warning(report.same_game_twice, "counted once") + _suspicions(
         report.against_manifest, report.mixed_settings, report.manifest, report.source)
 

@@ -326,7 +326,7 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
         with _logging_to(out):
             if session.forgotten:
                 log.warning("the run no longer asks for the %s deal(s) it did not hold: %s (--forget-missing)",
-                            f"{session.forgotten.count:,}", session.forgotten)
+                            f"{session.forgotten.count:,}", session.forgotten.abbreviated())
             removed = dataset.remove_temp_files(out)
             todo = requested - session.done
             if chunk_size is None:

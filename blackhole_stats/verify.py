@@ -175,7 +175,7 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
     for deals, what in ((repeated, "more than once"), (expected - present, "missing" + unread_note),
                         (present - expected, "not asked for by the manifest")):
         if deals:
-            problems.append(f"deals {what}: {deals}")
+            problems.append(f"deals {what}: {deals.abbreviated()}")
     if manifest.get("total_deals", expected.count) != expected.count:  # a reader counting the run by it is wrong
         problems.append(f"the manifest's total_deals is {manifest['total_deals']:,}, but its deals hold "
                         f"{expected.count:,} (the next run on this directory writes it again)")
@@ -227,8 +227,10 @@ def _difficulty_problems(table: pa.Table, numbers: list[int], scale: difficulty.
             if score is not None or tag is not None:
                 problems.append(f"deal {game}: {outcome}, but with a difficulty")
             continue
-        if score is None or tag is None:
-            problems.append(f"deal {game}: solved, but without a difficulty and tag")
+        lacking = [what for what, value in (("a difficulty score", score), ("a tag", tag))
+                   if value is None or value != value]  # null, or NaN
+        if lacking:
+            problems.append(f"deal {game}: solved, but without {' and '.join(lacking)}")
             continue
         try:
             due = scale.tag(score)

@@ -93,6 +93,13 @@ def test_an_empty_item_is_named_with_what_was_typed(spec):
         DealSet.read_list([spec + "\n"], "x.txt")
 
 
+def test_a_long_set_of_deals_is_abbreviated_for_a_line():
+    """--forget-missing and verify printed 3,750 scattered deals on one line of 28,000 characters."""
+    scattered = DealSet.parse([",".join(str(n) for n in range(1, 40, 2))])
+    assert scattered.abbreviated(3) == "1,3,5, ... (20 deals in all)"
+    assert DealSet.parse(["1-5,ms7"]).abbreviated(3) == str(DealSet.parse(["1-5,ms7"])) == "1-5,ms7"
+
+
 def test_read_list_names_file_and_line():
     assert DealSet.read_list(["3\n", "\n", "ms7\n", "3\n"], "x.txt").specs() == ["3", "ms7"]
     with pytest.raises(DealSpecError, match=r"x\.txt line 2: .*'seven'"):

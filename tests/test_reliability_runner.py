@@ -461,6 +461,13 @@ def test_a_mistyped_range_is_taken_back_with_forget_missing(tmp_path):
     assert deals_in(out) == sorted(set(held) | set(range(31, 101)))
     assert cli("verify", out).returncode == 0
 
+    (tmp_path / "pauses" / "chunk-tally").unlink()  # the first run's arrival
+    (tmp_path / "more.txt").write_text("200-400\n")  # stopped, it said to resume with --forget-missing, which
+    stopped = signal_at_pause(tmp_path, [SCRIPT, "run", "--out", out, "--forget-missing", "--deals",  # then forgot
+                                         tmp_path / "more.txt", "--workers", "1", "--chunk-size", "10"],  # the list
+                              "chunk-tally", lambda pid: os.killpg(pid, signal.SIGINT))  # (helper 140)
+    assert stop_line(stopped.stderr)[2] == ["run", "--out", str(out), "--workers", "1", "--chunk-size", "10"]
+
 
 @pytest.mark.parametrize("deals", [["--deals", "-"], ["--deals=-"], ["--deals", "/dev/stdin"], ["--deals", "FILE"]])
 def test_a_run_of_standard_input_is_resumed_without_it(tmp_path, deals):

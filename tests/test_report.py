@@ -694,6 +694,7 @@ def test_deals_listed_both_as_n_and_as_ms_n_are_one_game_counted_once(tmp_path):
     text = " ".join(run_cli(tmp_path / "run").stdout.split())
     assert ("warning: 2 deals are listed both as N and as msN, below 32000 one game (PySolFC deals both with the "
             "same generator and shows N as msN): counted once") in text
+    assert "repeats a deal already listed" not in text  # the same rows, warned of twice (helper 140)
     assert [deal(n).layout for n in (31998, 31999)] == [deal(f"ms{n}").layout for n in (31998, 31999)]
     assert deal(32000).layout != deal("ms32000").layout
 
@@ -721,6 +722,23 @@ def test_n_and_ms_n_below_32000_are_one_deal_to_compare_and_to_contradict(tmp_pa
     (tmp_path / "both.csv").write_text("deal,outcome,iterations,cards_played\n5,solved,9,51\nms5,unsolved,7,40\n")
     line = assert_one_line_failure(cli("report", tmp_path / "both.csv"))
     assert "deal 5 (or ms5: one game) is listed more than once, with different results" in line, line
+    (tmp_path / "plain.csv").write_text("deal,outcome,iterations,cards_played\n5,solved,9,51\n5,unsolved,7,40\n")
+    line = assert_one_line_failure(cli("report", tmp_path / "plain.csv"))  # no ms5 in it (helper 140)
+    assert "deal 5 is listed more than once, with different results" in line, line
+
+
+def test_one_game_listed_twice_with_two_difficulty_tags_is_refused(tmp_path):
+    """5 tagged "very easy" beside ms5 tagged "easy": report kept one by the rows' order, export listed the
+    game under either tag (helper 140). A row without a tag beside a tagged one (runs made without and with
+    --difficulty) stands: the tagged row is counted."""
+    header = "deal,outcome,iterations,cards_played,difficulty,tag\n"
+    (tmp_path / "two.csv").write_text(header + "5,solved,9,51,1.0,very easy\nms5,solved,9,51,2.0,easy\n")
+    for command in (("report",), ("export", "--tag", "easy")):
+        line = assert_one_line_failure(cli(command[0], tmp_path / "two.csv", *command[1:]))
+        assert "deal 5 (or ms5: one game) is listed more than once, with different results (outcome, cards_played or "\
+            "difficulty tag)" in line, line
+    (tmp_path / "one.csv").write_text(header + "5,solved,9,51,,\n5,solved,9,51,1.0,very easy\n")
+    assert report.build_report(report.load(tmp_path / "one.csv"), "one").difficulty["very easy"]["deals"] == 1
 
 
 def test_a_difficulty_table_without_solvable_deals_shows_no_share(tmp_path):
@@ -799,9 +817,10 @@ def test_scores_and_tags_the_run_never_writes_are_refused(tmp_path, rows, messag
 def test_a_negative_zero_is_zero(tmp_path):
     """-0.0 seconds were shown as "-0.000", and an ms flag of -0.0 was "not true or false" where 0.0 is false
     (helper 138)."""
-    (tmp_path / "z.csv").write_text("deal,ms,outcome,iterations,cards_played,seconds\n5,-0.0,solved,63,51,-0.0\n")
+    (tmp_path / "z.csv").write_text("deal,ms,outcome,iterations,cards_played,seconds\n5,-0.0,solved,63,51,-0.0\n"
+                                    "6,-0,solved,157,51,0.1\n7,false,solved,63,51,0.1\n")
     loaded = report.load(tmp_path / "z.csv")
-    assert loaded["ms"].tolist() == [False] and math.copysign(1, loaded["seconds"].iloc[0]) == 1
+    assert loaded["ms"].tolist() == [False] * 3 and math.copysign(1, loaded["seconds"].iloc[0]) == 1
     assert "-0.000" not in run_cli(tmp_path / "z.csv").stdout
     assert report.row_game_number(5, -0.0) == report.row_game_number(5, False)
 
@@ -985,7 +1004,7 @@ def test_a_deal_listed_twice_with_different_results_is_refused(tmp_path, rows):
         done = run_cli(*args)
         assert done.returncode == 1 and done.stdout == "", done.stdout
         assert done.stderr == (f"Error: {torn}: deal {rows[1]['deal']} is listed more than once, with different "
-                               "results (outcome or cards_played)\n"), done.stderr
+                               "results (outcome, cards_played or difficulty tag)\n"), done.stderr
     agreeing = run_cli(write_arrow(tmp_path / "twice", rows + [rows[1]]), "--compare", whole)
     assert agreeing.returncode == 0 and "1 row repeats a deal already listed (counted once)\n" in agreeing.stdout
 

@@ -351,13 +351,18 @@ def test_verify_says_how_many_difficulty_scores_it_computed_again(tmp_path):
     for command in (["verify", str(out)], ["verify", str(out), "--solve-again"]):
         result = subprocess.run([str(SCRIPT), *command], capture_output=True, text=True, timeout=120)
         assert result.returncode == 0 and result.stdout.splitlines()[-1] == (
-            f"difficulty scores computed again: {len(with_solved)}, the first solved deal's of each file (30 to "
-            "110 ms a deal); every other score is checked against its tag"), result.stdout
+            f"difficulty scores computed again: {len(with_solved)}, the first solved deal's of each file; every "
+            "other score is checked against its tag"), result.stdout
     table = pq.read_table(with_solved[0])
     first = table["outcome"].to_pylist().index("solved")
     rewrite(with_solved[0], first, difficulty=4.9, tag="very hard")
     result = cli_verify(out)
     assert result.returncode == 1 and "stored, " in result.stdout and "computed again" in result.stdout, result.stdout
+    game = table["deal"][first]
+    for values, lacking in (({"difficulty": None}, "a difficulty score"), ({"tag": None}, "a tag")):
+        rewrite(with_solved[0], first, **{"difficulty": 4.9, "tag": "very hard", **values})
+        result = cli_verify(out)  # was "without a difficulty and tag" either way (helper 140)
+        assert f"deal {game}: solved, but without {lacking}\n" in result.stdout, result.stdout
 
 
 @pytest.mark.parametrize("score", [float("nan"), -1.0])
