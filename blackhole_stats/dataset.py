@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -923,8 +923,11 @@ def part_name(deals: DealSet) -> str:
 
 
 def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Game = DEFAULT_GAME,
-               folders: Folders = (), settings: dict | None = None) -> str:
-    """Write one chunk of deals of `game`; readers see all of it or nothing.
+               folders: Folders = (), settings: dict | None = None,
+               wanted: Callable[[], bool] | None = None) -> str | None:
+    """Write one chunk of deals of `game`; readers see all of it or nothing. Returns its name, or None
+    if `wanted()`, asked once the file is written and just before it goes into DIR, says no: nothing
+    is left behind.
 
     `folders`: the run's (`Session.folders`), checked before the chunk goes into DIR (RunMoved).
     `settings`: the run's (`run_settings`), kept in the file's metadata (`settings_problem`).
@@ -946,16 +949,24 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
     if settings is not None:
         table = table.replace_schema_metadata({RUN_SETTINGS_KEY: json.dumps(settings, sort_keys=True)})
     name = part_name(deals)
-    _write_chunk_file(out, name, table, folders)
-    return name
+    return name if _write_chunk_file(out, name, table, folders, wanted) else None
 
 
-def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = ()) -> None:
+def session_is_current(out: str, session: int) -> bool:
+    """Whether the session at index `session` of the run's manifest is still its last one (no later session
+    began, which may have solved the same deals again)."""
+    manifest = read_manifest(out)
+    return manifest is not None and len(manifest.get("sessions") or []) == session + 1
+
+
+def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = (),
+                      wanted: Callable[[], bool] | None = None) -> bool:
     """Write `table` beside DIR under a temporary name, then rename it into DIR as `name` (replacing it).
 
     Where DIR is on another device than DIR.run (a mount point, a link to another disk), a rename
     cannot cross: the temporary name is in DIR itself (hidden from pandas, pyarrow and DuckDB by its
-    name; the next run removes one a killed writer left, as 0.1.0's).
+    name; the next run removes one a killed writer left, as 0.1.0's). False, the file deleted, where
+    `wanted()` says no before the rename.
     """
     paths = RunPaths.of(out)
     _ready_side(paths, folders)
@@ -966,6 +977,10 @@ def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = (
     except OSError as error:
         raise _naming(error, temp) from None
     _testhooks.pause("chunk-written")
+    if wanted is not None and not wanted():
+        with contextlib.suppress(OSError):
+            paths.fs.delete_file(temp)
+        return False
     try:
         _place(paths, folders, temp, paths.inside(name))
     except OSError as error:
@@ -980,7 +995,8 @@ def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = (
         _NO_RENAME_INTO.add(paths.root)
         with contextlib.suppress(OSError):
             paths.fs.delete_file(temp)
-        _write_chunk_file(out, name, table, folders)
+        return _write_chunk_file(out, name, table, folders, wanted)
+    return True
 
 
 def _is_folder(paths: RunPaths, path: str) -> bool:

@@ -95,6 +95,10 @@ class ChunkTask:
     iterations_revision: int = 1
     """How the run's rows count iterations: a worker of a version that counts otherwise (another
     machine's install) refuses the chunk rather than mix two countings in one dataset."""
+    session: int | None = None
+    """Which of the manifest's sessions handed the chunk out (its index): a worker that outlives its run
+    (a Dask worker cut off from a lost scheduler, or left running by a kill -9) drops the chunk once a
+    later session has begun, which may have solved its deals again (`dataset.session_is_current`)."""
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,8 @@ class RunStopped(RunError):
 def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> ChunkResult | None:
     """Deal, solve and write one chunk: the unit of work of both backends.
 
-    Returns None, having written nothing, if `stopped()` says so before a deal.
+    Returns None, having written nothing, if `stopped()` says so before a deal, or if a later session
+    of the run has begun by the time the chunk is written (`ChunkTask.session`).
     """
     solver = getattr(_worker, "solver", None)
     if solver is None:
@@ -185,7 +190,12 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     columns["outcome"] = [OUTCOMES.index(outcome) for outcome in columns["outcome"]]
     settings = dataset.run_settings(task.game, task.search, task.max_iters, task.iterations_revision,
                                     task.difficulty_scale)
-    name = dataset.write_part(task.out, task.deals, columns, kind, task.folders, settings)
+    wanted = None if task.session is None else lambda: dataset.session_is_current(task.out, task.session)
+    name = dataset.write_part(task.out, task.deals, columns, kind, task.folders, settings, wanted)
+    if name is None:
+        log.warning("chunk %s: dropped, a later session of the run has begun (this worker outlived the run "
+                    "that handed it out)", task.deals)
+        return None
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
 
@@ -339,8 +349,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                      max_iters, removed)
             folders = session.folders if isinstance(backend, _Processes) else ()
             counted = dataset.manifest_iterations_revision(session.manifest)
-            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders, counted)
-                     for chunk in todo.chunks(chunk_size))
+            this_session = len(session.manifest["sessions"]) - 1 if todo else None
+            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders, counted,
+                               this_session) for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress or sys.stderr is None, file=_BarStream(sys.stderr),
                       dynamic_ncols=True) as bar:

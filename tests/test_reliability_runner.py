@@ -1350,10 +1350,11 @@ def test_every_dask_workers_lines_reach_the_run_log(tmp_path, distributed):
 
 
 @contextmanager
-def dask_processes(tmp_path: Path, pause: str, worker: bool = True) -> Iterator[tuple[str, subprocess.Popen]]:
+def dask_processes(tmp_path: Path, pause: str, worker: bool = True,
+                   **announced: float) -> Iterator[tuple[str, subprocess.Popen]]:
     """A `dask scheduler` and one `dask worker` process (as a cluster runs them, not in this process), the
-    worker held at `pause(name)`: the scheduler's address and process; both killed at the end. No worker
-    if not `worker`."""
+    worker held at `pause(name)` (and at each of `announced` for its seconds): the scheduler's address and
+    process; both killed at the end. No worker if not `worker`."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -1363,7 +1364,7 @@ def dask_processes(tmp_path: Path, pause: str, worker: bool = True) -> Iterator[
     scheduler = subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
                                  **quiet)
     workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--no-nanny"], **quiet,
-                                env={**os.environ, **pause_env(tmp_path, **{pause: 120})})] if worker else []
+                                env={**os.environ, **pause_env(tmp_path, **{pause: 120, **announced})})] if worker else []
     try:
         yield address, scheduler
     finally:
@@ -1469,6 +1470,27 @@ def test_a_dask_run_whose_last_worker_is_gone_stops_in_one_line_and_resumes(tmp_
                                            "(--wait-for-workers); the finished chunks are kept"), err
     assert cli("run", "--out", out, "--workers", "1").returncode == 0
     assert_complete(out, 60)
+
+
+def test_a_dask_worker_that_outlives_its_run_drops_its_chunk_once_a_later_session_began(tmp_path, distributed):
+    """kill -9 of the run while its Dask worker solves chunk 1-10 (held at deal 5; a frozen scheduler's worker
+    goes on the same way when it wakes); a local resume in chunks of 7 finishes the run; then the worker goes
+    on: its file landed in the finished dataset, deals 1-10 counted twice by every reader (helper 139; a
+    documented limit). It sees a later session and writes nothing."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-5", **{"chunk-written": 0}) as (address, _):
+        with started("run", "--range", "1-30", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            wait_for_pause(tmp_path, "deal-5", process)
+            process.kill()
+            process.wait()
+        (tmp_path / "pauses" / "chunk-written").unlink(missing_ok=True)  # chunks it finished before deal 5's
+        assert cli("run", "--out", out, "--workers", "1", "--chunk-size", "7").returncode == 0
+        assert_complete(out, 30)
+        release_pause(tmp_path, "deal-5")
+        wait_for_pause(tmp_path, "chunk-written")  # its file written, and then placed or dropped at once:
+        time.sleep(2)
+    assert_complete(out, 30)
+    assert not list(Path(f"{out}.run").glob(".part-*")), "the dropped chunk's file was left behind"
 
 
 def test_a_dask_worker_lost_as_the_run_fetches_its_finished_chunk_stops_the_run_in_one_line(tmp_path, distributed):
