@@ -1678,6 +1678,9 @@ def _ready_side(paths: RunPaths, folders: Folders) -> None:
     if folders:
         _check_held(paths, folders)
     else:
+        if isinstance(paths.fs, pafs.LocalFileSystem) and not os.path.isdir(paths.root):  # nothing made there
+            raise DatasetError(f"{paths.root} is not a folder where this worker runs (deleted? a Dask worker must "
+                               "see the run's folder at the same path on the same disk, a shared file system)")
         paths.make_side()
 
 

@@ -851,7 +851,8 @@ class _Cluster:
                     self._distributed.wait(running, timeout=STOP_SECONDS)
                 except TimeoutError:
                     log.warning("%d chunk(s) still running on the Dask cluster after %g s (a worker frozen?): not "
-                                "waited for; told to stop, they write nothing", len(running), STOP_SECONDS)
+                                "waited for; told to stop, they write nothing, and none lands once the run is resumed",
+                                len(running), STOP_SECONDS)
 
     def close(self) -> None:
         try:  # else the scheduler logs a CRITICAL error as the client leaves

@@ -1423,13 +1423,13 @@ def test_a_dask_scheduler_lost_while_the_run_waits_for_a_first_worker_is_one_lin
     """It said "cannot use DIR: Timed out trying to connect", blaming the dataset (helper 137)."""
     out = tmp_path / "run"
     with dask_processes(tmp_path, "deal-1", worker=False) as (address, scheduler):
-        with started("run", "--range", "1-20", "--out", out, "--scheduler", address,
+        with started("run", "--range", "1-20", "--out", out, "--scheduler", address, "--wait-for-workers", "5",
                      env=pause_env(tmp_path, **{"dask-waiting": 120})) as process:
             wait_for_pause(tmp_path, "dask-waiting", process)
             scheduler.kill()
             scheduler.wait()
             release_pause(tmp_path, "dask-waiting")
-            _, err = process.communicate(timeout=90)
+            _, err = process.communicate(timeout=120)  # (its wait, 5 s, and the scheduler's 10 s at most)
     assert process.returncode == 1 and "Traceback" not in err, err
     assert err.splitlines()[-1].startswith(f"Error: {LOST_SCHEDULER.format(address)}: "), err
     assert not out.exists() or deals_in(out) == []
@@ -1491,6 +1491,24 @@ def test_a_dask_worker_that_outlives_its_run_drops_its_chunk_once_a_later_sessio
         time.sleep(2)
     assert_complete(out, 30)
     assert not list(Path(f"{out}.run").glob(".part-*")), "the dropped chunk's file was left behind"
+
+
+def test_a_dask_worker_that_does_not_see_the_run_s_folder_says_so_and_makes_nothing(tmp_path, distributed):
+    """A worker on a machine without the run's folder failed its chunk with a bare "FileNotFoundError: Failed
+    renaming ...", having made DIR.run there for its temporary file (helper 139). The folder is away here
+    (as on that machine) when the worker writes."""
+    out, away = tmp_path / "run", tmp_path / "away"
+    with dask_processes(tmp_path, "deal-3") as (address, _):
+        with started("run", "--range", "1-10", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            wait_for_pause(tmp_path, "deal-3", process)
+            out.rename(away)
+            Path(f"{out}.run").rename(f"{away}.run")
+            release_pause(tmp_path, "deal-3")
+            _, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert (f"{out} is not a folder where this worker runs (deleted? a Dask worker must see the run's folder at the "
+            "same path on the same disk, a shared file system)") in err, err
+    assert not Path(f"{out}.run").exists() or not list(Path(f"{out}.run").glob(".part-*"))
 
 
 def test_a_dask_worker_lost_as_the_run_fetches_its_finished_chunk_stops_the_run_in_one_line(tmp_path, distributed):
