@@ -70,7 +70,7 @@ SCHEDULER_SECONDS = 10.0
 """How long a Dask scheduler has to answer, and a Client to connect to it."""
 STOP_SECONDS = 30.0
 """How long a stopped run waits for the chunks running on a Dask cluster to stop (each stops at its next
-deal, or writes nothing if it finishes after the stop)."""
+deal; one still running after it is dropped once a resume begins: `ChunkTask.session`)."""
 KILLED_WORKER_SECONDS = 10.0
 """How long a run waits for a worker it killed to be gone (a moment; a safety net for one stuck in the kernel)."""
 
@@ -827,8 +827,8 @@ class _Cluster:
         would be written again by the resume. So: set the stop event (a chunk that
         starts after it writes nothing, one that runs stops at its next deal), cancel
         what the scheduler has not handed to a worker, and wait for the rest, up to
-        STOP_SECONDS (a frozen worker's chunk would be waited for forever; told to
-        stop, it writes nothing when it wakes).
+        STOP_SECONDS (a frozen worker's chunk would be waited for forever; when it
+        wakes it stops at its next deal, or is dropped once a resume has begun).
         """
         client = self._client
         try:
