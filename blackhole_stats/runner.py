@@ -71,6 +71,9 @@ SCHEDULER_SECONDS = 10.0
 STOP_SECONDS = 30.0
 """How long a stopped run waits for the chunks running on a Dask cluster to stop (each stops at its next
 deal; one still running after it is dropped once a resume begins: `ChunkTask.session`)."""
+SILENT_WORKER_SECONDS = 30.0
+"""How long a Dask worker may go unheard (no heartbeat reaching the scheduler, every few seconds at most)
+before a stalled run names it: the scheduler itself waits minutes (its worker-ttl) before giving up on it."""
 KILLED_WORKER_SECONDS = 10.0
 """How long a run waits for a worker it killed to be gone (a moment; a safety net for one stuck in the kernel)."""
 
@@ -755,6 +758,8 @@ class _Cluster:
             self.close()
             raise
         self._wait_for_workers, self._alone_since = wait_for_workers, None
+        self._heard: dict[str, tuple[object, float]] = {}  # a worker's last heartbeat, and when it changed here
+        self._silent: set[str] = set()  # the workers named as silent
         self._ran: set[str] = set()
         self._stop = f"blackhole-stats-stop-{uuid.uuid4().hex}"
 
@@ -791,8 +796,9 @@ class _Cluster:
                 done = self._distributed.wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
             except TimeoutError:
                 done = set()
-        if not done:
+        if not done or self._silent:  # (a worker named silent is looked at until it answers)
             self._check_workers_left()
+        if not done:
             return {}
         for holders in self._ask(lambda: self._client.who_has(list(done))).values():  # where it was made
             self._ran.update(holders)
@@ -811,14 +817,37 @@ class _Cluster:
     def _check_workers_left(self) -> None:
         """RunStopped once the cluster has had no worker for the run's wait for workers while chunks wait:
         the run waited forever (a worker that cannot import blackhole_stats dies on its first chunk, and
-        its nanny gives up; the last worker killed)."""
-        if self._ask(self._client.nthreads):
+        its nanny gives up; the last worker killed). A worker gone silent is named (`_name_silent`)."""
+        workers = self._ask(lambda: self._client.scheduler_info(n_workers=-1))["workers"]
+        self._name_silent(workers)
+        if workers:
             self._alone_since = None
         elif self._alone_since is None:
             self._alone_since = time.monotonic()
         elif time.monotonic() - self._alone_since >= self._wait_for_workers:
             raise RunStopped(f"no worker left in the Dask cluster at {self._address} for {self._wait_for_workers:g} "
                              "s (--wait-for-workers); the finished chunks are kept")
+
+    def _name_silent(self, workers: dict) -> None:
+        """Warn of each worker the scheduler has not heard from for SILENT_WORKER_SECONDS while the run
+        waits (frozen by SIGSTOP, a paused VM, a lost network): its chunks wait until the scheduler gives up
+        on it, which the run would otherwise sit through without a word. Its heartbeat time is compared
+        with itself, not with this machine's clock."""
+        now = time.monotonic()
+        for worker, info in workers.items():
+            seen = info.get("last_seen")
+            if seen is None:  # a Dask that does not say: nothing to tell
+                continue
+            if self._heard.get(worker, (None,))[0] != seen:
+                self._heard[worker] = (seen, now)
+                if worker in self._silent:
+                    self._silent.discard(worker)
+                    log.warning("Dask worker %s answers again", worker)
+            elif worker not in self._silent and now - self._heard[worker][1] >= SILENT_WORKER_SECONDS:
+                self._silent.add(worker)
+                log.warning("Dask worker %s has not been heard from for %g s (frozen, or its machine or network "
+                            "gone?): its chunks wait until it answers or the scheduler gives up on it (its "
+                            "worker-ttl, 5 minutes by default)", worker, SILENT_WORKER_SECONDS)
 
     def abort(self, pending: list) -> None:
         """Cancel the chunks no worker has started; let the running ones stop or land first.

@@ -1455,6 +1455,30 @@ def test_sigterm_with_a_frozen_dask_worker_waits_a_bounded_time_and_nothing_land
     assert_complete(out, 60)
 
 
+def test_a_dask_worker_gone_silent_is_named_and_the_run_goes_on_when_it_answers(tmp_path, distributed):
+    """SIGSTOP of the only worker while it solves deal 23: the run sat there without a word for the
+    scheduler's worker-ttl, 5 minutes (helper 139). After SILENT_WORKER_SECONDS it names the worker; woken,
+    the worker finishes the run, which says so."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-23") as (address, _):
+        with started("run", "--range", "1-40", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            worker = wait_for_pause(tmp_path, "deal-23", process)[0]
+            os.kill(worker, signal.SIGSTOP)
+            try:
+                until(lambda: "has not been heard from" in Path(log_path(str(out))).read_text(),
+                      "the run never named its silent worker", timeout=90)
+            finally:
+                os.kill(worker, signal.SIGCONT)
+            release_pause(tmp_path, "deal-23")
+            _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    silent = re.findall(r"^warning: Dask worker (\S+) has not been heard from for 30 s \(frozen, or its machine or "
+                        r"network gone\?\): its chunks wait until it answers or the scheduler gives up on it", err,
+                        re.MULTILINE)
+    assert len(silent) == 1 and f"warning: Dask worker {silent[0]} answers again" in err, err
+    assert_complete(out, 40)
+
+
 def test_a_dask_run_whose_last_worker_is_gone_stops_in_one_line_and_resumes(tmp_path, distributed):
     """kill -9 of the cluster's only worker (or one that cannot import the package, which dies on its first
     chunk) left the run waiting forever (helper 137): after --wait-for-workers without a worker it stops."""
