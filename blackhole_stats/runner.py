@@ -742,14 +742,15 @@ class _Cluster:
             if not self._ask(self._client.nthreads):
                 log.warning("waiting up to %g s for a first worker to join %s", wait_for_workers, address)
                 _testhooks.pause("dask-waiting")
-                try:  # (a timeout of 0 would be forever)
-                    self._ask(lambda: self._client.wait_for_workers(1, timeout=max(wait_for_workers, 1e-3)),
-                              wait_for_workers + SCHEDULER_SECONDS)
-                except _NoAnswer:
-                    raise
-                except TimeoutError:
-                    raise RunError(f"no worker joined the Dask cluster at {address} "
-                                   f"within {wait_for_workers:g} s") from None
+                # asked every POLL_SECONDS, each answer within SCHEDULER_SECONDS: one long wait_for_workers
+                # noticed a scheduler frozen meanwhile only once the whole wait was over
+                deadline = time.monotonic() + wait_for_workers
+                while not self._ask(self._client.nthreads):
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise RunError(f"no worker joined the Dask cluster at {address} "
+                                       f"within {wait_for_workers:g} s")
+                    time.sleep(min(POLL_SECONDS, left))
             self.workers = sum(self._ask(self._client.nthreads).values())
         except OSError as error:  # killed or frozen as the run began (TimeoutError is an OSError)
             self.close()

@@ -1435,6 +1435,22 @@ def test_a_dask_scheduler_lost_while_the_run_waits_for_a_first_worker_is_one_lin
     assert not out.exists() or deals_in(out) == []
 
 
+def test_a_dask_scheduler_frozen_while_the_run_waits_for_a_first_worker_is_lost_within_its_bound(
+        tmp_path, distributed):
+    """SIGSTOP of a scheduler with no worker while the run waits 600 s for one: it was noticed only once
+    the whole wait was over, plus SCHEDULER_SECONDS (helper 139's s1b). It is lost after its 10 s."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-1", worker=False) as (address, scheduler):
+        with started("run", "--range", "1-20", "--out", out, "--scheduler", address, "--wait-for-workers", "600",
+                     env=pause_env(tmp_path, **{"dask-waiting": 120})) as process:
+            wait_for_pause(tmp_path, "dask-waiting", process)
+            scheduler.send_signal(signal.SIGSTOP)
+            release_pause(tmp_path, "dask-waiting")
+            _, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert err.splitlines()[-1].startswith(f"Error: {LOST_SCHEDULER.format(address)}: "), err
+
+
 def test_sigterm_with_a_frozen_dask_worker_waits_a_bounded_time_and_nothing_lands_afterwards(tmp_path, distributed):
     """One SIGTERM (all a batch system sends) while the only worker is frozen (held at deal 23 here): the run
     waited forever for its chunk to stop (helper 137). It waits STOP_SECONDS, says so, and stops; the worker,
