@@ -741,6 +741,23 @@ def test_one_game_listed_twice_with_two_difficulty_tags_is_refused(tmp_path):
     assert report.build_report(report.load(tmp_path / "one.csv"), "one").difficulty["very easy"]["deals"] == 1
 
 
+def test_a_game_listed_as_n_and_as_ms_n_is_counted_as_n_whichever_row_has_the_tag(tmp_path):
+    """5 beside ms5 (one game), one of them tagged: the report kept the tagged row, so its ms deals and its
+    first and last deal followed the tag ("1 of them ms deals, 7 .. ms5" with ms5 tagged, "0, 5 .. 7" with 5);
+    the game is named 5 and keeps its tag either way."""
+    header = "deal,outcome,iterations,cards_played,difficulty,tag\n"
+    figures = {}
+    for tagged in ("5", "ms5"):
+        rows = [f"{name},solved,9,51," + ("1.0,very easy" if name == tagged else ",") for name in ("5", "ms5")]
+        (tmp_path / f"{tagged}.csv").write_text(header + "\n".join([*rows, "7,unsolved,9,3,,"]) + "\n")
+        done = run_cli(tmp_path / f"{tagged}.csv", "--format", "json")
+        assert done.returncode == 0, done.stderr
+        built = json.loads(done.stdout)
+        figures[tagged] = (built["deals"], built["ms_deals"], built["first_deal"], built["last_deal"],
+                           [row["deal"] for row in built["hardest"]], built["difficulty"]["very easy"]["deals"])
+    assert figures["5"] == figures["ms5"] == (2, 0, "5", "7", ["5", "7"], 1), figures
+
+
 def test_a_difficulty_table_without_solvable_deals_shows_no_share(tmp_path):
     """Each tag held "0.0%" of no solvable deals (0 of 0), where the solvable fraction says there is none
     (Black Hole deals 324 and 325 cannot be won: ../shared/reference/peer_1_1000.csv)."""
