@@ -738,15 +738,16 @@ def named_as_held(path: str, held: DealSet) -> bool:
     return bool(held) and part_name(held) == posixpath.basename(path)
 
 
-def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray | None = None
-                 ) -> np.ndarray:
+def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.ChunkedArray | None = None,
+                 written: Sequence | None = None) -> np.ndarray:
     """Exact game numbers from a `deal` column, with `deal_exact` where `deal` is null (format 2).
 
     The one reader of game numbers (report, verify, resuming): any integer
     type, format 1's decimal128, a notebook's whole floats (below 2^53, where
     floats are exact; 2^24 for float32) or decimals, a CSV's digit strings (or pandas' `1.0`).
     Returns int64 when every number fits, else Python ints (dtype object).
-    DatasetError for anything that is not a whole number.
+    DatasetError for anything that is not a whole number, quoting it as `written` (each row's deal as
+    its table spells it, where `deal` holds what is left of it: report reads `ms5` as 5 and an ms flag).
     """
     deal = _one_chunk(deal)
     if deal_exact is not None:
@@ -765,7 +766,8 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     if fitting is not None and fitting.null_count == 0:
         return _positive(fitting.to_numpy())
     numbers = (fitting.to_pylist() if fitting is not None
-               else [_whole(value, row) for row, value in enumerate(deal.to_pylist())])
+               else [_whole(value, row, value if written is None else written[row])
+                     for row, value in enumerate(deal.to_pylist())])
     exact = _one_chunk(deal_exact).to_pylist() if deal_exact is not None else [None] * len(numbers)
     for row, (number, spelt) in enumerate(zip(numbers, exact)):
         if number is None:
@@ -832,9 +834,9 @@ def _float_too_big(row: int, value, limit: int) -> None:
                        "integers or text")
 
 
-def _whole(value, row: int = 0) -> int | None:
+def _whole(value, row: int, written) -> int | None:
     """A game number from one value that did not cast to int64 (too big, a string with spaces, or
-    pandas' `1.0` for a float column written to CSV)."""
+    pandas' `1.0` for a float column written to CSV); errors quote it as `written`."""
     if value is None:
         return None
     if isinstance(value, str) and _DIGITS.fullmatch(value.strip()):
@@ -842,7 +844,7 @@ def _whole(value, row: int = 0) -> int | None:
     if isinstance(value, str) and (whole := _WHOLE_FLOAT_TEXT.fullmatch(value.strip())):
         number = _digits_number(whole.group(1), row)
         if number >= float_exact_below():
-            _float_too_big(row, value, float_exact_below())
+            _float_too_big(row, written, float_exact_below())
         return number
     if isinstance(value, int):
         return value
@@ -850,8 +852,8 @@ def _whole(value, row: int = 0) -> int | None:
         return int(value)
     if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
         return int(value)
-    raise DatasetError(f"column deal holds {quoted(value) if isinstance(value, str) else repr(value)[:QUOTE_LIMIT]}, "
-                       "not a whole game number")
+    shown = quoted(written) if isinstance(written, str) else repr(written)[:QUOTE_LIMIT]
+    raise DatasetError(f"column deal holds {shown}, not a whole game number")
 
 
 def _digits_number(digits: str, row: int) -> int:

@@ -240,7 +240,7 @@ def row_game_number(deal, ms=None, deal_exact=None) -> GameNumber:
     source = "the row"
     if deal is not None and deal_exact is not None and str(deal_exact).strip():  # blank text is none
         raise _two_numbers(source, deal, deal_exact)
-    spelt = deal_exact if deal is None else deal
+    spelt = written = deal_exact if deal is None else deal
     spelt_ms = isinstance(spelt, str) and spelt.strip().lower().startswith("ms")
     named = spelt.strip() if spelt_ms else spelt
     if spelt_ms:
@@ -254,7 +254,7 @@ def row_game_number(deal, ms=None, deal_exact=None) -> GameNumber:
         raise DatasetError(f"{source}: column ms holds {quoted(str(ms))}, not true or false")
     if spelt_ms and word and not _MS_WORDS[word]:
         raise DatasetError(f"{source}: deal {named} {_MS_DENIED}")
-    return GameNumber(int(_game_numbers(source, value)[0]), spelt_ms or _MS_WORDS[word])
+    return GameNumber(int(_game_numbers(source, value, written=[written])[0]), spelt_ms or _MS_WORDS[word])
 
 
 def _game_keys(file: str, games: pd.Series) -> pd.Series:
@@ -280,6 +280,7 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
         exact = deal_exact.astype(object).where(deal_exact.notna(), None)
         _refuse_two_numbers(file, pa.array(text, pa.string()), pa.array(exact, pa.string()))
         text = text.where(text.notna(), exact)
+    written = text.to_numpy()
     spelt_ms = text.str.strip().str.lower().str.startswith("ms").fillna(False).astype(bool)
     if spelt_ms.any():
         if "ms" in frame:
@@ -290,7 +291,7 @@ def _spelt_deals(file: str, frame: pd.DataFrame, deal: pd.Series, deal_exact: pd
                 raise DatasetError(f"{file}: deal {text[denied].iloc[0].strip()} {_MS_DENIED}")
         text = text.str.strip().str.slice(2).where(spelt_ms, text)
         frame = frame.assign(ms=flags | spelt_ms if "ms" in frame else spelt_ms)
-    frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string())))
+    frame = frame.assign(deal=_game_numbers(file, pa.array(text, pa.string()), written=written))
     return frame[["deal", *(name for name in frame.columns if name != "deal")]]
 
 
@@ -319,9 +320,9 @@ def _ms_flags(file: str, ms: pd.Series, deals: pd.Series) -> pd.Series:
     return words.map(_MS_WORDS).astype(bool)
 
 
-def _game_numbers(file: str, deal, deal_exact=None) -> np.ndarray:
+def _game_numbers(file: str, deal, deal_exact=None, written=None) -> np.ndarray:
     try:
-        return game_numbers(deal, deal_exact)
+        return game_numbers(deal, deal_exact, written)
     except DatasetError as error:
         raise DatasetError(f"{file}: {error}") from None
 

@@ -28,7 +28,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from blackhole_stats import Solver, deal, report
+from blackhole_stats import Solver, board_of, deal, report
 from blackhole_stats.dataset import DatasetError, read_manifest
 from blackhole_stats.plots import PlotsUnavailable, write_plots
 from conftest import (assert_one_line_failure, cli, fill_up, require_reference, signal_at_pause, tmpfs,
@@ -1153,6 +1153,17 @@ def test_tables_spell_ms_and_deals_as_they_will_and_are_read_exactly(tmp_path):
         done = cli("export", tmp_path / name)
         error = done.stderr.decode()
         assert done.returncode == 1 and words in error and error.count("\n") == 1 and not done.stdout, error
+
+
+def test_an_ms_deal_that_is_no_game_number_is_quoted_as_written(tmp_path):
+    """`ms5L` in a table was refused as "column deal holds '5L'", a deal no row spells (an earlier tester)."""
+    for written in ("ms5L", "MS12x"):
+        (tmp_path / "bad.csv").write_text(f"deal,outcome,iterations,cards_played\n6,unsolved,9,3\n{written},solved,9,51\n")
+        for command in ("report", "export"):
+            line = assert_one_line_failure(cli(command, tmp_path / "bad.csv"))
+            assert f"column deal holds {written!r}, not a whole game number" in line, line
+        with pytest.raises(DatasetError, match=f"column deal holds {written!r}"):
+            board_of({"game": "black_hole", "deal": written, "ms": None})
 
 
 def test_at_least_counts_deals_not_determined_where_every_line_gets(tmp_path):
