@@ -1241,7 +1241,7 @@ def read_manifest(out: str) -> dict | None:
 
 def _parse_manifest(path: str, raw: bytes) -> dict:
     try:
-        manifest = json.loads(raw.decode("utf-8"))
+        manifest = json.loads(raw.decode("utf-8"), parse_float=_float_of_manifest)
     except UnicodeDecodeError as error:
         raise DatasetError(f"{path} is damaged: not UTF-8 text (byte {raw[error.start]:#04x} "
                            f"at offset {error.start})") from None
@@ -1253,6 +1253,12 @@ def _parse_manifest(path: str, raw: bytes) -> dict:
     if problem:
         raise DatasetError(f"{path} is damaged: {problem}")
     return manifest
+
+
+def _float_of_manifest(text: str) -> float:
+    """A manifest's number, -0.0 read as 0.0: a length of time of -0.0 passes as one (0 <= -0.0), and every
+    reader then showed "-0.0"."""
+    return float(text) + 0.0
 
 
 _JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "true or false",

@@ -758,6 +758,23 @@ def test_a_game_listed_as_n_and_as_ms_n_is_counted_as_n_whichever_row_has_the_ta
     assert figures["5"] == figures["ms5"] == (2, 0, "5", "7", ["5", "7"], 1), figures
 
 
+def test_a_manifest_s_negative_zero_seconds_are_zero(tmp_path):
+    """elapsed_seconds -0.0 (a hand edit, another tool's arithmetic) passes as a length of time, and the
+    report showed "-0.0", for the run and for its session, in every format."""
+    made = run_cli("--range", "1-3", "--out", tmp_path / "run", "--workers", "1", command="run")
+    assert made.returncode == 0, made.stderr
+    manifest_path = tmp_path / "run.run" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["elapsed_seconds"] = manifest["sessions"][0]["elapsed_seconds"] = -0.0
+    manifest_path.write_text(json.dumps(manifest))
+    for fmt in ("text", "markdown", "json"):
+        shown = run_cli(tmp_path / "run", "--format", fmt).stdout
+        assert "-0.0" not in shown and re.search(r"elapsed_seconds\W+0\.0", shown), shown
+    built = json.loads(run_cli(tmp_path / "run", "--format", "json").stdout)["manifest"]
+    assert [math.copysign(1, seconds) for seconds in (built["elapsed_seconds"],
+                                                        built["sessions"][0]["elapsed_seconds"])] == [1, 1]
+
+
 def test_a_difficulty_table_without_solvable_deals_shows_no_share(tmp_path):
     """Each tag held "0.0%" of no solvable deals (0 of 0), where the solvable fraction says there is none
     (Black Hole deals 324 and 325 cannot be won: ../shared/reference/peer_1_1000.csv)."""
