@@ -1285,7 +1285,7 @@ def _manifest_problem(manifest) -> str | None:
               ("results_format", _is_count(1), "a whole number >= 1"), ("version", _is(str), "a string"),
               ("total_deals", _is_count(0), "a whole number"), ("started", _is(str, none=True), "a time"),
               ("finished", _is(str, none=True), "a time or null"),
-              ("elapsed_seconds", _is_seconds, "a number of seconds"),
+              ("elapsed_seconds", is_seconds, "a number of seconds"),  # (null: a resume's sum would fail)
               ("workers", _is_count(0, none=True), "a whole number"),  # 0: none wrote a chunk
               ("chunk_size", _is_count(1, none=True), "a whole number"),
               ("scheduler", _is(str, none=True), "a string or null"), ("machine", _is(dict, none=True), "an object"),

@@ -528,6 +528,8 @@ DAMAGED = {
                          'elapsed_seconds must be a number of seconds, not "x"'),
     "an elapsed time of 10^300 s": (lambda run: _real_manifest(run, elapsed_seconds=1e300),  # printed in full
                                     "elapsed_seconds must be a number of seconds, not 1e+300"),
+    "a null elapsed time": (lambda run: _real_manifest(run, elapsed_seconds=None),  # a resume's traceback at its end
+                            "elapsed_seconds must be a number of seconds, not null"),
     "a session's bad time": (lambda run: _real_manifest(run, sessions=[{"elapsed_seconds": "x"}]),  # said [1]
                              'sessions[0].elapsed_seconds must be null or a number of seconds, not "x"'),
     "bad range": (lambda run: _real_manifest(run, deals=["5-1"]), "deals: bad deal range '5-1': reversed"),
