@@ -10,6 +10,7 @@ file. With `solve_again` every deal is, solved rows too (their iterations).
 """
 from __future__ import annotations
 
+import math
 import posixpath
 from dataclasses import dataclass
 
@@ -26,6 +27,9 @@ from .solver import OUTCOMES, SEARCHES, Solver, iterations_revision
 
 SCORE_TOLERANCE = 1e-9
 """How far a recomputed difficulty may be from the stored one (floating-point sums on another machine)."""
+ELAPSED_ROUNDING = 0.001
+"""How far each session may put the manifest's elapsed_seconds from the sum of its sessions': the session's
+time and the run's sum are each rounded to the millisecond as written (`dataset.Session.end_solving`)."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +183,21 @@ def verify(out: str, *, solve_again: bool = False) -> Verification:
     if manifest.get("total_deals", expected.count) != expected.count:  # a reader counting the run by it is wrong
         problems.append(f"the manifest's total_deals is {manifest['total_deals']:,}, but its deals hold "
                         f"{expected.count:,} (the next run on this directory writes it again)")
+    if "sessions" in manifest:  # (0.1.0 recorded none: the next run makes its time the first session's)
+        problems += _elapsed_problems(manifest)
     return Verification(len(keys), tuple(problems), notes, unreplayed, solved_again, scored_again)
+
+
+def _elapsed_problems(manifest: dict) -> list[str]:
+    """The run's elapsed_seconds against the sum of its sessions' (README: those that recorded theirs), which
+    a reader dividing its deals by it trusts."""
+    timed = [session["elapsed_seconds"] for session in manifest["sessions"]
+             if session.get("elapsed_seconds") is not None]
+    stated, summed = manifest.get("elapsed_seconds", 0.0), math.fsum(timed)
+    if abs(stated - summed) <= ELAPSED_ROUNDING * len(timed):
+        return []
+    return [f"the manifest's elapsed_seconds is {stated:,.3f} s, but the sessions that recorded their time add up "
+            f"to {summed:,.3f} s"]
 
 
 def _solved_again_problem(solver: Solver, board: Board, stored: tuple[str, int, int | None], search: str,

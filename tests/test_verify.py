@@ -201,6 +201,21 @@ def test_a_manifest_total_that_is_not_its_deals_count(copy):
     assert cli_verify(copy).returncode == 0
 
 
+def test_a_manifest_elapsed_time_that_is_not_its_sessions_sum(copy):
+    """elapsed_seconds is the sum of the times its sessions recorded (README), each rounded to the
+    millisecond as written: one 5 s off that sum passed verify (deals per second from it would be wrong)."""
+    manifest = json.loads(manifest_file(copy).read_text())
+    timed = manifest["sessions"][0]
+    sessions = [{**timed, "elapsed_seconds": 0.1}, {**timed, "elapsed_seconds": None}, {**timed, "elapsed_seconds": 0.2}]
+    manifest_file(copy).write_text(json.dumps({**manifest, "sessions": sessions, "elapsed_seconds": 0.3}))
+    assert cli_verify(copy).returncode == 0  # 0.1 + 0.2 is 0.30000000000000004: no problem; a killed session counts none
+    manifest_file(copy).write_text(json.dumps({**manifest, "sessions": sessions, "elapsed_seconds": 5.3}))
+    result = cli_verify(copy)
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == ["the manifest's elapsed_seconds is 5.300 s, but the sessions that recorded "
+                                          "their time add up to 0.300 s"], result.stdout
+
+
 def test_a_link_to_a_run_is_read_as_that_run(copy, tmp_path):
     """`latest -> copy` (a run made by its real name): verify said "there is no run in latest", and report and
     export read it as no run's, saying nothing of the deals its manifest asks for and it lacks (a hostile
