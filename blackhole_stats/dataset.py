@@ -1093,8 +1093,18 @@ def read_part(fs: pafs.FileSystem, path: str, columns: list[str] | None = None) 
         raise DatasetError(f"{path} vanished while it was read (moved or deleted meanwhile, with its folder?): "
                            "run the command again once the files stay put") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
-        raise resource_shortage_error(path, error) or DamagedPart(first_line(error)) from None
+        raise resource_shortage_error(path, error) or unreadable_error(path, error) or DamagedPart(
+            first_line(error)) from None
     return table
+
+
+def unreadable_error(path: str, error: BaseException) -> DatasetError | None:
+    """The one line for a file its user may not read (a Dask worker running as another user wrote it 0600),
+    or None (another error): such a file may be whole, so it is never called damaged, nor one to delete."""
+    if not isinstance(error, PermissionError):
+        return None
+    return DatasetError(f"{path} is unreadable: permission denied (written as another user, by a Dask worker? "
+                        "let this user read it; it was not found damaged)")
 
 
 def resource_shortage_error(path: str, error: BaseException) -> DatasetError | None:

@@ -33,7 +33,7 @@ from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_file
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
                       run_game, settings_differ, resource_shortage_error, shown_game, two_numbers, unfinished_in,
-                      RunFiles)
+                      unreadable_error, RunFiles)
 from .dealing import LCG_LIMIT, MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
@@ -163,7 +163,8 @@ def _read_parquet(fs, file: str, required: tuple[str, ...], settings: dict) -> p
     except DamagedPart as error:
         raise DatasetError(f"{file}: not a readable Parquet file ({error})") from None
     except (pa.ArrowException, OSError, UnicodeDecodeError) as error:  # the last: a damaged column name
-        raise DatasetError(f"{file}: not a readable Parquet file ({first_line(error)})") from None
+        raise unreadable_error(file, error) or DatasetError(
+            f"{file}: not a readable Parquet file ({first_line(error)})") from None
     for column in table.schema:  # lists, structs and maps: no value of theirs is one cell's (deal: _game_numbers)
         if column.name != "deal" and pa.types.is_nested(column.type):
             raise DatasetError(f"{file}: column {column.name} is {column.type}, not one value a row")

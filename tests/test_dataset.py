@@ -29,7 +29,7 @@ from blackhole_stats.dataset import DatasetError
 from blackhole_stats.deals import DealSet, DealSpecError
 from blackhole_stats.difficulty import TAGS
 from blackhole_stats.runner import run
-from conftest import assert_one_line_failure, assert_plays_out, cli, reference_board
+from conftest import assert_one_line_failure, assert_plays_out, cli, reference_board, unprivileged
 
 SCRIPT = Path(sys.executable).parent / "blackhole-stats"
 BIG = [2**63 - 1, 2**63, 10**19 + 1, 26464608654870335080, 99999999999999999999, 10**20]
@@ -351,6 +351,22 @@ def test_a_damaged_manifest_is_a_clear_error(tmp_path):
     Path(f"{out}.run", "manifest.json").write_text("{half")
     with pytest.raises(DatasetError, match=re.escape(f"{out}.run/manifest.json is damaged")):
         run(str(out), None)
+
+
+def test_a_chunk_file_its_user_may_not_read_is_named_unreadable_not_damaged(tmp_path):
+    """A chunk file written 0600 by a Dask worker running as another user: run and verify called it damaged
+    and said to delete it (its deals solved again), report and export "not a readable Parquet file"."""
+    out = tmp_path / "run"
+    assert cli("run", "--range", "1-6", "--chunk-size", "3", "--workers", "1", "--out", out).returncode == 0
+    part = out / "part-1-3-3.parquet"
+    part.chmod(0)
+    for command in (["run", "--out", out], ["run", "--range", "1-9", "--out", out], ["verify", out], ["report", out],
+                    ["export", out]):
+        done = subprocess.run([*unprivileged(), str(SCRIPT), *map(str, command)], capture_output=True, timeout=120)
+        line = assert_one_line_failure(done)
+        assert line.startswith(f"Error: {part} is unreadable: permission denied") and "damaged (" not in line, line
+    part.chmod(0o644)
+    assert cli("verify", out).returncode == 0
 
 
 # ------------------------------------------------------------------ game numbers, read back exactly
