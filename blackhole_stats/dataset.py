@@ -32,6 +32,7 @@ import stat
 import sys
 import threading
 import time
+import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -954,11 +955,17 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
     return name if _write_chunk_file(out, name, table, folders, wanted) else None
 
 
-def session_is_current(out: str, session: int) -> bool:
-    """Whether the session at index `session` of the run's manifest is still its last one (no later session
-    began, which may have solved the same deals again)."""
+def still_opened_by(out: str, opened_by: str) -> bool:
+    """Whether the `run` that handed out a chunk (its manifest's `opened_by`) is still the last to have
+    opened the run: no later one began (a resume, which may solve the same deals again; a --forget-missing
+    that no longer asks for them; a new run in DIR started over). DatasetError where this process sees no
+    manifest: no way to tell, and a Dask worker that cannot see DIR.run would put every chunk there."""
     manifest = read_manifest(out)
-    return manifest is not None and len(manifest.get("sessions") or []) == session + 1
+    if manifest is None:
+        raise DatasetError(f"{RunPaths.of(out).beside(MANIFEST_NAME)} is not there for this worker (a Dask worker "
+                           "must see the run's side folder beside DIR at the same path on the same disk, a shared "
+                           "file system; or it was deleted): the chunk was not written")
+    return manifest.get("opened_by") == opened_by
 
 
 def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = (),
@@ -1301,7 +1308,7 @@ def _manifest_problem(manifest) -> str | None:
               ("scheduler", _is(str, none=True), "a string or null"), ("machine", _is(dict, none=True), "an object"),
               ("difficulty_scale", _is(str, none=True), "a scale name or null"),
               ("game", _is(str), "a game's key"), ("sessions", _is(list), "a list"),
-              ("iterations_revision", _is_count(1), "a whole number >= 1")]
+              ("iterations_revision", _is_count(1), "a whole number >= 1"), ("opened_by", _is(str), "a string")]
     for key, valid, wanted in checks:
         if key in manifest and not valid(manifest[key]):
             return f"{key} must be {wanted}, not {json.dumps(manifest[key])[:60]}"
@@ -1585,6 +1592,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             _check_iterations_revision(out, manifest, done, everything)
             manifest["deals"] = everything.specs()
             manifest["total_deals"] = everything.count
+            manifest["opened_by"] = uuid.uuid4().hex  # (still_opened_by: a chunk of an earlier run is dropped)
             if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
                 manifest["finished"] = _utc_now()
             write_manifest(out, manifest, folders)  # from now on DIR is a run that can be resumed

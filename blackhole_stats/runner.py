@@ -70,7 +70,7 @@ SCHEDULER_SECONDS = 10.0
 """How long a Dask scheduler has to answer, and a Client to connect to it."""
 STOP_SECONDS = 30.0
 """How long a stopped run waits for the chunks running on a Dask cluster to stop (each stops at its next
-deal; one still running after it is dropped once a resume begins: `ChunkTask.session`)."""
+deal; one still running after it is dropped once a resume begins: `ChunkTask.opened_by`)."""
 SILENT_WORKER_SECONDS = 30.0
 """How long a Dask worker may go unheard (no heartbeat reaching the scheduler, every few seconds at most)
 before a stalled run names it: the scheduler itself waits minutes (its worker-ttl) before giving up on it."""
@@ -98,10 +98,11 @@ class ChunkTask:
     iterations_revision: int = 1
     """How the run's rows count iterations: a worker of a version that counts otherwise (another
     machine's install) refuses the chunk rather than mix two countings in one dataset."""
-    session: int | None = None
-    """Which of the manifest's sessions handed the chunk out (its index): a worker that outlives its run
-    (a Dask worker cut off from a lost scheduler, or left running by a kill -9) drops the chunk once a
-    later session has begun, which may have solved its deals again (`dataset.session_is_current`)."""
+    opened_by: str | None = None
+    """The manifest's `opened_by` of the run that handed the chunk out, on a Dask cluster: a worker that
+    outlives its run (cut off from a lost scheduler, or left running by a kill -9) drops the chunk once a
+    later run of DIR has begun, which may solve its deals again (`dataset.still_opened_by`). (A local
+    worker dies with its run.)"""
 
 
 @dataclass(frozen=True)
@@ -154,8 +155,8 @@ class RunStopped(RunError):
 def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> ChunkResult | None:
     """Deal, solve and write one chunk: the unit of work of both backends.
 
-    Returns None, having written nothing, if `stopped()` says so before a deal, or if a later session
-    of the run has begun by the time the chunk is written (`ChunkTask.session`).
+    Returns None, having written nothing, if `stopped()` says so before a deal, or if a later run of DIR
+    has begun by the time the chunk starts or is written (`ChunkTask.opened_by`).
     """
     solver = getattr(_worker, "solver", None)
     if solver is None:
@@ -169,6 +170,8 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
         raise RunError(f"this worker's blackhole-stats ({__version__}) counts {kind.name}'s iterations as revision "
                        f"{counted}, the run's rows as revision {task.iterations_revision}: give every worker the "
                        "version that started the run")
+    if _superseded(task):  # (and DatasetError before anything is solved or made, for a worker without DIR.run)
+        return None
     rows = []
     for ms, first, last in task.deals.runs:
         for number in range(first, last + 1):
@@ -193,14 +196,21 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     columns["outcome"] = [OUTCOMES.index(outcome) for outcome in columns["outcome"]]
     settings = dataset.run_settings(task.game, task.search, task.max_iters, task.iterations_revision,
                                     task.difficulty_scale)
-    wanted = None if task.session is None else lambda: dataset.session_is_current(task.out, task.session)
-    name = dataset.write_part(task.out, task.deals, columns, kind, task.folders, settings, wanted)
+    name = dataset.write_part(task.out, task.deals, columns, kind, task.folders, settings,
+                              lambda: not _superseded(task))
     if name is None:
-        log.warning("chunk %s: dropped, a later session of the run has begun (this worker outlived the run "
-                    "that handed it out)", task.deals)
         return None
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
+
+
+def _superseded(task: ChunkTask) -> bool:
+    """Whether a later run of DIR has begun since the one that handed out `task` (said in its log)."""
+    if task.opened_by is None or dataset.still_opened_by(task.out, task.opened_by):
+        return False
+    log.warning("chunk %s: dropped, a later run of %s has begun (this worker outlived the run that handed it "
+                "out)", task.deals, task.out)
+    return True
 
 
 WORKER_LOG = "worker_log"
@@ -352,9 +362,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                      max_iters, removed)
             folders = session.folders if isinstance(backend, _Processes) else ()
             counted = dataset.manifest_iterations_revision(session.manifest)
-            this_session = len(session.manifest["sessions"]) - 1 if todo else None
+            opened_by = None if isinstance(backend, _Processes) else session.manifest["opened_by"]
             tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders, counted,
-                               this_session) for chunk in todo.chunks(chunk_size))
+                               opened_by) for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress or sys.stderr is None, file=_BarStream(sys.stderr),
                       dynamic_ncols=True) as bar:
@@ -491,6 +501,9 @@ class _Tally:
         except Exception as error:
             _write_worker_log(getattr(error, WORKER_LOG, ()))
             return self._failed(deals, error)
+        if result is None:  # dropped by its worker: only another run of DIR meanwhile makes one do that
+            return self._failed(deals, RunError(f"a worker dropped the chunk: another run of {self.out} began "
+                                                "meanwhile (on another machine?)"))
         _write_worker_log(result.log_records)
         try:
             problem = dataset.check_new_part(self.out, result.file, self.manifest)
@@ -900,13 +913,13 @@ def _solve_on_cluster(task: ChunkTask, stop: str) -> ChunkResult | None:
     event = distributed.Event(stop)
     next_look = 0.0
 
-    def stopped() -> bool:  # a round trip to the scheduler: at most every POLL_SECONDS
+    def stopped() -> bool:  # a round trip to the scheduler and a manifest read: at most every POLL_SECONDS
         nonlocal next_look
         now = time.monotonic()
         if now < next_look:
             return False
         next_look = now + POLL_SECONDS
-        return event.is_set()
+        return event.is_set() or _superseded(task)  # (an orphan held up a resume's chunks on its worker)
 
     return _solve_logged(task, stopped, f"Dask worker {distributed.get_worker().address}")
 

@@ -42,6 +42,7 @@ from typing import Iterator
 import pandas as pd
 import pytest
 
+from blackhole_stats import runner
 from blackhole_stats.dataset import being_written, log_path, read_manifest
 from blackhole_stats.report import LIVE_WARNING as LIVE
 from conftest import (SCRIPT, as_nobody, assert_one_line_failure, cli, hang_up_as_a_shell_leaves_it, pause_env, release_pause,
@@ -1512,25 +1513,80 @@ def test_a_dask_run_whose_last_worker_is_gone_stops_in_one_line_and_resumes(tmp_
     assert_complete(out, 60)
 
 
-def test_a_dask_worker_that_outlives_its_run_drops_its_chunk_once_a_later_session_began(tmp_path, distributed):
-    """kill -9 of the run while its Dask worker solves chunk 1-10 (held at deal 5; a frozen scheduler's worker
-    goes on the same way when it wakes); a local resume in chunks of 7 finishes the run; then the worker goes
-    on: its file landed in the finished dataset, deals 1-10 counted twice by every reader (helper 139; a
-    documented limit). It sees a later session and writes nothing."""
+@pytest.mark.parametrize("later", ["resume", "forget", "start over"])
+def test_a_dask_worker_that_outlives_its_run_drops_its_chunk_once_a_later_run_began(tmp_path, distributed, later):
+    """kill -9 of the run while its Dask worker solves chunk 21-30 (held at its last deal; a frozen scheduler's
+    worker goes on the same way when it wakes); then a later run: a local resume in chunks of 7 finishes the
+    run (the worker's file landed in it, deals counted twice by every reader: helper 139); `--forget-missing`
+    no longer asks for deals 21-30, solving nothing (the file landed, deals not asked for: helper 141); DIR and
+    DIR.run deleted and a new run of the same deals started over in chunks of 7 (the new run's first session
+    looked like the old one's: helper 141). Then the worker goes on: it sees a later run and writes nothing."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-30", **{"chunk-written": 0}) as (address, _):
+        with started("run", "--range", "1-30", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            wait_for_pause(tmp_path, "deal-30", process)
+            process.kill()
+            process.wait()
+        (tmp_path / "pauses" / "chunk-written").unlink(missing_ok=True)  # chunks it finished before deal 30's
+        if later == "resume":
+            assert cli("run", "--out", out, "--workers", "1", "--chunk-size", "7").returncode == 0
+            wanted = list(range(1, 31))
+        elif later == "forget":
+            assert cli("run", "--out", out, "--workers", "1", "--forget-missing").returncode == 0
+            wanted = list(range(1, 21))
+        else:
+            shutil.rmtree(out)
+            shutil.rmtree(f"{out}.run")
+            assert cli("run", "--range", "1-30", "--out", out, "--workers", "1", "--chunk-size", "7").returncode == 0
+            wanted = list(range(1, 31))
+        release_pause(tmp_path, "deal-30")
+        wait_for_pause(tmp_path, "chunk-written")  # its file written, and then placed or dropped at once:
+        time.sleep(2)
+    assert deals_in(out) == wanted
+    assert cli("verify", out).returncode == 0
+    assert not list(Path(f"{out}.run").glob(".part-*")), "the dropped chunk's file was left behind"
+
+
+def test_a_dask_worker_that_outlives_its_run_stops_its_chunk_once_a_resume_began(tmp_path, distributed):
+    """kill -9 of the run while its Dask worker (one thread) solves chunk 1-20, held at deal 5; a resume on
+    the same cluster: the scheduler, which let go of the dead run's chunk, handed the resume's chunks to the
+    worker, where they waited behind the whole of it (helper 141). It stops at its next deal: its chunk is
+    never written, and the resume's two are."""
     out = tmp_path / "run"
     with dask_processes(tmp_path, "deal-5", **{"chunk-written": 0}) as (address, _):
-        with started("run", "--range", "1-30", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+        command = ["run", "--out", out, "--chunk-size", "20", "--scheduler", address]
+        with started(*command, "--range", "1-40") as process:
             wait_for_pause(tmp_path, "deal-5", process)
             process.kill()
             process.wait()
-        (tmp_path / "pauses" / "chunk-written").unlink(missing_ok=True)  # chunks it finished before deal 5's
-        assert cli("run", "--out", out, "--workers", "1", "--chunk-size", "7").returncode == 0
-        assert_complete(out, 30)
-        release_pause(tmp_path, "deal-5")
-        wait_for_pause(tmp_path, "chunk-written")  # its file written, and then placed or dropped at once:
-        time.sleep(2)
-    assert_complete(out, 30)
-    assert not list(Path(f"{out}.run").glob(".part-*")), "the dropped chunk's file was left behind"
+        opened_by = read_manifest(str(out))["opened_by"]
+        with started(*command) as resume:
+            until(lambda: read_manifest(str(out))["opened_by"] != opened_by, "the resume never began")
+            time.sleep(runner.POLL_SECONDS + 0.5)  # (a chunk looks at most every POLL_SECONDS: now, at deal 6)
+            release_pause(tmp_path, "deal-5")
+            _, err = resume.communicate(timeout=120)
+        assert resume.returncode == 0, err
+        assert len((tmp_path / "pauses" / "chunk-written").read_text().split()) == 2
+    assert_complete(out, 40)
+
+
+def test_a_dask_worker_that_finds_no_manifest_fails_its_chunk_in_one_line(tmp_path, distributed):
+    """DIR.run/manifest.json deleted while a Dask worker solves deal 5 (as for a worker that sees DIR but not
+    DIR.run, on its own disk): the chunk was dropped as if a later run had begun, and the run ended in a
+    traceback, AttributeError: 'NoneType' object has no attribute 'log_records' (helper 141). The chunk fails
+    in one line, the run writes its manifest back, and a resume finishes it."""
+    out = tmp_path / "run"
+    with dask_processes(tmp_path, "deal-5") as (address, _):
+        with started("run", "--range", "1-20", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
+            wait_for_pause(tmp_path, "deal-5", process)
+            Path(f"{out}.run", "manifest.json").unlink()
+            release_pause(tmp_path, "deal-5")
+            _, err = process.communicate(timeout=120)
+    assert process.returncode == 1 and "Traceback" not in err, err
+    assert f"{out}.run/manifest.json is not there for this worker (a Dask worker must see the run's side folder" in \
+        err.splitlines()[-1], err
+    assert cli("run", "--out", out, "--workers", "1").returncode == 0
+    assert_complete(out, 20)
 
 
 def test_a_dask_worker_that_does_not_see_the_run_s_folder_says_so_and_makes_nothing(tmp_path, distributed):
