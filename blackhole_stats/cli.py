@@ -260,6 +260,22 @@ class GameType(click.ParamType):
             self.fail(str(error), param, ctx)
 
 
+class SecondsType(click.ParamType):
+    """A length of time in plain decimal notation, as --range takes its numbers (Python's float took `1_0`
+    as 10 and full-width digits), from 0 to MAX_SECONDS; -0 is 0 (it was shown as "-0 s")."""
+
+    name = "SECONDS"
+    _TEXT = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        text = str(value).strip()
+        if self._TEXT.fullmatch(text) and is_seconds(seconds := float(text) + 0.0):
+            return seconds
+        self.fail(f"{quoted(str(value))} is not a number of seconds from 0 to {MAX_SECONDS:,}", param, ctx)
+
+
 GAME_CHOICES = ", ".join(f"{game.key} ({game.pysol_id})" for game in GAMES)
 GAME_OPTION = click.option(
     "--game", "game_kind", type=GameType(), default=DEFAULT_GAME.key, show_default=True,
@@ -635,7 +651,7 @@ class RunCommand(Command):
                    "[resuming: as the run was made]")
 @click.option("--scheduler", metavar="tcp://HOST:PORT",
               help="Run on this Dask cluster instead of local processes (needs the 'dask' extra).")
-@click.option("--wait-for-workers", type=click.FloatRange(min=0, max=MAX_SECONDS), metavar="SECONDS",
+@click.option("--wait-for-workers", type=SecondsType(), metavar="SECONDS",
               help="With --scheduler: how long to wait for a first worker to join  [default: 60]")
 @click.option("--forget-missing", is_flag=True,
               help="The run no longer asks for the deals it does not hold yet (a mistyped range, which every "
@@ -673,8 +689,6 @@ def run_command(ranges: tuple[str, ...], deals_file: str | None, out: str, game_
         raise click.BadParameter("an empty address is no scheduler's (tcp://HOST:PORT)", param_hint="'--scheduler'")
     if wait_for_workers is not None and scheduler is None:
         raise click.UsageError("--wait-for-workers is for --scheduler's cluster: local workers need no wait")
-    if wait_for_workers is not None and not is_seconds(wait_for_workers):  # nan passes FloatRange
-        raise click.BadParameter(f"{wait_for_workers} is no number of seconds", param_hint="'--wait-for-workers'")
     context = click.get_current_context()
     given = {name for name in ("search", "max_iters", "difficulty")
              if context.get_parameter_source(name) is not click.core.ParameterSource.DEFAULT}

@@ -1174,12 +1174,14 @@ def test_a_dask_worker_s_address_is_no_scheduler_s(tmp_path, distributed):
                                          (["--wait-for-workers", "3"], "--wait-for-workers is for --scheduler's"),
                                          *((["--scheduler", "tcp://127.0.0.1:1", "--wait-for-workers", value],
                                             f"Invalid value for '--wait-for-workers': {words}")
-                                           for value, words in (("nan", "nan is no number of seconds"),
-                                                                ("inf", "inf is not in the range 0<=x<=1000000000"),
-                                                                ("1e300", "1e+300 is not in the range 0<=x<="),
-                                                                ("-1", "-1.0 is not in the range 0<=x<=")))])
+                                           for value, words in (
+                                               *((text, f"{text!r} is not a number of seconds from 0 to 1,000,000,000")
+                                                 for text in ("nan", "inf", "1e300", "-1", "1000000001", "1e400",
+                                                              "1_0", "\uff11", "", "5s", "0x10")),))])
 def test_an_empty_scheduler_or_a_wait_without_one_is_refused(tmp_path, args, words):
-    """`--scheduler ''` ran on local processes as if it were not given; a wait without one did nothing."""
+    """`--scheduler ''` ran on local processes as if it were not given; a wait without one did nothing.
+    Seconds are written as --range's numbers are: float() took `1_0` as 10 and a full-width 1 as 1 (helper
+    141), and click's words for '' were "not a valid float range"."""
     line = assert_one_line_failure(cli("run", "--range", "1-3", "--out", tmp_path / "run", *args), 2)
     assert words in line, line
     assert not (tmp_path / "run").exists()
@@ -1191,12 +1193,13 @@ def test_dask_without_workers_waits_a_bounded_time_stops_on_ctrl_c_and_uses_one_
     with local_cluster(distributed, 0) as cluster:
         address = cluster.scheduler_address
         command = ["run", "--range", "1-30", "--out", out, "--chunk-size", "5", "--scheduler", address]
-        given_up = cli(*command, "--wait-for-workers", "0.5", timeout=60)
-        err = given_up.stderr.decode()
-        assert given_up.returncode == 1 and "Traceback" not in err, err
-        assert err.splitlines() == [
-            f"warning: waiting up to 0.5 s for a first worker to join {address}",
-            f"Error: no worker joined the Dask cluster at {address} within 0.5 s"]
+        for wait, shown in (("0.5", "0.5"), ("-0", "0")):  # (-0 was shown as "-0 s": helper 141)
+            given_up = cli(*command, "--wait-for-workers", wait, timeout=60)
+            err = given_up.stderr.decode()
+            assert given_up.returncode == 1 and "Traceback" not in err, err
+            assert err.splitlines() == [
+                f"warning: waiting up to {shown} s for a first worker to join {address}",
+                f"Error: no worker joined the Dask cluster at {address} within {shown} s"]
 
         with started(*command, env=pause_env(tmp_path, **{"dask-waiting": 0})) as process:
             wait_for_pause(tmp_path, "dask-waiting", process)
