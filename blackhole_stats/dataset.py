@@ -1212,7 +1212,15 @@ def _repeated(out: str, files: list[tuple[str, DealSet]]) -> str:
                                          for ms, first, last in held.runs):
         furthest, holder = reach.get(ms, (first - 1, index))
         if first <= furthest:
-            (one, deals), (other, others) = files[min(holder, index)], files[max(holder, index)]
+            pair = files[min(holder, index)], files[max(holder, index)]
+            sharing = [[path for path, deals in files if path != name and held - (held - deals)] for name, held in pair]
+            widest = max((0, 1), key=lambda which: len(sharing[which]))
+            if len(sharing[widest]) > 1:  # moving the other file out would only show the next pair (helper 141)
+                shown = ", ".join(sharing[widest][:3]) + (", ..." if len(sharing[widest]) > 3 else "")
+                return (f"{pair[widest][0]} holds deals of {len(sharing[widest]):,} other files ({shown}), which "
+                        f"readers of {out} would count twice: move it out of the run directory (the next run "
+                        "solves again any deal that then lacks)")
+            (one, deals), (other, others) = pair
             return (f"{one} and {other} both hold deals {others - (others - deals)}, which readers of {out} "
                     "would count twice: move one of them out of the run directory (the next run solves again "
                     "any deal that then lacks)")

@@ -646,6 +646,22 @@ def test_a_part_that_repeats_deals_stops_the_run(tmp_path, other_chunking, when)
     assert_complete(out, 20)  # (the refused 21-30 was not added)
 
 
+def test_a_part_that_repeats_the_deals_of_several_names_itself_as_the_one_to_move(tmp_path, other_chunking):
+    """A part of 1-10 copied among parts of 5 (as a killed run's Dask chunk landing among a resume's smaller
+    ones): the line named it and the first part of 5 only, so a user who moved that part out met the next pair
+    (helper 141). It names the part that overlaps both."""
+    copied = other_chunking / "part-1-10-10.parquet"
+    assert cli("run", "--range", "1-10", "--out", tmp_path / "tens", "--workers", "1", "--chunk-size", "10").returncode == 0
+    shutil.copy(tmp_path / "tens" / copied.name, copied)
+    err = assert_one_line_failure(cli("run", "--out", other_chunking, "--workers", "1"))
+    assert err.startswith(f"Error: {copied} holds deals of 2 other files ({other_chunking / 'part-1-5-5.parquet'}, "
+                          f"{other_chunking / 'part-6-10-5.parquet'}), which readers of {other_chunking} would count "
+                          "twice: move it out of the run directory"), err
+    copied.unlink()
+    assert cli("run", "--out", other_chunking).returncode == 0
+    assert_complete(other_chunking, 20)
+
+
 def test_a_run_whose_parts_were_deleted_meanwhile_is_not_finished(tmp_path):
     """Exit 0 and "20 deals solved now", with 10 of the 20 deals gone from DIR."""
     out = tmp_path / "run"
