@@ -651,7 +651,8 @@ def test_a_part_that_repeats_the_deals_of_several_names_itself_as_the_one_to_mov
     ones): the line named it and the first part of 5 only, so a user who moved that part out met the next pair
     (helper 141). It names the part that overlaps both."""
     copied = other_chunking / "part-1-10-10.parquet"
-    assert cli("run", "--range", "1-10", "--out", tmp_path / "tens", "--workers", "1", "--chunk-size", "10").returncode == 0
+    tens = cli("run", "--range", "1-10", "--out", tmp_path / "tens", "--workers", "1", "--chunk-size", "10")
+    assert tens.returncode == 0
     shutil.copy(tmp_path / "tens" / copied.name, copied)
     err = assert_one_line_failure(cli("run", "--out", other_chunking, "--workers", "1"))
     assert err.startswith(f"Error: {copied} holds deals of 2 other files ({other_chunking / 'part-1-5-5.parquet'}, "
