@@ -20,6 +20,7 @@ the chunk files and their schema, and reading exact game numbers from them
 from __future__ import annotations
 
 import contextlib
+import copy
 import errno
 import functools
 import json
@@ -955,10 +956,18 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
     return name if _write_chunk_file(out, name, table, folders, wanted) else None
 
 
+def _mark_opened(manifest: dict) -> None:
+    """Give the manifest a new `opened_by`, as a run that solves or changes what the run asks for opens DIR:
+    a chunk handed out before by another run (a Dask worker that outlived it) is then dropped
+    (`still_opened_by`). A rerun with nothing to do leaves DIR as it was, and no chunk can be one of its
+    deals' then (they are all in DIR)."""
+    manifest["opened_by"] = uuid.uuid4().hex
+
+
 def still_opened_by(out: str, opened_by: str) -> bool:
-    """Whether the `run` that handed out a chunk (its manifest's `opened_by`) is still the last to have
-    opened the run: no later one began (a resume, which may solve the same deals again; a --forget-missing
-    that no longer asks for them; a new run in DIR started over). DatasetError where this process sees no
+    """Whether the `run` that handed out a chunk (its manifest's `opened_by`, `_mark_opened`) is still the
+    last: no later one began (a resume, which may solve the same deals again; a --forget-missing that no
+    longer asks for them; a new run in DIR started over). DatasetError where this process sees no
     manifest: no way to tell, and a Dask worker that cannot see DIR.run would put every chunk there."""
     manifest = read_manifest(out)
     if manifest is None:
@@ -1464,6 +1473,7 @@ class Session:
                         "elapsed_seconds": None, "deals_solved": None}  # None until it ends
         self.manifest["sessions"].append(self._record)
         self.manifest.update(finished=None, **details)
+        _mark_opened(self.manifest)
         write_manifest(self.out, self.manifest, self.folders)
 
     def read_done(self) -> DealSet:
@@ -1557,6 +1567,7 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             folders = () if locked is None else (locked, locked_side)  # what the run writes into, or nothing
             contested = False
             manifest = read_manifest(out)
+            as_read = copy.deepcopy(manifest)
             if manifest is None:
                 if deals is None:
                     raise DatasetError(_no_run_to_resume(out))
@@ -1600,7 +1611,8 @@ def open_run(out: str, deals: DealSet | None, search: str, max_iters: int | None
             _check_iterations_revision(out, manifest, done, everything)
             manifest["deals"] = everything.specs()
             manifest["total_deals"] = everything.count
-            manifest["opened_by"] = uuid.uuid4().hex  # (still_opened_by: a chunk of an earlier run is dropped)
+            if manifest != as_read:  # a new run, other deals (a rerun that changes nothing keeps it as it is)
+                _mark_opened(manifest)
             if manifest.get("finished") is None and not everything - done:  # e.g. stopped while recording it
                 manifest["finished"] = _utc_now()
             write_manifest(out, manifest, folders)  # from now on DIR is a run that can be resumed
