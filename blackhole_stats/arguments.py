@@ -47,10 +47,10 @@ def whole_number(name: str, value, low: int, high: int | None = None) -> int:
 
 
 def seconds(name: str, value) -> float:
-    """`value` as a float of seconds; ValueError naming `name` otherwise."""
+    """`value` as a float of seconds (-0 as 0: it was shown as "-0 s"); ValueError naming `name` otherwise."""
     if not is_seconds(value):
         raise ValueError(f"{name} must be a number of seconds from 0 to {MAX_SECONDS:,}, not {value!r}")
-    return float(value)
+    return float(value) + 0.0
 
 
 def check_instance(value: object, kind: type, taker: str, wanted: str) -> None:

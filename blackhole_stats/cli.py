@@ -15,7 +15,7 @@ import click
 
 from . import __version__, interrupts
 from ._testhooks import pause
-from .arguments import MAX_SECONDS, is_seconds
+from .arguments import MAX_SECONDS, seconds
 from .board import Board, BoardParseError
 from .console import EXIT_BROKEN_PIPE, STDERR, StdoutFailed, discard_stdout, take_stderr, take_stdout
 from .dealing import DealNumberError, GameNumber, deal
@@ -268,11 +268,10 @@ class SecondsType(click.ParamType):
     _TEXT = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 
     def convert(self, value, param, ctx):
-        if isinstance(value, float):
-            return value
         text = str(value).strip()
-        if self._TEXT.fullmatch(text) and is_seconds(seconds := float(text) + 0.0):
-            return seconds
+        if isinstance(value, float) or self._TEXT.fullmatch(text):
+            with contextlib.suppress(ValueError):
+                return seconds(param.name if param else "seconds", float(value))
         self.fail(f"{quoted(str(value))} is not a number of seconds from 0 to {MAX_SECONDS:,}", param, ctx)
 
 

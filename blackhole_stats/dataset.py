@@ -959,22 +959,43 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
 def _mark_opened(manifest: dict) -> None:
     """Give the manifest a new `opened_by`, as a run that solves or changes what the run asks for opens DIR:
     a chunk handed out before by another run (a Dask worker that outlived it) is then dropped
-    (`still_opened_by`). A rerun with nothing to do leaves DIR as it was, and no chunk can be one of its
+    (`opened_by_now`). A rerun with nothing to do leaves DIR as it was, and no chunk can be one of its
     deals' then (they are all in DIR)."""
     manifest["opened_by"] = uuid.uuid4().hex
 
 
-def still_opened_by(out: str, opened_by: str) -> bool:
-    """Whether the `run` that handed out a chunk (its manifest's `opened_by`, `_mark_opened`) is still the
-    last: no later one began (a resume, which may solve the same deals again; a --forget-missing that no
-    longer asks for them; a new run in DIR started over). DatasetError where this process sees no
-    manifest: no way to tell, and a Dask worker that cannot see DIR.run would put every chunk there."""
-    manifest = read_manifest(out)
-    if manifest is None:
-        raise DatasetError(f"{RunPaths.of(out).beside(MANIFEST_NAME)} is not there for this worker (a Dask worker "
-                           "must see the run's side folder beside DIR at the same path on the same disk, a shared "
-                           "file system; or it was deleted): the chunk was not written")
-    return manifest.get("opened_by") == opened_by
+def opened_by_now(out: str) -> str | None:
+    """The manifest's `opened_by` (`_mark_opened`), read alone: a chunk on a Dask cluster compares it with
+    its run's to drop itself once a later run of DIR began (a resume, which may solve the same deals
+    again; a --forget-missing that no longer asks for them; a new run in DIR started over). The rest goes
+    unchecked: checking a scattered --deals list's manifest took 0.3 s, at every chunk's start and end.
+    DatasetError where this process sees no manifest: no way to tell, and a Dask worker that cannot see
+    DIR.run would put every chunk there."""
+    path = RunPaths.of(out).beside(MANIFEST_NAME)
+    try:
+        with RunPaths.of(out).fs.open_input_stream(path) as stream:
+            raw = stream.read()
+    except FileNotFoundError:
+        raise DatasetError(f"{path} is not there for this worker (a Dask worker must see the run's side folder "
+                           "beside DIR at the same path on the same disk, a shared file system; or it was "
+                           "deleted): the chunk was not written") from None
+    except OSError as error:
+        raise DatasetError(f"cannot read {path}: {_os_problem(error)}") from None
+    try:
+        manifest = json.loads(raw)
+    except ValueError as error:  # (UnicodeDecodeError is one)
+        raise DatasetError(f"{path} is damaged: {first_line(error)}") from None
+    return manifest.get("opened_by") if isinstance(manifest, dict) else None
+
+
+def manifest_stamp(out: str) -> tuple[int, int] | None:
+    """The manifest's modification time and size, None where they cannot be had: every write replaces the
+    file, so a chunk reads `opened_by_now` again only once this changed (each chunk looks every second)."""
+    try:
+        info = RunPaths.of(out).fs.get_file_info(RunPaths.of(out).beside(MANIFEST_NAME))
+    except OSError:
+        return None
+    return None if info.type != pafs.FileType.File else (info.mtime_ns, info.size)
 
 
 def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = (),
@@ -995,9 +1016,16 @@ def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = (
     except OSError as error:
         raise _naming(error, temp) from None
     _testhooks.pause("chunk-written")
-    if wanted is not None and not wanted():
-        with contextlib.suppress(OSError):
-            paths.fs.delete_file(temp)
+    try:
+        keep = wanted is None or wanted()
+    except BaseException:  # it could not tell (no manifest): the file goes too
+        keep = False
+        raise
+    finally:
+        if not keep:
+            with contextlib.suppress(OSError):
+                paths.fs.delete_file(temp)
+    if not keep:
         return False
     try:
         _place(paths, folders, temp, paths.inside(name))

@@ -791,19 +791,19 @@ def repeats_of_other_effort(data: pd.DataFrame) -> int:
 
 def one_row_per_deal(data: pd.DataFrame) -> pd.DataFrame:
     """One row a deal: a repeat (that agrees: `build_report` refuses others) is one deal, and counting it
-    twice would narrow a proportion's interval and bend the plots. Its first row, with the difficulty score
-    and tag of its first row that has one. In `load`'s order (plain numbers first) a game below 32000 listed
-    as N and as msN is so counted as N, the name a dataset without tags always counted it under: tags
-    change no figure but the difficulty table. (Its first row alone lost the tags of a run made with
-    --difficulty beside one made without; its tagged row made that game msN wherever the ms name carried
-    the tag, and the ms count and the first and last deal followed the tags.)"""
-    kept = ~_repeats(data)
-    if "difficulty" not in data or kept.all():
-        return data[kept]
+    twice would narrow a proportion's interval and bend the plots. Its first row, N before msN (below
+    32000 one game: the ms count and the first and last deal then follow neither the order of the rows
+    nor which name carries a tag), with the difficulty score and tag of its first row that has one (a
+    run made with --difficulty beside one made without)."""
+    order = np.argsort(data["ms"].to_numpy(bool), kind="stable")
+    kept = np.sort(order[~_repeats(data.iloc[order])])
+    if "difficulty" not in data or len(kept) == len(data):
+        return data.iloc[kept]
     keys = game_keys(data)
     scored = data.groupby([keys["twister"].to_numpy(), keys["deal"].to_numpy()], sort=False)[
         ["difficulty", "tag"]].transform("first")  # (the first of each that is not null: a row has both or neither)
-    return data[kept].assign(difficulty=scored["difficulty"][kept], tag=scored["tag"][kept])
+    return data.iloc[kept].assign(difficulty=scored["difficulty"].iloc[kept].to_numpy(),
+                                  tag=scored["tag"].iloc[kept].array)
 
 
 def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, game: Game | None = None

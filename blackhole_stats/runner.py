@@ -13,6 +13,7 @@ fork server (the platform's default), and Dask workers may run anywhere.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import functools
@@ -101,7 +102,7 @@ class ChunkTask:
     opened_by: str | None = None
     """The manifest's `opened_by` of the run that handed the chunk out, on a Dask cluster: a worker that
     outlives its run (cut off from a lost scheduler, or left running by a kill -9) drops the chunk once a
-    later run of DIR has begun, which may solve its deals again (`dataset.still_opened_by`). (A local
+    later run of DIR has begun, which may solve its deals again (`dataset.opened_by_now`). (A local
     worker dies with its run.)"""
 
 
@@ -171,12 +172,13 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
                        f"{counted}, the run's rows as revision {task.iterations_revision}: give every worker the "
                        "version that started the run")
     if _superseded(task):  # (and DatasetError before anything is solved or made, for a worker without DIR.run)
+        log.warning("chunk %s: dropped, a later run of %s has begun", task.deals, task.out)
         return None
     rows = []
     for ms, first, last in task.deals.runs:
         for number in range(first, last + 1):
             if stopped is not None and stopped():
-                log.info("chunk %s: dropped, the run was stopped", task.deals)
+                log.info("chunk %s: dropped, the run was stopped (or a later run of %s began)", task.deals, task.out)
                 return None
             game = GameNumber(number, ms)
             _testhooks.pause(f"deal-{game}")
@@ -199,18 +201,15 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     name = dataset.write_part(task.out, task.deals, columns, kind, task.folders, settings,
                               lambda: not _superseded(task))
     if name is None:
+        log.warning("chunk %s: dropped, a later run of %s has begun", task.deals, task.out)
         return None
     outcomes = tuple(columns["outcome"].count(index) for index in range(len(OUTCOMES)))
     return ChunkResult(name, outcomes, sum(columns["seconds"]))
 
 
 def _superseded(task: ChunkTask) -> bool:
-    """Whether a later run of DIR has begun since the one that handed out `task` (said in its log)."""
-    if task.opened_by is None or dataset.still_opened_by(task.out, task.opened_by):
-        return False
-    log.warning("chunk %s: dropped, a later run of %s has begun (this worker outlived the run that handed it "
-                "out)", task.deals, task.out)
-    return True
+    """Whether a later run of DIR has begun since the one that handed out `task` (`ChunkTask.opened_by`)."""
+    return task.opened_by is not None and dataset.opened_by_now(task.out) != task.opened_by
 
 
 WORKER_LOG = "worker_log"
@@ -503,7 +502,8 @@ class _Tally:
             return self._failed(deals, error)
         if result is None:  # dropped by its worker: only another run of DIR meanwhile makes one do that
             return self._failed(deals, RunError(f"a worker dropped the chunk: another run of {self.out} began "
-                                                "meanwhile (on another machine?)"))
+                                                "meanwhile (on another machine?), or the worker sees another "
+                                                f"{self.out}.run at that path"))
         _write_worker_log(result.log_records)
         try:
             problem = dataset.check_new_part(self.out, result.file, self.manifest)
@@ -848,6 +848,9 @@ class _Cluster:
         on it, which the run would otherwise sit through without a word. Its heartbeat time is compared
         with itself, not with this machine's clock."""
         now = time.monotonic()
+        for gone in set(self._heard) - set(workers):  # removed by the scheduler (its worker-ttl), or left
+            self._heard.pop(gone)
+            self._silent.discard(gone)
         for worker, info in workers.items():
             seen = info.get("last_seen")
             if seen is None:  # a Dask that does not say: nothing to tell
@@ -911,15 +914,25 @@ def _solve_on_cluster(task: ChunkTask, stop: str) -> ChunkResult | None:
     import distributed
 
     event = distributed.Event(stop)
-    next_look = 0.0
+    next_look, stamp = 0.0, dataset.manifest_stamp(task.out)
 
-    def stopped() -> bool:  # a round trip to the scheduler and a manifest read: at most every POLL_SECONDS
-        nonlocal next_look
+    def stopped() -> bool:  # a round trip to the scheduler and a stat: at most every POLL_SECONDS
+        nonlocal next_look, stamp
         now = time.monotonic()
         if now < next_look:
             return False
         next_look = now + POLL_SECONDS
-        return event.is_set() or _superseded(task)  # (an orphan held up a resume's chunks on its worker)
+        if event.is_set():
+            return True
+        # A later run of DIR (an orphan held up a resume's chunks on its worker): the manifest is read only
+        # once it changed, and a doubt goes on (the check before the rename decides)
+        seen = dataset.manifest_stamp(task.out)
+        if seen is None or seen == stamp:
+            return False
+        stamp = seen
+        with contextlib.suppress(dataset.DatasetError):
+            return _superseded(task)
+        return False
 
     return _solve_logged(task, stopped, f"Dask worker {distributed.get_worker().address}")
 

@@ -1560,11 +1560,10 @@ def test_a_dask_worker_that_outlives_its_run_drops_its_chunk_once_a_later_run_be
             assert cli("run", "--range", "1-30", "--out", out, "--workers", "1", "--chunk-size", "7").returncode == 0
             wanted = list(range(1, 31))
         release_pause(tmp_path, "deal-30")
-        wait_for_pause(tmp_path, "chunk-written")  # its file written, and then placed or dropped at once:
-        time.sleep(2)
+        wait_for_pause(tmp_path, "chunk-written")  # its file written, then renamed into DIR or deleted:
+        until(lambda: not list(Path(f"{out}.run").glob(".part-*")), "the dropped chunk's file was left behind")
     assert deals_in(out) == wanted
     assert cli("verify", out).returncode == 0
-    assert not list(Path(f"{out}.run").glob(".part-*")), "the dropped chunk's file was left behind"
 
 
 def test_a_dask_worker_that_outlives_its_run_stops_its_chunk_once_a_resume_began(tmp_path, distributed):
@@ -1590,19 +1589,22 @@ def test_a_dask_worker_that_outlives_its_run_stops_its_chunk_once_a_resume_began
     assert_complete(out, 40)
 
 
-def test_a_dask_worker_that_finds_no_manifest_fails_its_chunk_in_one_line(tmp_path, distributed):
-    """DIR.run/manifest.json deleted while a Dask worker solves deal 5 (as for a worker that sees DIR but not
-    DIR.run, on its own disk): the chunk was dropped as if a later run had begun, and the run ended in a
-    traceback, AttributeError: 'NoneType' object has no attribute 'log_records' (helper 141). The chunk fails
-    in one line, the run writes its manifest back, and a resume finishes it."""
+@pytest.mark.parametrize("held", ["deal-5", "chunk-written"])
+def test_a_dask_worker_that_finds_no_manifest_fails_its_chunk_in_one_line(tmp_path, distributed, held):
+    """DIR.run/manifest.json deleted while a Dask worker solves deal 5, or once it wrote its chunk's file (as
+    for a worker that sees DIR but not DIR.run, on its own disk): the chunk was dropped as if a later run had
+    begun, and the run ended in a traceback, AttributeError: 'NoneType' object has no attribute 'log_records'
+    (helper 141). The chunk fails in one line, its file deleted (helper 144), the run writes its manifest
+    back, and a resume finishes it."""
     out = tmp_path / "run"
-    with dask_processes(tmp_path, "deal-5") as (address, _):
+    with dask_processes(tmp_path, held) as (address, _):
         with started("run", "--range", "1-20", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
-            wait_for_pause(tmp_path, "deal-5", process)
+            wait_for_pause(tmp_path, held, process)
             Path(f"{out}.run", "manifest.json").unlink()
-            release_pause(tmp_path, "deal-5")
+            release_pause(tmp_path, held)
             _, err = process.communicate(timeout=120)
     assert process.returncode == 1 and "Traceback" not in err, err
+    assert not list(Path(f"{out}.run").glob(".part-*")), "the failed chunk's file was left behind"
     assert f"{out}.run/manifest.json is not there for this worker (a Dask worker must see the run's side folder" in \
         err.splitlines()[-1], err
     assert cli("run", "--out", out, "--workers", "1").returncode == 0

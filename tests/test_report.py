@@ -756,6 +756,10 @@ def test_a_game_listed_as_n_and_as_ms_n_is_counted_as_n_whichever_row_has_the_ta
         figures[tagged] = (built["deals"], built["ms_deals"], built["first_deal"], built["last_deal"],
                            [row["deal"] for row in built["hardest"]], built["difficulty"]["very easy"]["deals"])
     assert figures["5"] == figures["ms5"] == (2, 0, "5", "7", ["5", "7"], 1), figures
+    for tagged in ("5", "ms5"):  # a notebook's selection in another order (helper 144): the same
+        data = report.load(tmp_path / f"{tagged}.csv")
+        built = report.build_report(data.iloc[::-1], "reversed")
+        assert (built.deals, built.ms_deals, built.first_deal, built.last_deal) == (2, 0, "5", "7"), built
 
 
 def test_a_manifest_s_negative_zero_seconds_are_zero(tmp_path):
