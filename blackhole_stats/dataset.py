@@ -959,16 +959,23 @@ def write_part(out: str, deals: DealSet, columns: dict[str, Sequence], game: Gam
 def _mark_opened(manifest: dict) -> None:
     """Give the manifest a new `opened_by`, as a run that solves or changes what the run asks for opens DIR:
     a chunk handed out before by another run (a Dask worker that outlived it) is then dropped
-    (`opened_by_now`). A rerun with nothing to do leaves DIR as it was, and no chunk can be one of its
+    (`run_mark_now`). A rerun with nothing to do leaves DIR as it was, and no chunk can be one of its
     deals' then (they are all in DIR)."""
     manifest["opened_by"] = uuid.uuid4().hex
 
 
-def opened_by_now(out: str) -> str | None:
-    """The manifest's `opened_by` (`_mark_opened`), read alone: a chunk on a Dask cluster compares it with
-    its run's to drop itself once a later run of DIR began (a resume, which may solve the same deals
-    again; a --forget-missing that no longer asks for them; a new run in DIR started over). The rest goes
-    unchecked: checking a scattered --deals list's manifest took 0.3 s, at every chunk's start and end.
+def run_mark(manifest: dict) -> tuple[str | None, int]:
+    """Which run last began solving or changed what DIR's run asks for: its `opened_by` (`_mark_opened`),
+    and the sessions by then (a resume by an earlier build, which keeps opened_by as it was, adds one)."""
+    sessions = manifest.get("sessions")
+    return manifest.get("opened_by"), len(sessions) if isinstance(sessions, list) else 0
+
+
+def run_mark_now(out: str) -> tuple[str | None, int]:
+    """The manifest's `run_mark`, read alone: a chunk on a Dask cluster compares it with its run's to drop
+    itself once a later run of DIR began (a resume, which may solve the same deals again; a --forget-missing
+    that no longer asks for them; a new run in DIR started over). The rest goes unchecked: checking a
+    scattered --deals list's manifest took 0.3 s, at every chunk's start and end.
     DatasetError where this process sees no manifest: no way to tell, and a Dask worker that cannot see
     DIR.run would put every chunk there."""
     path = RunPaths.of(out).beside(MANIFEST_NAME)
@@ -985,12 +992,12 @@ def opened_by_now(out: str) -> str | None:
         manifest = json.loads(raw)
     except ValueError as error:  # (UnicodeDecodeError is one)
         raise DatasetError(f"{path} is damaged: {first_line(error)}") from None
-    return manifest.get("opened_by") if isinstance(manifest, dict) else None
+    return run_mark(manifest) if isinstance(manifest, dict) else (None, 0)
 
 
 def manifest_stamp(out: str) -> tuple[int, int] | None:
     """The manifest's modification time and size, None where they cannot be had: every write replaces the
-    file, so a chunk reads `opened_by_now` again only once this changed (each chunk looks every second)."""
+    file, so a chunk reads `run_mark_now` again only once this changed (each chunk looks every second)."""
     try:
         info = RunPaths.of(out).fs.get_file_info(RunPaths.of(out).beside(MANIFEST_NAME))
     except OSError:

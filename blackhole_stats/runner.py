@@ -71,7 +71,7 @@ SCHEDULER_SECONDS = 10.0
 """How long a Dask scheduler has to answer, and a Client to connect to it."""
 STOP_SECONDS = 30.0
 """How long a stopped run waits for the chunks running on a Dask cluster to stop (each stops at its next
-deal; one still running after it is dropped once a resume begins: `ChunkTask.opened_by`)."""
+deal; one still running after it is dropped once a resume begins: `ChunkTask.run_mark`)."""
 SILENT_WORKER_SECONDS = 30.0
 """How long a Dask worker may go unheard (no heartbeat reaching the scheduler, every few seconds at most)
 before a stalled run names it: the scheduler itself waits minutes (its worker-ttl) before giving up on it."""
@@ -99,10 +99,10 @@ class ChunkTask:
     iterations_revision: int = 1
     """How the run's rows count iterations: a worker of a version that counts otherwise (another
     machine's install) refuses the chunk rather than mix two countings in one dataset."""
-    opened_by: str | None = None
-    """The manifest's `opened_by` of the run that handed the chunk out, on a Dask cluster: a worker that
-    outlives its run (cut off from a lost scheduler, or left running by a kill -9) drops the chunk once a
-    later run of DIR has begun, which may solve its deals again (`dataset.opened_by_now`). (A local
+    run_mark: tuple[str | None, int] | None = None
+    """The manifest's `run_mark` as the run that handed the chunk out left it, on a Dask cluster: a worker
+    that outlives its run (cut off from a lost scheduler, or left running by a kill -9) drops the chunk
+    once a later run of DIR has begun, which may solve its deals again (`dataset.run_mark_now`). (A local
     worker dies with its run.)"""
 
 
@@ -157,7 +157,7 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
     """Deal, solve and write one chunk: the unit of work of both backends.
 
     Returns None, having written nothing, if `stopped()` says so before a deal, or if a later run of DIR
-    has begun by the time the chunk starts or is written (`ChunkTask.opened_by`).
+    has begun by the time the chunk starts or is written (`ChunkTask.run_mark`).
     """
     solver = getattr(_worker, "solver", None)
     if solver is None:
@@ -208,8 +208,8 @@ def solve_chunk(task: ChunkTask, stopped: Callable[[], bool] | None = None) -> C
 
 
 def _superseded(task: ChunkTask) -> bool:
-    """Whether a later run of DIR has begun since the one that handed out `task` (`ChunkTask.opened_by`)."""
-    return task.opened_by is not None and dataset.opened_by_now(task.out) != task.opened_by
+    """Whether a later run of DIR has begun since the one that handed out `task` (`ChunkTask.run_mark`)."""
+    return task.run_mark is not None and dataset.run_mark_now(task.out) != task.run_mark
 
 
 WORKER_LOG = "worker_log"
@@ -361,9 +361,9 @@ def run(out: str, deals: DealSet | None = None, *, search: str = "fast", max_ite
                      max_iters, removed)
             folders = session.folders if isinstance(backend, _Processes) else ()
             counted = dataset.manifest_iterations_revision(session.manifest)
-            opened_by = None if isinstance(backend, _Processes) else session.manifest["opened_by"]
-            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders, counted,
-                               opened_by) for chunk in todo.chunks(chunk_size))
+            mark = None if isinstance(backend, _Processes) else dataset.run_mark(session.manifest)
+            tasks = (ChunkTask(chunk, out, search, max_iters, difficulty_scale, game.key, folders, counted, mark)
+                     for chunk in todo.chunks(chunk_size))
             with tqdm(total=requested.count, initial=requested.count - todo.count, unit="deal",
                       disable=not progress or sys.stderr is None, file=_BarStream(sys.stderr),
                       dynamic_ncols=True) as bar:
@@ -765,7 +765,10 @@ class _Cluster:
                                        f"within {wait_for_workers:g} s")
                     time.sleep(min(POLL_SECONDS, left))
             self.workers = sum(self._ask(self._client.nthreads).values())
-        except OSError as error:  # killed or frozen as the run began (TimeoutError is an OSError)
+        except Exception as error:  # killed or frozen as the run began (TimeoutError is an OSError; a client
+            if not isinstance(error, OSError) and not self.lost():  # that gave up on it raises its own errors)
+                self.close()
+                raise
             self.close()
             raise RunError(f"{self.lost_reason()}: {dataset.first_line(error)}") from None
         except BaseException:
@@ -774,6 +777,7 @@ class _Cluster:
         self._wait_for_workers, self._alone_since = wait_for_workers, None
         self._heard: dict[str, tuple[object, float]] = {}  # a worker's last heartbeat, and when it changed here
         self._silent: set[str] = set()  # the workers named as silent
+        self._looked = 0.0  # when the workers were last looked at
         self._ran: set[str] = set()
         self._stop = f"blackhole-stats-stop-{uuid.uuid4().hex}"
 
@@ -810,7 +814,9 @@ class _Cluster:
                 done = self._distributed.wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED").done
             except TimeoutError:
                 done = set()
-        if not done or self._silent:  # (a worker named silent is looked at until it answers)
+        # idle, or a worker named silent (until it answers), or every third of the silence allowed (one
+        # worker frozen while others finish chunks was named only once the run went idle: helper 143)
+        if not done or self._silent or time.monotonic() - self._looked >= SILENT_WORKER_SECONDS / 3:
             self._check_workers_left()
         if not done:
             return {}
@@ -833,6 +839,7 @@ class _Cluster:
         the run waited forever (a worker that cannot import blackhole_stats dies on its first chunk, and
         its nanny gives up; the last worker killed). A worker gone silent is named (`_name_silent`)."""
         workers = self._ask(lambda: self._client.scheduler_info(n_workers=-1))["workers"]
+        self._looked = time.monotonic()
         self._name_silent(workers)
         if workers:
             self._alone_since = None

@@ -1533,14 +1533,16 @@ def test_a_dask_run_whose_last_worker_is_gone_stops_in_one_line_and_resumes(tmp_
     assert_complete(out, 60)
 
 
-@pytest.mark.parametrize("later", ["resume", "forget", "start over"])
+@pytest.mark.parametrize("later", ["resume", "forget", "start over", "resume of an earlier build"])
 def test_a_dask_worker_that_outlives_its_run_drops_its_chunk_once_a_later_run_began(tmp_path, distributed, later):
     """kill -9 of the run while its Dask worker solves chunk 21-30 (held at its last deal; a frozen scheduler's
     worker goes on the same way when it wakes); then a later run: a local resume in chunks of 7 finishes the
     run (the worker's file landed in it, deals counted twice by every reader: helper 139); `--forget-missing`
     no longer asks for deals 21-30, solving nothing (the file landed, deals not asked for: helper 141); DIR and
     DIR.run deleted and a new run of the same deals started over in chunks of 7 (the new run's first session
-    looked like the old one's: helper 141). Then the worker goes on: it sees a later run and writes nothing."""
+    looked like the old one's: helper 141); a resume by an earlier build, which adds a session but keeps
+    opened_by as it was (made here by writing the killed run's back: helper 143). Then the worker goes on:
+    it sees a later run and writes nothing."""
     out = tmp_path / "run"
     with dask_processes(tmp_path, "deal-30", **{"chunk-written": 0}) as (address, _):
         with started("run", "--range", "1-30", "--out", out, "--chunk-size", "10", "--scheduler", address) as process:
@@ -1548,8 +1550,12 @@ def test_a_dask_worker_that_outlives_its_run_drops_its_chunk_once_a_later_run_be
             process.kill()
             process.wait()
         (tmp_path / "pauses" / "chunk-written").unlink(missing_ok=True)  # chunks it finished before deal 30's
-        if later == "resume":
+        if later.startswith("resume"):
+            killed = read_manifest(str(out))["opened_by"]
             assert cli("run", "--out", out, "--workers", "1", "--chunk-size", "7").returncode == 0
+            if later != "resume":
+                manifest_path = Path(f"{out}.run", "manifest.json")
+                manifest_path.write_text(json.dumps({**json.loads(manifest_path.read_text()), "opened_by": killed}))
             wanted = list(range(1, 31))
         elif later == "forget":
             assert cli("run", "--out", out, "--workers", "1", "--forget-missing").returncode == 0
