@@ -1023,11 +1023,9 @@ def _write_chunk_file(out: str, name: str, table: pa.Table, folders: Folders = (
     except OSError as error:
         raise _naming(error, temp) from None
     _testhooks.pause("chunk-written")
+    keep = False  # also where wanted() cannot tell (no manifest) and raises: the file goes
     try:
         keep = wanted is None or wanted()
-    except BaseException:  # it could not tell (no manifest): the file goes too
-        keep = False
-        raise
     finally:
         if not keep:
             with contextlib.suppress(OSError):
