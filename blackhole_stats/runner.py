@@ -904,8 +904,9 @@ class _Cluster:
                     self._distributed.wait(running, timeout=STOP_SECONDS)
                 except TimeoutError:
                     log.warning("%d chunk(s) still running on the Dask cluster after %g s (a worker frozen?): not "
-                                "waited for; told to stop, they write nothing, and none lands once the run is resumed",
-                                len(running), STOP_SECONDS)
+                                "waited for; told to stop, each writes nothing once it reaches its next deal (one "
+                                "past its last may still land, and the next resume counts it), and none lands once "
+                                "the run is resumed", len(running), STOP_SECONDS)
 
     def close(self) -> None:
         try:  # else the scheduler logs a CRITICAL error as the client leaves
