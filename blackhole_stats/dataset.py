@@ -766,7 +766,7 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         fitting = None
     if fitting is not None and fitting.null_count == 0:
-        return _positive(fitting.to_numpy())
+        return _positive(fitting.to_numpy(), written)
     numbers = (fitting.to_pylist() if fitting is not None
                else [_whole(value, row, value if written is None else written[row])
                      for row, value in enumerate(deal.to_pylist())])
@@ -778,8 +778,8 @@ def game_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chu
                                    + (f", deal_exact is {spelt!r})" if spelt is not None else ")"))
             numbers[row] = _digits_number(spelt, row)
     if all(number < INT64_END for number in numbers):
-        return _positive(np.array(numbers, dtype=np.int64))
-    return _positive(np.array(numbers, dtype=object))
+        return _positive(np.array(numbers, dtype=np.int64), written)
+    return _positive(np.array(numbers, dtype=object), written)
 
 
 def _check_exact_text(kind: pa.DataType) -> None:
@@ -800,11 +800,15 @@ def two_numbers(deal: pa.Array | pa.ChunkedArray, deal_exact: pa.Array | pa.Chun
     return pc.and_(pc.is_valid(deal), spelt).to_numpy(zero_copy_only=False)
 
 
-def _positive(numbers: np.ndarray) -> np.ndarray:
-    """`numbers`, if every one is a game number (PySolFC's start at 1): a 0 or -5 in a CSV is no deal."""
+def _positive(numbers: np.ndarray, written: Sequence | None = None) -> np.ndarray:
+    """`numbers`, if every one is a game number (PySolFC's start at 1): a 0 or -5 in a CSV is no deal (named
+    as `written`, where given: ms-3 was "game number -3")."""
     below = np.flatnonzero(numbers < 1)
     if len(below):
-        raise DatasetError(f"row {below[0] + 1} has game number {numbers[below[0]]}: game numbers start at 1")
+        row = below[0]
+        spelt = numbers[row] if written is None else str(written[row]).strip()
+        shown = numbers[row] if spelt == str(numbers[row]) else quoted(spelt)
+        raise DatasetError(f"row {row + 1} has game number {shown}: game numbers start at 1")
     return numbers
 
 

@@ -192,13 +192,14 @@ def test_report_shows_how_many_solvable_deals_each_tag_holds(tagged):
     assert "Difficulty of the solvable deals" in text and f"tags on scale {current_scale().name}" in text
 
 
-@pytest.mark.parametrize("number", ["0", "-5"])
-def test_a_list_with_a_number_that_is_no_game_is_refused(tmp_path, number):
-    """PySolFC's game numbers start at 1: exporting 0 or -5 as winnable would be silently wrong."""
+@pytest.mark.parametrize("number, shown", [("0", "0"), ("-5", "-5"), ("ms0", "'ms0'"), ("ms-3", "'ms-3'")])
+def test_a_list_with_a_number_that_is_no_game_is_refused(tmp_path, number, shown):
+    """PySolFC's game numbers start at 1: exporting 0 or -5 as winnable would be silently wrong. An ms deal
+    is named as written (ms-3 was "game number -3": helper 143)."""
     listing = tmp_path / "verdicts.csv"
     listing.write_text(f"deal,outcome\n3,solved\n{number},solved\n")
     line = assert_one_line_failure(cli("export", listing), 1)
-    assert f"row 2 has game number {number}: game numbers start at 1" in line
+    assert f"row 2 has game number {shown}: game numbers start at 1" in line
 
 
 def test_an_exported_csv_reads_back_with_its_ms_deals(tmp_path):
