@@ -982,16 +982,13 @@ def run_mark_now(out: str) -> tuple[str | None, int]:
     scattered --deals list's manifest took 0.3 s, at every chunk's start and end.
     DatasetError where this process sees no manifest: no way to tell, and a Dask worker that cannot see
     DIR.run would put every chunk there."""
-    path = RunPaths.of(out).beside(MANIFEST_NAME)
-    try:
-        with RunPaths.of(out).fs.open_input_stream(path) as stream:
-            raw = stream.read()
-    except FileNotFoundError:
+    paths = RunPaths.of(out)
+    path = paths.beside(MANIFEST_NAME)
+    raw = _manifest_bytes(paths, path)
+    if raw is None:
         raise DatasetError(f"{path} is not there for this worker (a Dask worker must see the run's side folder "
                            "beside DIR at the same path on the same disk, a shared file system; or it was "
-                           "deleted): the chunk was not written") from None
-    except OSError as error:
-        raise DatasetError(f"cannot read {path}: {_os_problem(error)}") from None
+                           "deleted): the chunk was not written")
     try:
         manifest = json.loads(raw)
     except ValueError as error:  # (UnicodeDecodeError is one)
@@ -1002,8 +999,9 @@ def run_mark_now(out: str) -> tuple[str | None, int]:
 def manifest_stamp(out: str) -> tuple[int, int] | None:
     """The manifest's modification time and size, None where they cannot be had: every write replaces the
     file, so a chunk reads `run_mark_now` again only once this changed (each chunk looks every second)."""
+    paths = RunPaths.of(out)
     try:
-        info = RunPaths.of(out).fs.get_file_info(RunPaths.of(out).beside(MANIFEST_NAME))
+        info = paths.fs.get_file_info(paths.beside(MANIFEST_NAME))
     except OSError:
         return None
     return None if info.type != pafs.FileType.File else (info.mtime_ns, info.size)
@@ -1293,21 +1291,27 @@ def read_manifest(out: str) -> dict | None:
     """The manifest (beside DIR, or where 0.1.0 put it), checked (`_manifest_problem`); None if there is no run."""
     paths = RunPaths.of(out)
     for path in paths.manifests():
-        try:
-            kind = paths.fs.get_file_info(path).type
-            if kind == pafs.FileType.Unknown:  # a FIFO would be waited on forever, a device read without end
-                raise DatasetError(f"{path} is no file (a FIFO? a device?): move it away")
-            with paths.fs.open_input_stream(path) as stream:
-                raw = stream.read()
-        except (FileNotFoundError, NotADirectoryError):
-            if isinstance(paths.fs, pafs.LocalFileSystem) and os.path.islink(path):  # not "no run here"
-                raise DatasetError(f"{path} is a link to {os.readlink(path)}, which is not there: put the "
-                                   "manifest back, or remove the link") from None
-            continue
-        except OSError as error:  # a directory, no permission
-            raise DatasetError(f"cannot read {path}: {_os_problem(error)}") from None
-        return _parse_manifest(path, raw)
+        raw = _manifest_bytes(paths, path)
+        if raw is not None:
+            return _parse_manifest(path, raw)
     return None
+
+
+def _manifest_bytes(paths: RunPaths, path: str) -> bytes | None:
+    """A manifest file's bytes, None where there is none; DatasetError for one that cannot be read."""
+    try:
+        kind = paths.fs.get_file_info(path).type
+        if kind == pafs.FileType.Unknown:  # a FIFO would be waited on forever, a device read without end
+            raise DatasetError(f"{path} is no file (a FIFO? a device?): move it away")
+        with paths.fs.open_input_stream(path) as stream:
+            return stream.read()
+    except (FileNotFoundError, NotADirectoryError):
+        if isinstance(paths.fs, pafs.LocalFileSystem) and os.path.islink(path):  # not "no run here"
+            raise DatasetError(f"{path} is a link to {os.readlink(path)}, which is not there: put the "
+                               "manifest back, or remove the link") from None
+        return None
+    except OSError as error:  # a directory, no permission
+        raise DatasetError(f"cannot read {path}: {_os_problem(error)}") from None
 
 
 def _parse_manifest(path: str, raw: bytes) -> dict:
