@@ -248,6 +248,33 @@ def test_ample_budget_changes_nothing(search):
                                                                   capped.cards_played)
 
 
+HEIGHTS_PASS = 6**7 * 14
+"""README (The heights search): 14 positions for each of the 279,936 height vectors of seven piles of five."""
+
+
+@pytest.mark.parametrize("game, least, differs", [
+    ("golf", HEIGHTS_PASS + 10_000, 5),  # the first try's 10,000 positions at most, then one pass
+    ("dead_king_golf", HEIGHTS_PASS + 10_000, 3),
+    ("relaxed_golf", 3 * HEIGHTS_PASS + 10_000, 1),  # two restricted passes before the full one
+])
+def test_the_golf_games_budget_from_which_a_deal_is_solved_as_without_one(game, least, differs):
+    """The budgets README gives: from them up, every deal (here 1..10) gets the unbudgeted result; below,
+    the fast search goes on alone and counts its own iterations (a helper's Golf deal 642: 1,894,437
+    iterations and 47 cards played with one budget, 24,295 and 51 with one fewer)."""
+    from blackhole_stats.games import get_game
+
+    solver, rules = Solver(), get_game(game)
+
+    def solved(number: int, budget: int | None = None) -> tuple:
+        result = solver.solve(deal(number, rules), max_iters=budget)
+        return result.outcome, result.iterations, result.cards_played
+
+    for number in range(1, 11):
+        assert solved(number, least) == solved(number), number
+    below = solved(differs, least - 10_000 if game == "relaxed_golf" else least - 1)
+    assert below != solved(differs) and below[0] == solved(differs)[0]
+
+
 @pytest.mark.parametrize("number, most", [(1, 3), (265, 50)])  # the peer's "at most N cards"
 def test_a_skipped_most_played_search_leaves_cards_played_unknown(number, most):
     """Never the verdict search's deepest line, which is smaller than the true figure."""
