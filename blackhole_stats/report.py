@@ -591,7 +591,8 @@ class ManifestCheck:
                          f"rows: {self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} "
                          "repeated" + ("" if self.being_written else " (blackhole-stats verify names them)"))
         if self.strays:
-            lines.append(_strays_warning(self.strays, of_run=True))
+            lines.append(f"warning: the directory also holds {', '.join(self.strays)}, not the run's files, "
+                         "which other readers of it read: left out here (blackhole-stats verify names them)")
         if self.unfinished:
             lines.append(f"warning: the directory holds {', '.join(self.unfinished)}, unfinished by a run that was "
                          "killed, which polars reads or refuses the folder for: resume the run, which removes them")
@@ -663,41 +664,6 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
     return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
 
 
-def _strays_warning(strays: tuple[str, ...], of_run: bool) -> str:
-    """The line for `_unread_strays`, in a run's directory (`verify` names them) or in any other."""
-    if of_run:
-        return (f"warning: the directory also holds {', '.join(strays)}, not the run's files, which other readers "
-                "of it read: left out here (blackhole-stats verify names them)")
-    return f"warning: the directory also holds {', '.join(strays)}, which other readers of it read: left out here"
-
-
-NAMES_SHOWN = 5
-"""The most file names a warning about the readers lists (a folder may hold thousands)."""
-
-
-def readers_differ(source: str, of_run: bool) -> tuple[str, ...]:
-    """Where README's readers of the directory `source` read other files than the report, the warnings:
-    without a manifest, the entries they read that the report leaves out (a run's `ManifestCheck` says so
-    itself); and, run or not, the files the report reads that pandas and pyarrow leave out, whose names (or
-    folders' names) start with `_` or `.`: a notebook's figures would count fewer rows, the same deals as
-    ours where a manifest's check finds nothing amiss."""
-    fs, root = filesystem(source)
-    if fs.get_file_info(root).type != pafs.FileType.Directory:  # a file; or gone since it was read
-        return ()
-    _, _, files = data_files(source)
-    lines = []
-    strays = () if of_run else _unread_strays(source, list_run(source))
-    if strays:
-        lines.append(_strays_warning(strays, of_run=False))
-    hidden = [name for name in (posixpath.relpath(file, root) for file in files)
-              if any(part.startswith(("_", ".")) for part in name.split("/"))]
-    if hidden:
-        more = f", and {len(hidden) - NAMES_SHOWN:,} more" if len(hidden) > NAMES_SHOWN else ""
-        lines.append(f"warning: {', '.join(hidden[:NAMES_SHOWN])}{more}, read here, are left out by pandas and "
-                     "pyarrow (a name starting with '_' or '.'), whose figures count fewer rows")
-    return tuple(lines)
-
-
 def _unread_strays(source: str, files: RunFiles) -> tuple[str, ...]:
     """The entries of the run directory `source` (`files`: its listing) that other readers read and the report does not: files
     other than `*.parquet`, entries that are no file at all (a link to nothing, a FIFO), and folders
@@ -750,8 +716,6 @@ class Report:
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
     mixed_settings: str | None = None
     """Without a manifest: the warning that its files record runs of different settings (`mixed_settings`)."""
-    readers_differ: tuple[str, ...] = ()
-    """The warnings where other readers of the directory read other files than the report (`readers_differ`)."""
     same_game_twice: int = 0
     """Deals N below 32000 listed as msN too: one game (PySolFC deals both with the LCG, and shows N as
     msN), counted twice."""
@@ -879,7 +843,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         no_first_move = cards_played.get(game.talon_size, 0)
     names = _first_and_last(data)
     _testhooks.pause("report-checks")
-    against_manifest, mixed, readers = _checks(listed, manifest, source)
+    against_manifest, mixed = _checks(listed, manifest, source)
     return Report(
         source=source,
         game=game.key,
@@ -901,7 +865,6 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
         against_manifest=against_manifest,
         mixed_settings=mixed,
-        readers_differ=readers,
         same_game_twice=same_game_twice(listed),
     )
 
@@ -1158,7 +1121,7 @@ def _warnings(report: Report) -> list[str]:
                 + (f"; {differ} other iterations than the row counted: the first listed, in the file whose name "
                    "sorts first)" if other else ")")] if again else []
     return repeated + _same_game_twice_warning(report.same_game_twice, "counted once") + _suspicions(
-        report.against_manifest, report.mixed_settings, report.readers_differ, report.manifest, report.source)
+        report.against_manifest, report.mixed_settings, report.manifest, report.source)
 
 
 def _same_game_twice_warning(twice: int, consequence: str) -> list[str]:
@@ -1167,27 +1130,22 @@ def _same_game_twice_warning(twice: int, consequence: str) -> list[str]:
             f"{consequence}"] if twice else []
 
 
-def _checks(listed: pd.DataFrame, manifest: dict | None,
-            source: str) -> tuple[ManifestCheck | None, str | None, tuple[str, ...]]:
-    """The rows against the run's manifest, or, in a folder without one, the settings its files record;
-    and what other readers of the folder read that the report does not, or the other way round."""
-    readers = readers_differ(source, of_run=bool(manifest))
-    return (ManifestCheck.of(listed, manifest, source), None, readers) if manifest else (
-        None, mixed_settings(listed), readers)
+def _checks(listed: pd.DataFrame, manifest: dict | None, source: str) -> tuple[ManifestCheck | None, str | None]:
+    """The rows against the run's manifest, or, in a folder without one, the settings its files record."""
+    return (ManifestCheck.of(listed, manifest, source), None) if manifest else (None, mixed_settings(listed))
 
 
-def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, readers: tuple[str, ...],
-                manifest: dict | None, source: str) -> list[str]:
+def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, manifest: dict | None,
+                source: str) -> list[str]:
     """The one place that words what makes a dataset's rows suspect, for a report and for `export`: rows
-    that are not what its manifest asks for, files of runs of different settings, files other readers read
-    and the report does not (or the other way round), a results format this version cannot vouch for
-    (`dataset.format_problem`: its files are read as this version reads its own)."""
+    that are not what its manifest asks for, files of runs of different settings, a results format this
+    version cannot vouch for (`dataset.format_problem`: its files are read as this version reads its own)."""
     if against_manifest is not None:
         warnings = against_manifest.warnings()
     else:  # a run made under a link's name, read by the folder's real name: its manifest is beside the link
         warnings = [LIVE_WARNING] if being_written(source) else []
     problem = format_problem(manifest) if manifest else None
-    return [*warnings, *([mixed] if mixed else []), *readers,
+    return [*warnings, *([mixed] if mixed else []),
             *([f"warning: {source} {problem}: its files are read as this version reads its own"] if problem else [])]
 
 

@@ -1110,31 +1110,6 @@ def test_a_comparison_warns_for_each_side_that_is_not_what_its_manifest_asks_for
         assert text.count("warning") == 1, text
 
 
-@pytest.mark.parametrize("with_manifest", [False, True])
-def test_files_other_readers_read_differently_are_named_with_or_without_a_manifest(tmp_path, rows, with_manifest):
-    """Parts gathered in a folder without DIR.run (helper 147): a renamed copy of a part, which pandas and
-    pyarrow read and the report leaves out, and an `_extra.parquet`, which the report reads and they leave
-    out, changed the figures between readers without a word (with a manifest the copy was named)."""
-    folder = write_arrow(tmp_path / "gathered", rows[:120], manifest=manifest_for(rows[:120]) if with_manifest
-                         else None)
-    (folder / "part-00000.parquet.old").write_bytes((folder / "part-00000.parquet").read_bytes())
-    write_arrow(tmp_path / "elsewhere", rows[120:], parts=1)
-    (tmp_path / "elsewhere" / "part-00000.parquet").rename(folder / "_extra.parquet")
-    by_pandas = len(pd.read_parquet(folder))
-    done = run_cli(folder, "--format", "json")
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["deals"] == len(rows) != by_pandas  # the report's rows and pandas' differ
-    text = " ".join(run_cli(folder).stdout.split())
-    stray = ("warning: the directory also holds part-00000.parquet.old, not the run's files, which other readers "
-             "of it read: left out here (blackhole-stats verify names them)" if with_manifest else
-             "warning: the directory also holds part-00000.parquet.old, which other readers of it read: left out here")
-    assert stray in text, text
-    assert ("warning: _extra.parquet, read here, are left out by pandas and pyarrow (a name starting with '_' or "
-            "'.'), whose figures count fewer rows") in text, text
-    exported = subprocess.run([str(CLI), "export", str(folder)], capture_output=True, text=True, timeout=120)
-    assert exported.returncode == 0 and "_extra.parquet, read here" in exported.stderr, exported.stderr
-
-
 def test_no_manifest_no_comparison(tmp_path, rows):
     done = run_cli(write_arrow(tmp_path / "plain", rows), "--format", "json")
     assert json.loads(done.stdout)["against_manifest"] is None
