@@ -928,9 +928,9 @@ class Comparison:
     won_only_a: int = 0
     """Deals A solved and B proved unsolvable."""
     won_only_b: int = 0
-    cards_played_unknown: int = 0
-    """Deals both call unsolved that `cards_played_differ` cannot judge: one side (or both) did not determine
-    its most cards played within its --max-iters (null cards_played)."""
+    cards_played_not_compared: int | None = None
+    """Deals both call unsolved that `cards_played_differ` leaves out: one side (or both) holds no cards
+    played for it (null: a run's most-played search ran out of --max-iters); None without the columns."""
 
 
 def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report) -> Comparison:
@@ -950,7 +950,7 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
                  "a_iterations": _optional_int(row, "iterations_a"),
                  "b_iterations": _optional_int(row, "iterations_b")}
                 for row in differ.itertuples()]
-    cards, unknown = None, 0
+    cards = not_compared = None
     if "cards_played_a" in both and "cards_played_b" in both:
         played_a, played_b = both["cards_played_a"], both["cards_played_b"]
         unsolved = (outcome_a == "unsolved") & (outcome_b == "unsolved")
@@ -958,7 +958,7 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
         differ_played = both[unsolved & known & played_a.ne(played_b).fillna(False)]
         cards = [{"deal": game_name(row.deal, row.ms), "a": int(row.cards_played_a),
                   "b": int(row.cards_played_b)} for row in differ_played.itertuples()]
-        unknown = int((unsolved & ~known).sum())
+        not_compared = int((unsolved & ~known).sum())
     if not len(both):
         raise DatasetError(f"{a_report.source} and {b_report.source} share no deal: nothing to compare "
                            f"({_span(a_report)} against {_span(b_report)})")
@@ -970,7 +970,8 @@ def compare(a: pd.DataFrame, b: pd.DataFrame, a_report: Report, b_report: Report
         only_a=int(side["left_only"]), only_b=int(side["right_only"]),
         verdicts_differ=verdicts,
         contradictions=won_only_a + won_only_b if a_report.game == b_report.game else None,
-        cards_played_differ=cards, won_only_a=won_only_a, won_only_b=won_only_b, cards_played_unknown=unknown,
+        cards_played_differ=cards, won_only_a=won_only_a, won_only_b=won_only_b,
+        cards_played_not_compared=not_compared,
     )
 
 
@@ -1156,9 +1157,8 @@ def source_warnings(data: pd.DataFrame, manifest: dict | None, source: str) -> l
 
 
 def _countings(a: Report, b: Report) -> list[str]:
-    """A note where two runs of one game and search counted iterations differently, or ran under different
-    budgets (a budget leaves deals undecided, and in the Golf games decides whether the heights search
-    runs: README, The heights search): their effort figures side by side would mislead."""
+    """A note where two runs (their manifests) of one game and search counted iterations differently, or
+    ran under different budgets: their effort figures side by side would mislead."""
     if not (a.manifest and b.manifest) or a.game != b.game or a.manifest.get("search") != b.manifest.get("search"):
         return []
     revisions = [manifest_iterations_revision(report.manifest) for report in (a, b)]
@@ -1167,11 +1167,11 @@ def _countings(a: Report, b: Report) -> list[str]:
                 f"{revisions[1]}): compare their verdicts, not their effort"]
     budgets = [report.manifest.get("max_iters") for report in (a, b)]
     if budgets[0] != budgets[1]:
-        shown = " and ".join("none" if budget is None else _number(budget) if type(budget) is int else
-                             _setting(budget) for budget in budgets)
-        return [f"note: A and B ran under different budgets (max_iters {shown}), which can leave deals "
-                "undecided and, in the Golf games, change the search that decides a deal: compare their "
-                "verdicts, not their effort"]
+        shown = " and ".join("none" if budget is None else _number(budget)  # read_manifest let in no other kind
+                             for budget in budgets)
+        return [f"note: A and B ran under different budgets (max_iters {shown}): a budget can leave deals "
+                "undecided, and in the Golf games it decides which search runs (README, The heights search): "
+                "compare their verdicts, not their effort"]
     return []
 
 
@@ -1197,10 +1197,10 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
         [(row["deal"], row["a"], row["b"], _number(row["a_iterations"]), _number(row["b_iterations"]))
          for row in differ[:LISTED]], align="lllrr"))
     if comparison.cards_played_differ is not None:
-        cards, unknown = comparison.cards_played_differ, comparison.cards_played_unknown
+        cards, unknown = comparison.cards_played_differ, comparison.cards_played_not_compared
         not_compared = [] if not unknown else [
-            f"not compared: {unknown:,} deal{'s' if unknown > 1 else ''} both call unsolved whose most cards played "
-            "one side (or both) did not determine within its --max-iters (cards_played is null)"]
+            f"not compared: {unknown:,} deal{'s' if unknown > 1 else ''} both call unsolved, for which one side (or "
+            "both) holds no cards played (null: a run's most-played search ran out of --max-iters)"]
         sections.append(_Section(
             f"Deals both call unsolved but with different cards played: {len(cards):,}",
             not_compared + _listed(cards), ("deal", "A cards played", "B cards played"),

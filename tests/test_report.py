@@ -544,11 +544,13 @@ def test_compare_says_how_many_unsolved_deals_it_could_not_compare_cards_played_
     done = run_cli(dataset, "--compare", write_arrow(tmp_path / "budgeted", other), "--format", "json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    assert (result["cards_played_unknown"], result["cards_played_differ"]) == (3, [])
+    assert (result["cards_played_not_compared"], result["cards_played_differ"]) == (3, [])
     text = " ".join(run_cli(dataset, "--compare", tmp_path / "budgeted").stdout.split())
-    assert ("not compared: 3 deals both call unsolved whose most cards played one side (or both) did not "
-            "determine within its --max-iters (cards_played is null)") in text, text
+    assert ("not compared: 3 deals both call unsolved, for which one side (or both) holds no cards played (null: "
+            "a run's most-played search ran out of --max-iters)") in text, text
     assert "not compared" not in run_cli(dataset, "--compare", dataset).stdout
+    assert json.loads(run_cli(dataset, "--compare", dataset, "--format", "json").stdout)[
+        "cards_played_not_compared"] == 0
 
 
 def test_compare_notes_runs_of_different_budgets(rows, tmp_path):
@@ -558,8 +560,9 @@ def test_compare_notes_runs_of_different_budgets(rows, tmp_path):
     asked = manifest_for(rows)
     sides = {budget: write_arrow(tmp_path / str(budget), rows, manifest={**asked, "max_iters": budget})
              for budget in (1_000_000, 3_000_000, None)}
-    note = ("note: A and B ran under different budgets (max_iters {}), which can leave deals undecided and, in "
-            "the Golf games, change the search that decides a deal: compare their verdicts, not their effort")
+    note = ("note: A and B ran under different budgets (max_iters {}): a budget can leave deals undecided, and in "
+            "the Golf games it decides which search runs (README, The heights search): compare their verdicts, not "
+            "their effort")
     for a, b, shown in ((1_000_000, 3_000_000, "1,000,000 and 3,000,000"), (None, 1_000_000, "none and 1,000,000")):
         text = " ".join(run_cli(sides[a], "--compare", sides[b]).stdout.split())
         assert note.format(shown) in text, text

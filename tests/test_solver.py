@@ -259,8 +259,8 @@ HEIGHTS_PASS = 6**7 * 14
 ])
 def test_the_golf_games_budget_from_which_a_deal_is_solved_as_without_one(game, least, differs):
     """The budgets README gives: from them up, every deal (here 1..10) gets the unbudgeted result; below,
-    the fast search goes on alone and counts its own iterations (a helper's Golf deal 642: 1,894,437
-    iterations and 47 cards played with one budget, 24,295 and 51 with one fewer)."""
+    another search decides (Golf, Dead King Golf: the fast search alone; Relaxed Golf, with less than its
+    two restricted passes need after the first try: the full pass alone) and counts its own iterations."""
     from blackhole_stats.games import get_game
 
     solver, rules = Solver(), get_game(game)
