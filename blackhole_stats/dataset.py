@@ -510,9 +510,21 @@ def _undecodable(root: str) -> str:
     return ""
 
 
-def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
+@dataclass(frozen=True)
+class PandasReads:
+    """Where pandas and pyarrow read a directory otherwise than `data_files` (paths under it): they take
+    every file whose name, and its folders' names, start with neither `_` nor `.`, whatever it is called."""
+
+    extra: tuple[str, ...] = ()
+    """Parquet files under another name than `*.parquet` (a renamed copy of a part), which they read."""
+    skipped: tuple[str, ...] = ()
+    """`*.parquet` files under a name starting with `_` or `.`, or in such a folder, which they leave out."""
+
+
+def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str], PandasReads]:
     """The files a report reads, with the file system and the root they are under: `out` itself if it
-    is a file, else every `*.parquet` file under DIR.
+    is a file, else every `*.parquet` file under DIR; and, from the same listing, where pandas and pyarrow
+    read DIR otherwise.
 
     The files DuckDB reads from DIR (and polars, pandas and pyarrow too, when
     `verify` finds nothing else there), so the report counts what they count.
@@ -521,7 +533,7 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
     fs, root = filesystem(out)
     kind = fs.get_file_info(root).type
     if kind == pafs.FileType.File:
-        return fs, root, [root]
+        return fs, root, [root], PandasReads()
     if kind != pafs.FileType.Directory:
         raise DatasetError(f"{out}: no such file or directory")
     _refuse_loops(local_path(out))
@@ -535,7 +547,25 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str]]:
         why = ": a run is writing to it and has finished no chunk yet" if being_written(out) else (
             ": it holds only files a killed run left unfinished: resume the run" if unfinished_in(out) else "")
         raise DatasetError(f"{out}: no *.parquet files in this directory{why}")
-    return fs, root, paths
+    taken = [info for info in found if info.type == pafs.FileType.File
+             and not any(name.startswith(("_", ".")) for name in posixpath.relpath(info.path, root).split("/"))]
+    return fs, root, paths, PandasReads(
+        extra=tuple(sorted(info.path for info in taken
+                           if not info.base_name.endswith(".parquet") and _is_parquet(fs, info))),
+        skipped=tuple(sorted(set(paths) - {info.path for info in taken})))
+
+
+def _is_parquet(fs: pafs.FileSystem, info: pafs.FileInfo) -> bool:
+    """Whether a file begins and ends with Parquet's magic bytes (what pyarrow reads as one)."""
+    if info.size is None or info.size < 8:
+        return False
+    try:
+        with fs.open_input_file(info.path) as handle:
+            head = handle.read(4)
+            handle.seek(info.size - 4)
+            return head == handle.read(4) == b"PAR1"
+    except OSError:  # unreadable: no reader reads it either
+        return False
 
 
 def _refuse_loops(root: str | None) -> None:

@@ -82,7 +82,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED, game: Game | No
     """
     source = str(path)
     live = being_written(source)  # before the files are read: a run that ends meanwhile left them short
-    fs, root, files = data_files(source)
+    fs, root, files, otherwise = data_files(source)
     frames, settings = [], {}
     for file in files:
         folder = _folder_game(root, file)
@@ -104,6 +104,8 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED, game: Game | No
     data.attrs[RUN_SETTINGS] = {posixpath.relpath(file, root) if file != root else posixpath.basename(file): found
                                 for file, found in settings.items()}
     data.attrs[BEING_WRITTEN] = live
+    data.attrs[PANDAS_READS] = {kind: [posixpath.relpath(file, root) for file in getattr(otherwise, kind)]
+                                for kind in ("extra", "skipped")}
     return data
 
 
@@ -113,6 +115,9 @@ sorted JSON; None where they are damaged), by its path under the dataset, for `m
 `ManifestCheck`."""
 BEING_WRITTEN = "blackhole_stats.being_written"
 """`load`'s frame's attrs key: whether a run was writing to the dataset as `load` began to read it."""
+PANDAS_READS = "blackhole_stats.pandas_reads"
+"""`load`'s frame's attrs key: the files under the dataset that pandas and pyarrow read and `load` does not
+("extra"), and the other way round ("skipped") (`dataset.PandasReads`), for `pandas_reads`."""
 
 
 _UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".txt": "text (export's list of numbers?)",
@@ -664,6 +669,28 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
     return f"warning: the files were solved by runs of different settings ({kinds}), counted here together"
 
 
+NAMES_SHOWN = 5
+"""The most file names a warning of what pandas reads otherwise lists (a folder may hold thousands)."""
+
+
+def pandas_reads(data: pd.DataFrame) -> tuple[str, ...]:
+    """Where pandas and pyarrow read the folder `load` read `data` from otherwise (its attrs), the
+    warnings: a notebook's figures would count other rows than the report's. For a folder without a
+    manifest (a run's `ManifestCheck` names what its folder holds besides the run's files)."""
+    found = data.attrs.get(PANDAS_READS, {})
+
+    def names(kind: str) -> str:
+        files = found.get(kind, [])
+        more = f", and {len(files) - NAMES_SHOWN:,} more" if len(files) > NAMES_SHOWN else ""
+        return ", ".join(files[:NAMES_SHOWN]) + more
+
+    return tuple(line for line in (
+        f"warning: pandas and pyarrow also read {names('extra')} (Parquet, not named *.parquet), left out here: "
+        "their figures count more rows" if found.get("extra") else None,
+        f"warning: pandas and pyarrow leave out {names('skipped')}, read here (a name, or a folder's, starting "
+        "with '_' or '.'): their figures count fewer rows" if found.get("skipped") else None) if line)
+
+
 def _unread_strays(source: str, files: RunFiles) -> tuple[str, ...]:
     """The entries of the run directory `source` (`files`: its listing) that other readers read and the report does not: files
     other than `*.parquet`, entries that are no file at all (a link to nothing, a FIFO), and folders
@@ -716,6 +743,8 @@ class Report:
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
     mixed_settings: str | None = None
     """Without a manifest: the warning that its files record runs of different settings (`mixed_settings`)."""
+    pandas_reads: tuple[str, ...] = ()
+    """Without a manifest: the warnings that pandas and pyarrow read other files of the folder (`pandas_reads`)."""
     same_game_twice: int = 0
     """Deals N below 32000 listed as msN too: one game (PySolFC deals both with the LCG, and shows N as
     msN), counted twice."""
@@ -843,7 +872,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         no_first_move = cards_played.get(game.talon_size, 0)
     names = _first_and_last(data)
     _testhooks.pause("report-checks")
-    against_manifest, mixed = _checks(listed, manifest, source)
+    against_manifest, mixed, pandas_differs = _checks(listed, manifest, source)
     return Report(
         source=source,
         game=game.key,
@@ -865,6 +894,7 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         manifest={key: manifest[key] for key in MANIFEST_KEYS if key in manifest} if manifest else {},
         against_manifest=against_manifest,
         mixed_settings=mixed,
+        pandas_reads=pandas_differs,
         same_game_twice=same_game_twice(listed),
     )
 
@@ -1122,7 +1152,7 @@ def _warnings(report: Report) -> list[str]:
                 + (f"; {differ} other iterations than the row counted: the first listed, in the file whose name "
                    "sorts first)" if other else ")")] if again else []
     return repeated + _same_game_twice_warning(report.same_game_twice, "counted once") + _suspicions(
-        report.against_manifest, report.mixed_settings, report.manifest, report.source)
+        report.against_manifest, report.mixed_settings, report.pandas_reads, report.manifest, report.source)
 
 
 def _same_game_twice_warning(twice: int, consequence: str) -> list[str]:
@@ -1131,22 +1161,27 @@ def _same_game_twice_warning(twice: int, consequence: str) -> list[str]:
             f"{consequence}"] if twice else []
 
 
-def _checks(listed: pd.DataFrame, manifest: dict | None, source: str) -> tuple[ManifestCheck | None, str | None]:
-    """The rows against the run's manifest, or, in a folder without one, the settings its files record."""
-    return (ManifestCheck.of(listed, manifest, source), None) if manifest else (None, mixed_settings(listed))
+def _checks(listed: pd.DataFrame, manifest: dict | None,
+            source: str) -> tuple[ManifestCheck | None, str | None, tuple[str, ...]]:
+    """The rows against the run's manifest, or, in a folder without one, the settings its files record
+    and the files pandas reads otherwise."""
+    if manifest:
+        return ManifestCheck.of(listed, manifest, source), None, ()
+    return None, mixed_settings(listed), pandas_reads(listed)
 
 
-def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, manifest: dict | None,
-                source: str) -> list[str]:
+def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, pandas_differs: tuple[str, ...],
+                manifest: dict | None, source: str) -> list[str]:
     """The one place that words what makes a dataset's rows suspect, for a report and for `export`: rows
-    that are not what its manifest asks for, files of runs of different settings, a results format this
-    version cannot vouch for (`dataset.format_problem`: its files are read as this version reads its own)."""
+    that are not what its manifest asks for, files of runs of different settings, files pandas reads
+    otherwise, a results format this version cannot vouch for (`dataset.format_problem`: its files are read
+    as this version reads its own)."""
     if against_manifest is not None:
         warnings = against_manifest.warnings()
     else:  # a run made under a link's name, read by the folder's real name: its manifest is beside the link
         warnings = [LIVE_WARNING] if being_written(source) else []
     problem = format_problem(manifest) if manifest else None
-    return [*warnings, *([mixed] if mixed else []),
+    return [*warnings, *([mixed] if mixed else []), *pandas_differs,
             *([f"warning: {source} {problem}: its files are read as this version reads its own"] if problem else [])]
 
 

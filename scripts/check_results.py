@@ -66,7 +66,7 @@ def solved_with(dataset: Path, data, given: dict) -> tuple[str, int | None, dict
     manifest = read_manifest(str(dataset)) if dataset.is_dir() else None
     recorded = data.attrs.get(RUN_SETTINGS, {})
     if manifest is None and recorded:
-        _, _, files = data_files(str(dataset))
+        _, _, files, _ = data_files(str(dataset))
         if None in recorded.values() or len(set(recorded.values())) > 1 or len(recorded) < len(files):
             raise DatasetError(f"{dataset}: its files record damaged, different or no run settings "
                                f"(blackhole-stats report {dataset} says which): check one run at a time")

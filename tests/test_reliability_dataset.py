@@ -652,6 +652,40 @@ def test_verify_fails_on_whatever_a_reader_would_read(run_copy, stray):
     assert all(reader in line for reader in double_counting + failing), (line, rows)
 
 
+@pytest.mark.parametrize("stray", STRAYS)
+def test_report_without_a_manifest_says_where_pandas_reads_other_rows(run_copy, tmp_path, stray):
+    """Parts gathered in a folder of their own (no manifest to name strays by): a renamed copy of a part,
+    which pandas and pyarrow read, was left out of the report without a word, and a `_backup.parquet`
+    the report reads and they leave out likewise (helper 147's F2). Files they fail on need no word."""
+    gathered = tmp_path / "gathered"
+    gathered.mkdir()
+    for part in run_copy.glob("part-*.parquet"):
+        shutil.copy(part, gathered)
+    target = gathered / stray
+    target.parent.mkdir(exist_ok=True)
+    if STRAYS[stray] == "a copy":
+        shutil.copy(run_copy / "part-1-3-3.parquet", target)
+    else:
+        target.write_bytes(os.urandom(300) if STRAYS[stray] == "random bytes" else b"my notes\n")
+    pandas_rows = reader_rows(gathered)["pandas"]
+    text, as_json = cli_all([("report", gathered), ("report", gathered, "--format", "json")])
+    if text.returncode:  # refused in a line, as a reader fails on it: nothing silently other
+        assert f"{stray}: not a readable Parquet file" in assert_one_line_failure(text)
+        return
+    deals = json.loads(assert_ok(as_json))
+    counted = deals["deals"] + deals["duplicates"]
+    shown = " ".join(assert_ok(text).split())
+    if not isinstance(pandas_rows, int) or pandas_rows == counted:
+        assert deals["pandas_reads"] == [] and "pandas and pyarrow" not in shown, (pandas_rows, shown)
+        return
+    word = "also read" if pandas_rows > counted else "leave out"
+    [line] = deals["pandas_reads"]
+    assert line.startswith(f"warning: pandas and pyarrow {word} {stray}") and line in shown, (pandas_rows, counted, line)
+    exported = cli("export", gathered)  # (it refuses deals listed twice, the copies here but the "also read")
+    assert line in exported.stderr.decode().splitlines() or assert_one_line_failure(exported).rstrip().endswith(
+        "is listed more than once (in a run's directory, blackhole-stats verify names every repeat)")
+
+
 def test_report_counts_a_backup_copy_and_says_so(run_copy):
     shutil.copy(run_copy / "part-1-3-3.parquet", run_copy / "backup.parquet")
     assert len(pd.read_parquet(run_copy)) == 9  # what a notebook would count
