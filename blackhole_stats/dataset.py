@@ -836,8 +836,9 @@ def _positive(numbers: np.ndarray, written: Sequence | None = None) -> np.ndarra
     below = np.flatnonzero(numbers < 1)
     if len(below):
         row = below[0]
-        spelt = numbers[row] if written is None else str(written[row]).strip()
-        shown = numbers[row] if spelt == str(numbers[row]) else quoted(spelt)
+        number = int(numbers[row])
+        spelt = str(number) if written is None else str(written[row]).strip()
+        shown = number if spelt == str(number) else quoted(spelt)
         raise DatasetError(f"row {row + 1} has game number {shown}: game numbers start at 1")
     return numbers
 

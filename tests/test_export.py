@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from blackhole_stats import deal
@@ -200,6 +202,20 @@ def test_a_list_with_a_number_that_is_no_game_is_refused(tmp_path, number, shown
     listing.write_text(f"deal,outcome\n3,solved\n{number},solved\n")
     line = assert_one_line_failure(cli("export", listing), 1)
     assert f"row 2 has game number {shown}: game numbers start at 1" in line
+
+
+@pytest.mark.parametrize("deal, shown", [
+    (pa.array([3, 0], pa.int64()), "0"), (pa.array([3, -7], pa.int32()), "-7"), (pa.array([3, 0], pa.uint64()), "0"),
+    (pa.array([3.0, -3.0]), "-3"), (pa.array([3, 0], pa.decimal128(38, 0)), "0")])
+def test_a_parquet_file_with_a_number_that_is_no_game_is_refused(tmp_path, deal, shown):
+    """The same in a typed Parquet column (a notebook's `astype("int64")` of deal 2^63-1 read as a float
+    gives -2^63): report and export died in a traceback where a CSV's 0 got its line (helper 150)."""
+    listing = tmp_path / "verdicts.parquet"
+    pq.write_table(pa.table({"deal": deal, "outcome": ["solved"] * 2, "iterations": [5] * 2, "cards_played": [51] * 2}),
+                   listing)
+    for command in (("export", listing), ("report", listing)):
+        line = assert_one_line_failure(cli(*command), 1)
+        assert f"row 2 has game number {shown}: game numbers start at 1" in line, (command, line)
 
 
 def test_an_exported_csv_reads_back_with_its_ms_deals(tmp_path):
