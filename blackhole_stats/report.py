@@ -729,6 +729,9 @@ class Report:
     last_deal: str | None
     outcomes: dict[str, int]
     solvable: Proportion | None
+    solvable_bounds: tuple[float, float] | None
+    """With intractable deals: the solvable share of all the deals were none of them solvable, and were all:
+    a budget decides the easy deals first, so `solvable`, of the decided ones, is no estimate for the game."""
     iterations: dict[str, IterationStats] | None
     cards_played: dict[int, int] | None
     cards_played_unknown: int | None
@@ -884,6 +887,8 @@ def build_report(data: pd.DataFrame, source: str, manifest: dict | None = None, 
         last_deal=names[-1],
         outcomes=outcomes,
         solvable=Proportion.of(outcomes["solved"], outcomes["solved"] + outcomes["unsolved"]),
+        solvable_bounds=(outcomes["solved"] / len(data), (outcomes["solved"] + outcomes["intractable"]) / len(data))
+        if outcomes["intractable"] else None,
         iterations=iterations,
         cards_played=cards_played,
         cards_played_unknown=cards_played_unknown,
@@ -1059,6 +1064,11 @@ def _report_sections(report: Report) -> list[_Section]:
 
     outcome_lines = [f"solvable fraction of decided deals: {_proportion(report.solvable)} "
                      "(95% Wilson score interval; decided = solved + unsolved)"]
+    if report.solvable_bounds is not None:
+        least, most = report.solvable_bounds
+        outcome_lines.append(f"with {report.outcomes['intractable']:,} deals intractable (--max-iters), the "
+                             f"solvable share of all the deals lies between {least:.2%} and {most:.2%}: a budget "
+                             "decides the easy deals first, so the decided ones are no sample of the game")
     if report.no_first_move is not None:
         label, meaning = _no_pile_card(game)
         outcome_lines.append(f"{label} ({meaning}): {report.no_first_move:,} deals")
