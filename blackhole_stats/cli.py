@@ -426,11 +426,10 @@ def _describe(label: str | None, result, game: Game) -> str:
                   for index, move in enumerate(result.solution, 1)]
     elif result.outcome == "intractable":
         lines.append(f"most cards played by a line found before the budget ran out: {result.cards_played}")
-    elif result.cards_played is None:
-        lines.append("most cards any line of play gets onto the foundation: "
-                     "not determined within --max-iters")
-    else:
-        lines.append(f"most cards any line of play gets onto the foundation: {result.cards_played}")
+    else:  # a position's cards already off the board are not counted
+        found = "not determined within --max-iters" if result.cards_played is None else result.cards_played
+        lines.append(f"most cards any line of play{'' if label else ' from this position'} gets onto the "
+                     f"foundation: {found}")
     return "\n".join(lines)
 
 

@@ -73,7 +73,9 @@ fewer refutations: `iterations` may grow, verdicts and cards played stay the sam
 class SolveResult:
     """What a search found: a verdict, with a Solution (a replayed, legal win) when solved.
 
-    `cards_played` is None for an unsolved position whose most-cards-played
+    `cards_played` counts the cards played from the position solved (of a
+    position part-way through a game, not those already off the board);
+    it is None for an unsolved position whose most-cards-played
     search did not finish within `max_iters` (or was not asked for). Two
     results are equal when they found the same: `seconds` is left out.
     """

@@ -595,3 +595,13 @@ def test_cli_refuses_bad_games_and_boards(tmp_path):
     board.write_text("Talon: 8H\nFoundations: TH\n" + "\n" * 7 + "2C\n")
     failure = assert_one_line_failure(cli("solve", "--board", str(board), "--game", "golf"), 1)
     assert "line 10: more than 7 piles" in failure
+
+
+def test_cli_says_a_positions_cards_played_count_from_it(tmp_path):
+    """A position part-way through a game counts only what is played from it (helper 150: deal 1 after its
+    best line's three cards said "gets onto the foundation: 0", read as the deal's own figure, 3)."""
+    board = tmp_path / "one.txt"
+    board.write_bytes(cli("deal", "1").stdout)
+    assert b"gets onto the foundation: 3\n" in cli("solve", "1").stdout
+    assert b"most cards any line of play from this position gets onto the foundation: 3\n" in cli(
+        "solve", "--board", board).stdout
