@@ -164,7 +164,8 @@ def board_of(row: Any) -> Board:
     null, is the exact number. Values are read as `report` reads a file's
     (`report.row_game_number`): `"1.0"` is deal 1 and an `ms` of `"False"`
     no ms deal, and what is neither a game number nor a truth value (a
-    null `ms` among them; no `ms` field is an ordinary deal), or a row that
+    null `ms` among them; no `ms` field is an ordinary deal, with a warning
+    from 32000 up, where msN is another board), or a row that
     says two things (both `deal` and `deal_exact`, `ms5` with a false `ms`),
     is refused (ValueError), never taken for another deal.
     """
@@ -178,7 +179,7 @@ WHY_NO_GAME = ("pandas drops the game column when it reads one game=... folder, 
 
 def _board_of(row: Any) -> Board:
     """`board_of`, for it and `solution_of`: its warning points at their caller's line (stacklevel 3)."""
-    from .dealing import GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
+    from .dealing import LCG_LIMIT, MS_MAX, GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
 
     if len(getattr(row, "shape", ())) == 2:  # a frame's missing column raises what its library likes (polars)
         raise ValueError("a table, not a row: pass one row (df.iloc[i], polars' rows(named=True)[i])")
@@ -206,10 +207,16 @@ def _board_of(row: Any) -> Board:
         _missing(exact)  # else row_game_number refuses the pair
     if plain and (_missing(ms) or type(ms).__name__ in ("bool", "bool_")):  # a reader's numbers: no text to read
         # (GameNumber takes a whole float below 2^53 only, as the column readers do)
-        return deal(GameNumber(number, not _missing(ms) and bool(ms)), game)
-    from .report import row_game_number
+        chosen = GameNumber(number, not _missing(ms) and bool(ms))
+    else:
+        from .report import row_game_number
 
-    return deal(row_game_number(*(None if _missing(value) else value for value in (number, ms, exact))), game)
+        chosen = row_game_number(*(None if _missing(value) else value for value in (number, ms, exact)))
+    if fields["ms"] is _NO_FIELD and not chosen.ms and LCG_LIMIT <= chosen.number <= MS_MAX:  # elsewhere one board
+        warnings.warn(f"the row has no ms field: dealt as deal {chosen}, PySolFC's Mersenne Twister deal, another "
+                      f"board than ms{chosen}'s (a selection of columns may leave ms out; runs hold both)",
+                      stacklevel=3)
+    return deal(chosen, game)
 
 
 def solution_of(row: Any) -> Solution | None:

@@ -22,7 +22,7 @@ from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
 from blackhole_stats.games import GAMES
 from blackhole_stats.solution import Solution, SolutionError, line_text
-from conftest import RANKS, assert_plays_out, reference_board
+from conftest import RANKS, assert_plays_out, cli, reference_board
 
 POSITION = "Foundations: 5H\n6C\n7D 4S\n5S\n"
 """A win in four: 4S 5S 6C 7D (pile 1, pile 2, pile 0, pile 1)."""
@@ -459,3 +459,23 @@ def test_a_row_of_another_game_without_its_game_field_says_so():
     with pytest.raises(SolutionError, match=r"\(the row has no game, so it was dealt as Black Hole's: a row of "
                                             "another game needs its game field"):
         solution_of(row)
+
+
+def test_a_row_read_without_its_ms_column_warns_where_ms_deals_differ(tmp_path):
+    """A run's rows of ms32000 and 32000, read without the ms column: board_of dealt both as 32000 (the
+    Mersenne Twister), another board than ms32000's, without a word (helper 150). Below 32000 N is msN's
+    board, and above 2^33 - 1 there is no ms deal: no warning there."""
+    out = tmp_path / "run"
+    assert cli("run", "--deals", "-", "--game", "golf", "--out", out, "--workers", "1",
+               stdin=b"31999\nms32000\n32000\n8589934592\n").returncode == 0
+    rows = pd.read_parquet(out, columns=["game", "deal", "solution"]).sort_values("deal", kind="stable")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert board_of(rows.iloc[0]) == deal(31999, "golf") and board_of(rows.iloc[-1]) == deal(8589934592, "golf")
+    for row in rows.iloc[1:3].itertuples():
+        with pytest.warns(UserWarning, match=r"the row has no ms field: dealt as deal 32000, PySolFC's Mersenne "
+                                             r"Twister deal, another board than ms32000's") as caught:
+            assert board_of(row) == deal(32000, "golf") != deal("ms32000", "golf")
+        assert [warning.filename for warning in caught] == [__file__]
+    assert {board_of(row).name for row in pd.read_parquet(out).itertuples()} == {
+        "31999", "ms32000", "32000", "8589934592"}
