@@ -110,9 +110,9 @@ class Board:
             object.__setattr__(self, "game", get_game(self.game))
         game = self.game
         if type(self.piles) is not tuple or not all(type(pile) is tuple for pile in self.piles):
-            object.__setattr__(self, "piles", tuple(map(tuple, self.piles)))  # lists: equal, hashable
+            object.__setattr__(self, "piles", tuple(map(_cards, self.piles)))  # lists: equal, hashable
         if type(self.talon) is not tuple:
-            object.__setattr__(self, "talon", tuple(self.talon))
+            object.__setattr__(self, "talon", _cards(self.talon))
         if len(self.piles) != game.piles:
             raise ValueError(f"{game.name} has {game.piles} piles, not {len(self.piles)}")
         if len(self.talon) > game.talon_size:
@@ -470,6 +470,13 @@ class Board:
     def solver_rules(self) -> dict:
         """The rest of the solver's input: the talon's ranks and the game's rules."""
         return solver_rules(self.layout, self.game)
+
+
+def _cards(cards: Iterable[Card]) -> tuple[Card, ...]:
+    """A pile or talon as a tuple; TypeError for text or one card, where a sequence of Cards belongs."""
+    if isinstance(cards, (str, Card)):  # ("2H" went by as the cards '2' and 'H')
+        raise TypeError(f"a pile or talon is a sequence of Cards (Card.from_text('2H')), not {type(cards).__name__}")
+    return tuple(cards)
 
 
 def check_board(board: object, taker: str) -> None:

@@ -44,6 +44,8 @@ class Card:
 
     @classmethod
     def from_text(cls, text: str) -> Card:
+        if not isinstance(text, str):  # (None said "'NoneType' object is not subscriptable")
+            raise TypeError(f"a card is text such as 'TD', not {type(text).__name__}")
         card = CARD_BY_TEXT.get(text)
         if card is None:
             raise CardParseError(f"unknown card {quoted(text)} (expected rank {RANKS} then suit {SUITS}, e.g. 'TD')")

@@ -130,9 +130,10 @@ class Solution:
 
     def __repr__(self) -> str:
         start = f" from deal {self.board.name}" if self.board.name else ""
+        game = "" if self.board.game is BLACK_HOLE else f"{self.board.game.name} "
         preview = " ".join(card.text for card in self.cards[:PREVIEW_MOVES])
         more = " ..." if len(self) > PREVIEW_MOVES else ""
-        return f"<Solution{start}: {len(self)} moves, {preview}{more}>"
+        return f"<{game}Solution{start}: {len(self)} move{'' if len(self) == 1 else 's'}, {preview}{more}>"
 
 
 def line_text(layout: tuple[bytes, bytes, int, bytes], game: Game, piles: bytes) -> str | None:

@@ -102,9 +102,13 @@ class SolveResult:
 
     def __repr__(self) -> str:
         played = ("" if self.solved else ", most cards played unknown" if self.cards_played is None
-                  else f", {self.cards_played} cards played")
-        moves = "" if self.solution is None else f", {len(self.solution)} moves"
-        return f"<SolveResult {self.outcome}: {self.iterations:,} iterations{played}{moves}, {self.seconds:.3f} s>"
+                  else f", {_count(self.cards_played, 'card')} played")
+        moves = "" if self.solution is None else f", {_count(len(self.solution), 'move')}"
+        return f"<SolveResult {self.outcome}: {_count(self.iterations, 'iteration')}{played}{moves}, {self.seconds:.3f} s>"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 @contextmanager
@@ -186,6 +190,8 @@ class Solver:
         if search not in SEARCHES:
             raise ValueError(f"unknown search {search!r}; choose from {', '.join(SEARCHES)}")
         check_max_iters(max_iters)
+        if isinstance(most_played, str) or most_played not in (True, False):  # "no" was taken as True
+            raise TypeError(f"most_played is True or False, not {most_played!r}")
         _testhooks.pause("solve-search")
         with _saying_what_grew(f"the {search} search's tables outgrew the memory this process may use "
                                "(--max-iters bounds them)"):
@@ -213,6 +219,7 @@ class Solver:
     def trap_walks(self, board: Board, walks: int, probes: int, seed: int, max_iters: int) -> list[bytes] | None:
         """The measurements of the difficulty score (see `difficulty`): per walk, its traps' depths;
         None if the board cannot be won (or a verdict needed more than max_iters positions)."""
+        check_board(board, "trap_walks")
         _testhooks.pause("trap-walks")
         with _saying_what_grew("the difficulty score's searches outgrew the memory this process may use"):
             return self._core.trap_walks(*board.solver_input(), walks, probes, seed, max_iters,

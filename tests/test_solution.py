@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from blackhole_stats import Board, GameNumber, Solver, board_of, deal, report, solution_of, solve
+from blackhole_stats import Board, Card, GameNumber, Solver, board_of, deal, report, solution_of, solve
 from blackhole_stats.dataset import DatasetError
 from blackhole_stats.deals import DealSet
 from blackhole_stats.runner import run
@@ -193,6 +193,38 @@ def test_solve_result_repr_is_one_short_line():
     solved = repr(Solver().solve(deal(2)))
     assert solved.startswith("<SolveResult solved: ") and ", 51 moves, " in solved
     assert len(solved) < 80 and "\n" not in solved and "Card" not in solved
+
+
+def test_reprs_count_in_the_singular_and_name_the_game():
+    """Helper 150: "1 iterations", "1 cards played", and a Relaxed Golf line shown as any Solution."""
+    one_card = Board.from_text("Foundations: 5H\n4S\n" + "\n" * 15)
+    result = Solver().solve(one_card)
+    assert repr(result).startswith("<SolveResult solved: 2 iterations, 1 move, ") and str(result.solution) == "4S"
+    assert repr(Solver().solve(Board.from_text("Foundations: 5H\n9C\n" + "\n" * 15))).startswith(
+        "<SolveResult unsolved: 1 iteration, 0 cards played, ")
+    assert repr(result.solution) == "<Solution: 1 move, 4S>"
+    assert repr(Solver().solve(deal(2, "relaxed_golf")).solution).startswith("<Relaxed Golf Solution from deal 2: ")
+    stuck = Solver().solve(Board.from_text("Foundations: 5H\n9C 4S\n" + "\n" * 15))
+    assert repr(stuck).startswith("<SolveResult unsolved: 1 iteration, 1 card played, "), repr(stuck)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: solve(deal(2), most_played="no"), "most_played is True or False, not 'no'"),  # was taken as True
+    (lambda: solve(deal(2), most_played=None), "most_played is True or False, not None"),
+    (lambda: Card.from_text(None), "a card is text such as 'TD', not NoneType"),
+    (lambda: Card.from_text(["AS"]), "a card is text such as 'TD', not list"),
+    (lambda: Solver().trap_walks("x", 1, 1, 1, 1), "trap_walks takes a Board"),
+    (lambda: Board(Card.from_text("AS"), [Card.from_text("2H"), *[()] * 16]),
+     "a pile or talon is a sequence of Cards (Card.from_text('2H')), not Card"),
+    (lambda: Board(Card.from_text("2H"), [()] * 7, talon="3H", game="golf"),
+     "a pile or talon is a sequence of Cards (Card.from_text('2H')), not str"),
+])
+def test_api_arguments_of_the_wrong_kind_are_named(call, message):
+    """Each said something of Python's insides (`'NoneType' object is not subscriptable`, `'2' is not a
+    Card`), or was taken for another value (helper 150)."""
+    with pytest.raises(TypeError) as caught:
+        call()
+    assert str(caught.value).startswith(message), caught.value
 
 
 # ------------------------------------------------------------------ dataset rows
