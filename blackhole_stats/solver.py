@@ -106,6 +106,10 @@ class SolveResult:
         moves = "" if self.solution is None else f", {_count(len(self.solution), 'move')}"
         return f"<SolveResult {self.outcome}: {_count(self.iterations, 'iteration')}{played}{moves}, {self.seconds:.3f} s>"
 
+    def _repr_svg_(self) -> str | None:
+        """A notebook shows a solved result as its solution's picture (None: the text repr)."""
+        return None if self.solution is None else self.solution._repr_svg_()
+
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}{'' if number == 1 else 's'}"

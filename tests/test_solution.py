@@ -193,6 +193,8 @@ def test_solve_result_repr_is_one_short_line():
     solved = repr(Solver().solve(deal(2)))
     assert solved.startswith("<SolveResult solved: ") and ", 51 moves, " in solved
     assert len(solved) < 80 and "\n" not in solved and "Card" not in solved
+    assert Solver().solve(deal(2))._repr_svg_() == solve(deal(2)).solution.svg()  # a notebook's picture
+    assert unknown._repr_svg_() is None  # (no picture: its text)
 
 
 def test_reprs_count_in_the_singular_and_name_the_game():
