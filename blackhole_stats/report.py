@@ -18,6 +18,7 @@ import posixpath
 import textwrap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Sequence
 from urllib.parse import unquote
 
 import numpy as np
@@ -596,8 +597,9 @@ class ManifestCheck:
                          f"rows: {self.missing:,} missing, {self.not_asked_for:,} not asked for, {self.repeated:,} "
                          "repeated" + ("" if self.being_written else " (blackhole-stats verify names them)"))
         if self.strays:
-            lines.append(f"warning: the directory also holds {', '.join(self.strays)}, not the run's files, "
-                         "which other readers of it read: left out here (blackhole-stats verify names them)")
+            lines.append(f"warning: the directory also holds {_names_shown(self.strays)}, not the run's files, "
+                         "which other readers of it take for part of it (and read, or fail on): left out here "
+                         "(blackhole-stats verify names them)")
         if self.unfinished:
             lines.append(f"warning: the directory holds {', '.join(self.unfinished)}, unfinished by a run that was "
                          "killed, which polars reads or refuses the folder for: resume the run, which removes them")
@@ -678,17 +680,18 @@ def pandas_reads(data: pd.DataFrame) -> tuple[str, ...]:
     warnings: a notebook's figures would count other rows than the report's. For a folder without a
     manifest (a run's `ManifestCheck` names what its folder holds besides the run's files)."""
     found = data.attrs.get(PANDAS_READS, {})
-
-    def names(kind: str) -> str:
-        files = found.get(kind, [])
-        more = f", and {len(files) - NAMES_SHOWN:,} more" if len(files) > NAMES_SHOWN else ""
-        return ", ".join(files[:NAMES_SHOWN]) + more
-
+    extra, skipped = found.get("extra", []), found.get("skipped", [])
     return tuple(line for line in (
-        f"warning: pandas and pyarrow also read {names('extra')} (Parquet, not named *.parquet), left out here: "
-        "their figures count more rows" if found.get("extra") else None,
-        f"warning: pandas and pyarrow leave out {names('skipped')}, read here (a name, or a folder's, starting "
-        "with '_' or '.'): their figures count fewer rows" if found.get("skipped") else None) if line)
+        f"warning: pandas and pyarrow also read {_names_shown(extra)} (Parquet, not named *.parquet), left out "
+        "here: their figures count more rows" if extra else None,
+        f"warning: pandas and pyarrow leave out {_names_shown(skipped)}, read here (a name, or a folder's, "
+        "starting with '_' or '.'): their figures count fewer rows" if skipped else None) if line)
+
+
+def _names_shown(names: Sequence[str]) -> str:
+    """The first NAMES_SHOWN names, and how many more."""
+    more = f", and {len(names) - NAMES_SHOWN:,} more" if len(names) > NAMES_SHOWN else ""
+    return ", ".join(names[:NAMES_SHOWN]) + more
 
 
 def _unread_strays(source: str, files: RunFiles) -> tuple[str, ...]:

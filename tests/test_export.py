@@ -269,7 +269,7 @@ def test_files_a_notebook_would_read_beside_the_runs_are_named_by_report_and_exp
     (out / "notes.txt").write_text("x\n")
     assert len(pd.read_parquet(out / (part.name + ".bak"))) == 20
     warning = (f"warning: the directory also holds notes.txt, {part.name}.bak, not the run's files, which other "
-               "readers of it read: left out here")
+               "readers of it take for part of it (and read, or fail on): left out here")
     listed = cli("export", out)
     assert listed.returncode == 0 and len(listed.stdout.split()) == 40 and warning in listed.stderr.decode()
     shown = cli("report", out, "--format", "json")
@@ -280,6 +280,10 @@ def test_files_a_notebook_would_read_beside_the_runs_are_named_by_report_and_exp
     (out / (part.name + ".bak")).rename(out / "backup" / (part.name + ".bak"))
     assert len(pd.read_parquet(out)) == 60
     assert json.loads(cli("report", out, "--format", "json").stdout)["against_manifest"]["strays"] == ["backup/"]
+    for index in range(6):  # a folder may hold thousands: the line names five (verify names them all)
+        (out / f"notes{index}.txt").write_text("x\n")
+    assert ("warning: the directory also holds backup/, notes0.txt, notes1.txt, notes2.txt, notes3.txt, and 2 more, "
+            "not the run's files") in " ".join(cli("report", out).stdout.decode().split())
 
 
 def test_the_api_refuses_an_outcome_tag_or_format_that_is_none(tmp_path):
