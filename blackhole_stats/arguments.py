@@ -25,6 +25,16 @@ def is_int_value(value) -> bool:
     return True
 
 
+def is_truth_value(value) -> bool:
+    """A bool, a numpy bool (not an array of them) or the int 0 or 1: what may say True or False. Text
+    ("False"), NaN or None would have been taken by their truthiness."""
+    if isinstance(value, bool):
+        return True
+    if getattr(getattr(value, "dtype", None), "kind", None) == "b":
+        return getattr(value, "ndim", 0) == 0
+    return is_int_value(value) and value in (0, 1)
+
+
 def is_whole_number(value, low: int, high: float = math.inf) -> bool:
     return is_int_value(value) and low <= value <= high
 

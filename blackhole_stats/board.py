@@ -24,7 +24,7 @@ from typing import BinaryIO, Iterable, Iterator, Mapping, Sequence, TextIO
 from .arguments import check_instance, is_int_value
 from .cards import DECK, NUM_RANKS, RED_SUITS, Card, CardParseError
 from .games import BLACK_HOLE, EMPTY_FOUNDATION, Game, get_game
-from .quoting import QUOTE_LIMIT, quoted
+from .quoting import QUOTE_LIMIT, counted, quoted
 
 NUM_PILES = BLACK_HOLE.piles
 PILE_SIZE = BLACK_HOLE.pile_size
@@ -297,7 +297,7 @@ class Board:
         name = f" {self.name}" if self.name else ""
         game = "" if self.game is BLACK_HOLE else f"{self.game.name} "
         talon = f", {len(self.talon)} in the talon" if self.game.has_talon else ""
-        left = f"{self.cards_left} card{'' if self.cards_left == 1 else 's'} left"
+        left = f"{counted(self.cards_left, 'card')} left"
         return f"<{game}Board{name}: foundation {self.foundation or 'empty'}, {left}{talon}>"
 
     def _repr_svg_(self) -> str:

@@ -20,7 +20,7 @@ from .board import Board, BoardParseError
 from .console import EXIT_BROKEN_PIPE, STDERR, StdoutFailed, discard_stdout, take_stderr, take_stdout
 from .dealing import DealNumberError, GameNumber, deal
 from .games import DEFAULT_GAME, GAMES, Game, UnknownGameError, get_game
-from .quoting import quoted
+from .quoting import counted, quoted
 from .solver import MAX_ITERS, OUTCOMES, SEARCHES, Solver
 
 EXIT_STATUS = {"solved": 0, "unsolved": 3, "intractable": 4}
@@ -418,18 +418,19 @@ def _describe(label: str | None, result, game: Game) -> str:
         name = f"{game.name} {name}"
     verdicts = {"solved": "solvable", "unsolved": "not solvable", "intractable": "undecided"}
     lines = [f"{name}: {verdicts[result.outcome]} ({result.outcome}), "
-             f"{result.iterations:,} iterations, {result.seconds:.3f} s"]
+             f"{counted(result.iterations, 'iteration')}, {result.seconds:.3f} s"]
     if result.solved:
         count = len(result.solution)
-        lines.append(f"solution, {count} move{'' if count == 1 else 's'} (pile numbers are 0-based, board order):")
+        lines.append(f"solution, {counted(count, 'move')} (pile numbers are 0-based, board order):")
         lines += [f"{index:>3}. {move.card} from {'the talon' if move.is_talon else f'pile {move.pile}'}"
                   for index, move in enumerate(result.solution, 1)]
-    elif result.outcome == "intractable":
-        lines.append(f"most cards played by a line found before the budget ran out: {result.cards_played}")
-    else:  # a position's cards already off the board are not counted
+        return "\n".join(lines)
+    here = "" if label else " from this position"  # a position's cards already off the board are not counted
+    if result.outcome == "intractable":
+        lines.append(f"most cards played{here} by a line found before the budget ran out: {result.cards_played}")
+    else:
         found = "not determined within --max-iters" if result.cards_played is None else result.cards_played
-        lines.append(f"most cards any line of play{'' if label else ' from this position'} gets onto the "
-                     f"foundation: {found}")
+        lines.append(f"most cards any line of play{here} gets onto the foundation: {found}")
     return "\n".join(lines)
 
 
@@ -757,8 +758,8 @@ def _summary(summary) -> str:
     """What a session did, in lines that fit 80 columns (up to a million deals, and a short path)."""
     counts = ", ".join(f"{n:,} {outcome}" for n, outcome in zip(summary.outcomes, OUTCOMES))
     rate = summary.solved_now / summary.seconds if summary.seconds else 0.0
-    workers = f"{summary.workers} worker{'' if summary.workers == 1 else 's'}"
-    return (f"{summary.solved_now:,} deal{'' if summary.solved_now == 1 else 's'} solved now in {summary.seconds:,.1f} s "
+    workers = counted(summary.workers, "worker")
+    return (f"{counted(summary.solved_now, 'deal')} solved now in {summary.seconds:,.1f} s "
             f"({rate:,.0f} deals/s, {workers})\n"
             f"{counts}\n"
             f"{summary.already_done:,} of the run's {summary.requested:,} deals were already done; "
@@ -857,7 +858,7 @@ def verify_command(directory: str, solve_again: bool) -> None:
     if checked.problems:
         raise click.ClickException(
             f"verification failed: {len(checked.problems)} problem(s) in {directory}")
-    click.echo(f"ok: {checked.rows:,} row{'' if checked.rows == 1 else 's'}, every deal of the manifest exactly once, "
+    click.echo(f"ok: {counted(checked.rows, 'row')}, every deal of the manifest exactly once, "
                "every solution replays legally, no other files for readers to pick up")
     if solve_again:
         click.echo(f"deals solved again as the run solved them: {checked.solved_again:,} of {checked.rows:,}"

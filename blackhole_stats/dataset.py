@@ -471,7 +471,7 @@ def _readers_of(name: str, is_file: bool, content) -> str:
     and refuses the directory if their extensions differ.
     """
     readers = []
-    if not name.startswith(("_", ".")) and (is_file or content):
+    if pandas_takes(name) and (is_file or content):
         readers.append("pandas and pyarrow")
     if not is_file or name.endswith(".parquet"):
         if is_file or any(info.base_name.endswith(".parquet") or info.type != pafs.FileType.File
@@ -510,10 +510,16 @@ def _undecodable(root: str) -> str:
     return ""
 
 
+def pandas_takes(path: str) -> bool:
+    """Whether pandas and pyarrow take the file or folder at `path` (under DIR) for part of DIR, whatever
+    it is called (see `_readers_of`): where no name on the way starts with `_` or `.`."""
+    return not any(name.startswith(("_", ".")) for name in path.split("/"))
+
+
 @dataclass(frozen=True)
 class PandasReads:
-    """Where pandas and pyarrow read a directory otherwise than `data_files` (paths under it): they take
-    every file whose name, and its folders' names, start with neither `_` nor `.`, whatever it is called."""
+    """Where pandas and pyarrow read a directory otherwise than `data_files` (paths under it): they read
+    every file `pandas_takes`, and fail on the folder if one is not Parquet."""
 
     extra: tuple[str, ...] = ()
     """Parquet files under another name than `*.parquet` (a renamed copy of a part), which they read."""
@@ -547,12 +553,16 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str], PandasReads]:
         why = ": a run is writing to it and has finished no chunk yet" if being_written(out) else (
             ": it holds only files a killed run left unfinished: resume the run" if unfinished_in(out) else "")
         raise DatasetError(f"{out}: no *.parquet files in this directory{why}")
-    taken = [info for info in found if info.type == pafs.FileType.File
-             and not any(name.startswith(("_", ".")) for name in posixpath.relpath(info.path, root).split("/"))]
+    extra = []
+    for info in found:
+        if info.type == pafs.FileType.File and not info.base_name.endswith(".parquet") and \
+                pandas_takes(posixpath.relpath(info.path, root)):
+            if not _is_parquet(fs, info):  # they fail on the whole folder: no figures of theirs differ
+                return fs, root, paths, PandasReads()
+            extra.append(posixpath.relpath(info.path, root))
     return fs, root, paths, PandasReads(
-        extra=tuple(sorted(info.path for info in taken
-                           if not info.base_name.endswith(".parquet") and _is_parquet(fs, info))),
-        skipped=tuple(sorted(set(paths) - {info.path for info in taken})))
+        extra=tuple(sorted(extra)),
+        skipped=tuple(name for name in (posixpath.relpath(path, root) for path in paths) if not pandas_takes(name)))
 
 
 def _is_parquet(fs: pafs.FileSystem, info: pafs.FileInfo) -> bool:

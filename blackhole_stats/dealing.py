@@ -17,7 +17,7 @@ from decimal import Decimal
 from functools import total_ordering
 
 from . import _core
-from .arguments import is_int_value
+from .arguments import is_int_value, is_truth_value
 from .board import Board
 from .games import BLACK_HOLE, Game, get_game
 from .quoting import quoted
@@ -172,11 +172,7 @@ def _truth_value(value: object) -> bool:
     """`ms` as a bool: a numpy bool or the int 0 or 1 (what a dataset hands back); anything else (text,
     NaN, None) would have been taken as its truthiness, and text "False" dealt an ms deal."""
     value = python_value(value)
-    if isinstance(value, bool):
-        return value
-    if getattr(getattr(value, "dtype", None), "kind", None) == "b":
-        return bool(value)
-    if is_int_value(value) and value in (0, 1):
+    if is_truth_value(value):
         return bool(value)
     raise DealNumberError(f"invalid ms flag {value!r}: expected True or False")
 

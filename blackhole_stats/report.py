@@ -34,11 +34,11 @@ from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_file
                       filesystem, first_line, folder_entries, format_problem, game_numbers, list_run,
                       manifest_iterations_revision, named_as_held, read_part, recorded_settings, run_chunk,
                       run_game, settings_differ, resource_shortage_error, shown_game, two_numbers, unfinished_in,
-                      unreadable_error, RunFiles)
+                      unreadable_error, PandasReads, RunFiles)
 from .dealing import LCG_LIMIT, MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
 from .difficulty import TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
-from .quoting import quoted
+from .quoting import counted, quoted
 from .solver import OUTCOMES
 
 COLUMNS = ("game", "deal", "ms", "outcome", "iterations", "cards_played", "seconds", "difficulty", "tag")
@@ -105,8 +105,7 @@ def load(path: str | Path, required: tuple[str, ...] = REQUIRED, game: Game | No
     data.attrs[RUN_SETTINGS] = {posixpath.relpath(file, root) if file != root else posixpath.basename(file): found
                                 for file, found in settings.items()}
     data.attrs[BEING_WRITTEN] = live
-    data.attrs[PANDAS_READS] = {kind: [posixpath.relpath(file, root) for file in getattr(otherwise, kind)]
-                                for kind in ("extra", "skipped")}
+    data.attrs[PANDAS_READS] = otherwise
     return data
 
 
@@ -117,8 +116,7 @@ sorted JSON; None where they are damaged), by its path under the dataset, for `m
 BEING_WRITTEN = "blackhole_stats.being_written"
 """`load`'s frame's attrs key: whether a run was writing to the dataset as `load` began to read it."""
 PANDAS_READS = "blackhole_stats.pandas_reads"
-"""`load`'s frame's attrs key: the files under the dataset that pandas and pyarrow read and `load` does not
-("extra"), and the other way round ("skipped") (`dataset.PandasReads`), for `pandas_reads`."""
+"""`load`'s frame's attrs key: where pandas and pyarrow read the dataset otherwise (`dataset.PandasReads`)."""
 
 
 _UNREAD_KINDS = {".json": "JSON", ".jsonl": "JSON", ".ndjson": "JSON", ".txt": "text (export's list of numbers?)",
@@ -601,11 +599,11 @@ class ManifestCheck:
                          "which other readers of it take for part of it (and read, or fail on): left out here "
                          "(blackhole-stats verify names them)")
         if self.unfinished:
-            lines.append(f"warning: the directory holds {', '.join(self.unfinished)}, unfinished by a run that was "
-                         "killed, which polars reads or refuses the folder for: resume the run, which removes them")
+            lines.append(f"warning: the directory holds {_names_shown(self.unfinished)}, unfinished by a run that "
+                         "was killed, which polars reads or refuses the folder for: resume the run, which removes them")
         if self.other_settings:
             holds = "holds" if len(self.other_settings) == 1 else "hold"
-            lines.append(f"warning: {', '.join(self.other_settings)} {holds} rows solved with other settings than "
+            lines.append(f"warning: {_names_shown(self.other_settings)} {holds} rows solved with other settings than "
                          "the run's, or whose recorded settings are damaged (a file of another run?), counted here "
                          "(blackhole-stats verify names them)")
         return lines
@@ -672,20 +670,20 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
 
 
 NAMES_SHOWN = 5
-"""The most file names a warning of what pandas reads otherwise lists (a folder may hold thousands)."""
+"""The most file names a warning lists (a folder may hold thousands; the JSON and `verify` hold them all)."""
 
 
-def pandas_reads(data: pd.DataFrame) -> tuple[str, ...]:
-    """Where pandas and pyarrow read the folder `load` read `data` from otherwise (its attrs), the
-    warnings: a notebook's figures would count other rows than the report's. For a folder without a
-    manifest (a run's `ManifestCheck` names what its folder holds besides the run's files)."""
-    found = data.attrs.get(PANDAS_READS, {})
-    extra, skipped = found.get("extra", []), found.get("skipped", [])
-    return tuple(line for line in (
-        f"warning: pandas and pyarrow also read {_names_shown(extra)} (Parquet, not named *.parquet), left out "
-        "here: their figures count more rows" if extra else None,
-        f"warning: pandas and pyarrow leave out {_names_shown(skipped)}, read here (a name, or a folder's, "
-        "starting with '_' or '.'): their figures count fewer rows" if skipped else None) if line)
+def _pandas_reads_warnings(found: PandasReads | None) -> list[str]:
+    """Where pandas and pyarrow read a folder without a manifest otherwise than the report: a notebook's
+    figures would count other rows (a run's `ManifestCheck` names what its folder holds besides its files)."""
+    if found is None:
+        return []
+    return [line for line in (
+        f"warning: pandas and pyarrow also read {_names_shown(found.extra)} (Parquet, not named *.parquet), "
+        "left out here: their figures count its rows too" if found.extra else None,
+        f"warning: pandas and pyarrow leave out {_names_shown(found.skipped)}, read here (a name, or a "
+        "folder's, starting with '_' or '.'): their figures count none of its rows" if found.skipped else None)
+        if line]
 
 
 def _names_shown(names: Sequence[str]) -> str:
@@ -749,8 +747,9 @@ class Report:
     """None when there is no manifest (a single file, a CSV, a dataset built elsewhere)."""
     mixed_settings: str | None = None
     """Without a manifest: the warning that its files record runs of different settings (`mixed_settings`)."""
-    pandas_reads: tuple[str, ...] = ()
-    """Without a manifest: the warnings that pandas and pyarrow read other files of the folder (`pandas_reads`)."""
+    pandas_reads: PandasReads | None = None
+    """Without a manifest, for a folder: the files pandas and pyarrow read and the report does not, and the
+    other way round."""
     same_game_twice: int = 0
     """Deals N below 32000 listed as msN too: one game (PySolFC deals both with the LCG, and shows N as
     msN), counted twice."""
@@ -1069,9 +1068,9 @@ def _report_sections(report: Report) -> list[_Section]:
                      "(95% Wilson score interval; decided = solved + unsolved)"]
     if report.solvable_bounds is not None:
         least, most = report.solvable_bounds
-        outcome_lines.append(f"with {report.outcomes['intractable']:,} deals intractable (--max-iters), the "
-                             f"solvable share of all the deals lies between {least:.2%} and {most:.2%}: a budget "
-                             "decides the easy deals first, so the decided ones are no sample of the game")
+        outcome_lines.append(f"with {counted(report.outcomes['intractable'], 'deal')} intractable (--max-iters), "
+                             f"the solvable share of all the deals lies between {least:.2%} and {most:.2%}: a "
+                             "budget decides the easy deals first, so the decided ones may be no fair sample")
     if report.no_first_move is not None:
         label, meaning = _no_pile_card(game)
         outcome_lines.append(f"{label} ({meaning}): {report.no_first_move:,} deals")
@@ -1175,15 +1174,15 @@ def _same_game_twice_warning(twice: int, consequence: str) -> list[str]:
 
 
 def _checks(listed: pd.DataFrame, manifest: dict | None,
-            source: str) -> tuple[ManifestCheck | None, str | None, tuple[str, ...]]:
+            source: str) -> tuple[ManifestCheck | None, str | None, PandasReads | None]:
     """The rows against the run's manifest, or, in a folder without one, the settings its files record
-    and the files pandas reads otherwise."""
+    and the files pandas reads otherwise (`load` keeps them in the frame's attrs)."""
     if manifest:
-        return ManifestCheck.of(listed, manifest, source), None, ()
-    return None, mixed_settings(listed), pandas_reads(listed)
+        return ManifestCheck.of(listed, manifest, source), None, None
+    return None, mixed_settings(listed), listed.attrs.get(PANDAS_READS)
 
 
-def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, pandas_differs: tuple[str, ...],
+def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, pandas_differs: PandasReads | None,
                 manifest: dict | None, source: str) -> list[str]:
     """The one place that words what makes a dataset's rows suspect, for a report and for `export`: rows
     that are not what its manifest asks for, files of runs of different settings, files pandas reads
@@ -1194,7 +1193,7 @@ def _suspicions(against_manifest: ManifestCheck | None, mixed: str | None, panda
     else:  # a run made under a link's name, read by the folder's real name: its manifest is beside the link
         warnings = [LIVE_WARNING] if being_written(source) else []
     problem = format_problem(manifest) if manifest else None
-    return [*warnings, *([mixed] if mixed else []), *pandas_differs,
+    return [*warnings, *([mixed] if mixed else []), *_pandas_reads_warnings(pandas_differs),
             *([f"warning: {source} {problem}: its files are read as this version reads its own"] if problem else [])]
 
 
@@ -1258,6 +1257,10 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
     rows += [(outcome, _count_percent(a.outcomes[outcome], a.deals), _count_percent(b.outcomes[outcome], b.deals))
              for outcome in OUTCOMES]
     rows.append(("solvable (95% Wilson)", _proportion(a.solvable), _proportion(b.solvable)))
+    if a.solvable_bounds or b.solvable_bounds:  # a budget's decided deals lean easy (Report.solvable_bounds)
+        rows.append(("solvable of all deals (bounds)", *(
+            "-" if side.solvable_bounds is None else f"{side.solvable_bounds[0]:.2%} .. {side.solvable_bounds[1]:.2%}"
+            for side in (a, b))))
     labels = {_no_pile_card(game)[0] for game in (game_a, game_b)}
     rows.append((labels.pop() if len(labels) == 1 else "no pile card played",
                  _number(a.no_first_move), _number(b.no_first_move)))

@@ -25,6 +25,7 @@ from .arguments import is_int_value
 from .board import TALON_MOVE, Board, IllegalMove, Move, check_board
 from .cards import DECK, Card
 from .games import BLACK_HOLE, Game, get_game
+from .quoting import counted
 
 PREVIEW_MOVES = 5
 """Moves named in a Solution's repr."""
@@ -133,7 +134,7 @@ class Solution:
         game = "" if self.board.game is BLACK_HOLE else f"{self.board.game.name} "
         preview = " ".join(card.text for card in self.cards[:PREVIEW_MOVES])
         more = " ..." if len(self) > PREVIEW_MOVES else ""
-        return f"<{game}Solution{start}: {len(self)} move{'' if len(self) == 1 else 's'}, {preview}{more}>"
+        return f"<{game}Solution{start}: {counted(len(self), 'move')}, {preview}{more}>"
 
 
 def line_text(layout: tuple[bytes, bytes, int, bytes], game: Game, piles: bytes) -> str | None:
@@ -213,7 +214,8 @@ def _board_of(row: Any) -> Board:
         from .report import row_game_number
 
         chosen = row_game_number(*(None if _missing(value) else value for value in (number, ms, exact)))
-    if fields["ms"] is _NO_FIELD and not chosen.ms and LCG_LIMIT <= chosen.number <= MS_MAX:  # elsewhere one board
+    if (fields["ms"] is _NO_FIELD and not isinstance(number, str) and not chosen.ms  # text says ms (export's CSV)
+            and LCG_LIMIT <= chosen.number <= MS_MAX):  # elsewhere N and msN are one board, or there is no msN
         warnings.warn(f"the row has no ms field: dealt as deal {chosen}, PySolFC's Mersenne Twister deal, another "
                       f"board than ms{chosen}'s (a selection of columns may leave ms out; runs hold both)",
                       stacklevel=3)
@@ -260,7 +262,7 @@ def _play(board: Board, line: bytes, by_card: bool) -> tuple[bytes, bytes]:
         return piles, cards
     if problem == _LEAVES_CARDS:
         left = board.cards_left - sum(pile != TALON_MOVE for pile in piles)
-        raise SolutionError(f"the line leaves {left} card{'' if left == 1 else 's'} in the piles")
+        raise SolutionError(f"the line leaves {counted(left, 'card')} in the piles")
     where = f"move {step + 1}"
     if problem == _AFTER_WIN:
         raise SolutionError(f"{where}: the piles are already empty (the game is won: nothing more is played)")

@@ -42,9 +42,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from . import _core, _testhooks
-from .arguments import whole_number
+from .arguments import is_truth_value, whole_number
 from .board import Board, check_board, dealt_layout, solver_input, solver_rules
 from .games import Game, UnknownGameError, get_game
+from .quoting import counted
 from .solution import Solution, line_text
 
 if TYPE_CHECKING:  # annotations only: `dealing` is loaded when a deal is solved
@@ -102,17 +103,15 @@ class SolveResult:
 
     def __repr__(self) -> str:
         played = ("" if self.solved else ", most cards played unknown" if self.cards_played is None
-                  else f", {_count(self.cards_played, 'card')} played")
-        moves = "" if self.solution is None else f", {_count(len(self.solution), 'move')}"
-        return f"<SolveResult {self.outcome}: {_count(self.iterations, 'iteration')}{played}{moves}, {self.seconds:.3f} s>"
+                  else f", {counted(self.cards_played, 'card')} played")
+        moves = "" if self.solution is None else f", {counted(len(self.solution), 'move')}"
+        effort = counted(self.iterations, "iteration")
+        return f"<SolveResult {self.outcome}: {effort}{played}{moves}, {self.seconds:.3f} s>"
 
     def _repr_svg_(self) -> str | None:
         """A notebook shows a solved result as its solution's picture (None: the text repr)."""
         return None if self.solution is None else self.solution._repr_svg_()
 
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 @contextmanager
@@ -194,7 +193,7 @@ class Solver:
         if search not in SEARCHES:
             raise ValueError(f"unknown search {search!r}; choose from {', '.join(SEARCHES)}")
         check_max_iters(max_iters)
-        if isinstance(most_played, str) or most_played not in (True, False):  # "no" was taken as True
+        if not is_truth_value(most_played):  # "no" was taken as True
             raise TypeError(f"most_played is True or False, not {most_played!r}")
         _testhooks.pause("solve-search")
         with _saying_what_grew(f"the {search} search's tables outgrew the memory this process may use "

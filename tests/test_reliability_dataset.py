@@ -675,15 +675,20 @@ def test_report_without_a_manifest_says_where_pandas_reads_other_rows(run_copy, 
     deals = json.loads(assert_ok(as_json))
     counted = deals["deals"] + deals["duplicates"]
     shown = " ".join(assert_ok(text).split())
+    nothing = {"extra": [], "skipped": []}
     if not isinstance(pandas_rows, int) or pandas_rows == counted:
-        assert deals["pandas_reads"] == [] and "pandas and pyarrow" not in shown, (pandas_rows, shown)
+        assert deals["pandas_reads"] == nothing and "pandas and pyarrow" not in shown, (pandas_rows, shown)
         return
-    word = "also read" if pandas_rows > counted else "leave out"
-    [line] = deals["pandas_reads"]
-    assert line.startswith(f"warning: pandas and pyarrow {word} {stray}") and line in shown, (pandas_rows, counted, line)
+    kind, word = ("extra", "also read") if pandas_rows > counted else ("skipped", "leave out")
+    assert deals["pandas_reads"] == {**nothing, kind: [stray]}, (pandas_rows, counted)
+    warning = f"warning: pandas and pyarrow {word} {stray}"
+    assert warning in shown, shown
     exported = cli("export", gathered)  # (it refuses deals listed twice, the copies here but the "also read")
-    assert line in exported.stderr.decode().splitlines() or assert_one_line_failure(exported).rstrip().endswith(
+    assert warning in exported.stderr.decode() or assert_one_line_failure(exported).rstrip().endswith(
         "is listed more than once (in a run's directory, blackhole-stats verify names every repeat)")
+    (gathered / "notes.txt").write_text("x\n")  # now they fail on the folder: no figures of theirs to differ
+    if not isinstance(reader_rows(gathered)["pandas"], int):
+        assert json.loads(assert_ok(cli("report", gathered, "--format", "json")))["pandas_reads"] == nothing
 
 
 def test_report_counts_a_backup_copy_and_says_so(run_copy):

@@ -1304,6 +1304,9 @@ def test_a_budgeted_run_bounds_the_solvable_share_of_all_its_deals(tmp_path):
     assert least <= truth <= most and result["solvable"]["fraction"] > truth + 0.2  # the decided ones: biased
     text = " ".join(run_cli(budgeted).stdout.split())
     assert (f"with {outcomes['intractable']:,} deals intractable (--max-iters), the solvable share of all the deals "
-            f"lies between {least:.2%} and {most:.2%}: a budget decides the easy deals first") in text, text
+            f"lies between {least:.2%} and {most:.2%}: a budget decides the easy deals first, so the decided ones "
+            "may be no fair sample") in text, text
     assert json.loads(run_cli(plain, "--format", "json").stdout)["solvable_bounds"] is None
+    side_by_side = run_cli(budgeted, "--compare", plain).stdout  # (where the two fractions stand side by side)
+    assert re.search(rf"solvable of all deals \(bounds\) +{least:.2%} \.\. {most:.2%} +-\n", side_by_side), side_by_side
     assert "intractable (--max-iters)" not in run_cli(plain).stdout

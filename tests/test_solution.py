@@ -3,6 +3,7 @@ dataset rows (as pandas, numpy, pyarrow, polars and DuckDB hand them back) to th
 from __future__ import annotations
 
 import re
+import io
 import warnings
 from decimal import Decimal
 
@@ -213,6 +214,8 @@ def test_reprs_count_in_the_singular_and_name_the_game():
 @pytest.mark.parametrize("call, message", [
     (lambda: solve(deal(2), most_played="no"), "most_played is True or False, not 'no'"),  # was taken as True
     (lambda: solve(deal(2), most_played=None), "most_played is True or False, not None"),
+    (lambda: solve(deal(2), most_played=1.0), "most_played is True or False, not 1.0"),
+    (lambda: solve(deal(2), most_played=pd.NA), "most_played is True or False, not <NA>"),
     (lambda: Card.from_text(None), "a card is text such as 'TD', not NoneType"),
     (lambda: Card.from_text(["AS"]), "a card is text such as 'TD', not list"),
     (lambda: Solver().trap_walks("x", 1, 1, 1, 1), "trap_walks takes a Board"),
@@ -513,3 +516,8 @@ def test_a_row_read_without_its_ms_column_warns_where_ms_deals_differ(tmp_path):
         assert [warning.filename for warning in caught] == [__file__]
     assert {board_of(row).name for row in pd.read_parquet(out).itertuples()} == {
         "31999", "ms32000", "32000", "8589934592"}
+    listing = pd.read_csv(io.BytesIO(cli("export", out, "--format", "csv").stdout), dtype=str)  # as text: "ms32000"
+    assert "ms" not in listing  # (export's CSV spells ms deals in deal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert {board_of(row).name for row in listing.itertuples()} == {"31999", "ms32000", "32000", "8589934592"}
