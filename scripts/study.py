@@ -103,18 +103,21 @@ def manifest(run: Path) -> dict | None:
         sys.exit(f"{SCRIPT} stopped: {error}")
 
 
-def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs", search: str = "fast") -> None:
-    """Stop before anything is written where RUN is a run of another game or search, made with --max-iters,
-    or asks for deals outside `deals`: the run would go on with them, and the study would write their
-    figures as those asked for (another game's as Black Hole's, a report of deals 1..200 for --deals
-    50-150, deals left intractable by a budget among exact verdicts)."""
+def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs", search: str = "fast",
+              exactly: bool = False) -> None:
+    """Stop before anything is written where RUN is a run of another game or search, made with --max-iters
+    or --difficulty, or asks for deals outside `deals` (`exactly`: other deals than `deals`): the run would
+    go on with them, and the study would write their figures as those asked for (another game's as Black
+    Hole's, a report of deals 1..200 for --deals 50-150, deals left intractable by a budget among exact
+    verdicts), score every winnable deal for hours, or take over a sample run and ask it for all `deals`."""
     from blackhole_stats.dataset import DatasetError, run_game
     recorded = manifest(run)
     if recorded is None:
         return
     try:
         played = run_game(recorded)
-        beyond = DealSet.parse(recorded["deals"]) - deals
+        asked = DealSet.parse(recorded["deals"])
+        beyond = asked - deals
     except (DatasetError, DealSpecError, KeyError, TypeError) as error:
         sys.exit(f"{SCRIPT} stopped before writing anything: {run}'s manifest is damaged ({error})")
     if played is not game:
@@ -125,6 +128,12 @@ def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--run
                                                        if recorded.get("max_iters") is not None else "")
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with {made}, where the study's "
                  f"is the {search} search without a budget: give another {folder}")
+    if recorded.get("difficulty_scale") is not None:
+        sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with --difficulty, which would "
+                 f"score every winnable deal too (hours more): give another {folder}")
+    if exactly and asked != deals and not beyond:
+        sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {asked}, not {option} {deals}: "
+                 f"the study would ask it for all of them; give another {folder}")
     if beyond:
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {beyond} beyond {option} {deals}: "
                  + (f"give {option} every deal of the run, or another {folder}" if option.startswith("--")

@@ -403,14 +403,21 @@ def test_the_ten_million_study_refuses_a_run_it_did_not_make_before_writing_anyt
     results.mkdir()
     (results / "black_hole_1_10000000.bits").write_bytes(b"committed")
     million = REPO / "results" / "winnable" / "black_hole_1_1000000.bits"
-    for game in ("golf", "black_hole"):
-        made = subprocess.run([str(SCRIPT), "run", "--range", "1-12", "--game", game, "--out", str(tmp_path / game),
-                               "--workers", "1"], capture_output=True, text=True, timeout=600)
+    for game, flags in (("golf", []), ("black_hole", []), ("scored", ["--difficulty"])):
+        made = subprocess.run([str(SCRIPT), "run", "--range", "1-12", "--game", game.replace("scored", "black_hole"),
+                               "--out", str(tmp_path / game), "--workers", "1", *flags],
+                              capture_output=True, text=True, timeout=600)
         assert made.returncode == 0, made.stderr
     for args, code, words in (  # (the last would start ten million Golf deals if the others did not stop first)
             (["--run", str(tmp_path / "golf"), "--skip-run"], 1, "is a run of Golf, not Black Hole: give another --run"),
-            (["--run", str(tmp_path / "black_hole"), "--skip-run"], 2, "is no run of deals 1-10000000"),
+            (["--run", str(tmp_path / "black_hole"), "--skip-run"], 1, "asks for deals 1-12, not the study's"),
+            (["--run", str(tmp_path / "none"), "--skip-run"], 2, "is no run of deals 1-10000000"),
             (["--run", str(tmp_path / "black_hole"), "--million", str(tmp_path / "none")], 2, "no such file"),
+            # a sample run was taken over, asked for ten million deals (helper 149), a scored one scored them all
+            (["--run", str(tmp_path / "black_hole")], 1, "asks for deals 1-12, not the study's 1-10000000: the study "
+                                                         "would ask it for all of them; give another --run"),
+            (["--run", str(tmp_path / "scored")], 1, "is a run made with --difficulty, which would score every "
+                                                     "winnable deal too (hours more): give another --run"),
             (["--run", str(tmp_path / "golf")], 1, "is a run of Golf")):
         refused = script("ten_million.py", *args, *([] if "--million" in args else ["--million", str(million)]),
                          "--results", str(results))
@@ -418,7 +425,8 @@ def test_the_ten_million_study_refuses_a_run_it_did_not_make_before_writing_anyt
         assert words in refused.stderr.splitlines()[-1], refused.stderr
     assert sorted(path.name for path in results.iterdir()) == ["black_hole_1_10000000.bits"]
     assert (results / "black_hole_1_10000000.bits").read_bytes() == b"committed"
-    assert json.loads((tmp_path / "golf.run" / "manifest.json").read_text())["deals"] == ["1-12"]
+    for game in ("golf", "black_hole", "scored"):
+        assert json.loads((tmp_path / f"{game}.run" / "manifest.json").read_text())["deals"] == ["1-12"]
 
 
 def test_a_small_black_hole_study_runs_a_classic_run_as_small(tmp_path):
