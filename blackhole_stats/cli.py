@@ -607,7 +607,7 @@ def export_command(dataset: str, solvable: bool, unsolvable: bool, tags: tuple[s
         game = _game_of(data, dataset, manifest, game_kind, "--game")
         rows = export.select(data, dataset, outcome, wanted)
         # an interrupted run: its lists would be short, silently; strays: a notebook's lists would differ
-        warnings = report.source_warnings(data, manifest, dataset)
+        warnings = report.source_warnings(data, manifest, dataset) + export.untagged_warnings(data, wanted)
     except (DatasetError, export.ExportError) as error:
         raise click.ClickException(str(error)) from None
     click.echo(export.render(rows, fmt, game), nl=False)

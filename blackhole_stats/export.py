@@ -20,6 +20,7 @@ import pandas as pd
 from .dealing import game_name
 from .difficulty import parse_tag
 from .games import DEFAULT_GAME, Game
+from .quoting import counted
 from .report import check_repeats_agree
 from .solver import OUTCOMES
 
@@ -63,6 +64,15 @@ def select(data: pd.DataFrame, source: str, outcome: str | None = None, tags: tu
     if tags:
         chosen = chosen[chosen["tag"].isin(tags)]
     return chosen
+
+
+def untagged_warnings(data: pd.DataFrame, tags: tuple[str, ...]) -> list[str]:
+    """Where `--tag` lists leave out solvable deals that have no tag (a file joining a tagged run and an
+    untagged one; a score not determined): the lists would be short without a word."""
+    untagged = int(((data["outcome"] == "solved") & data["tag"].isna()).sum()) if tags else 0
+    return [f"warning: {counted(untagged, 'solvable deal')} of the dataset {'has' if untagged == 1 else 'have'} "
+            "no difficulty tag (no score), so no --tag list holds them (report counts them as 'no score')"
+            ] if untagged else []
 
 
 def render(rows: pd.DataFrame, fmt: str, game: Game = DEFAULT_GAME) -> str:

@@ -313,3 +313,22 @@ def test_the_api_refuses_an_outcome_tag_or_format_that_is_none(tmp_path):
     choices = {command: next(param.type.choices for param in cli.main.commands[command].params
                              if param.name == "fmt") for command in ("report", "export")}
     assert tuple(choices["report"]) == report.FORMATS and tuple(choices["export"]) == export.FORMATS
+
+
+def test_a_tag_list_of_a_partly_tagged_dataset_says_what_it_leaves_out(tagged, tmp_path):
+    """A CSV joining a tagged run's rows with an untagged run's (a notebook's work): `--tag hard` listed
+    the tagged deals only, exit 0, without a word, where report shows them as 'no score' (helper 149)."""
+    untagged = tmp_path / "untagged"
+    assert cli("run", "--range", "41-60", "--out", untagged, "--workers", "1").returncode == 0
+    both = tmp_path / "both.csv"
+    tagged_rows = pd.read_csv(io.BytesIO(cli("export", tagged, "--format", "csv").stdout), dtype={"deal": str})
+    other_rows = pd.read_csv(io.BytesIO(cli("export", untagged, "--format", "csv").stdout), dtype={"deal": str})
+    pd.concat([tagged_rows, other_rows]).to_csv(both, index=False)
+    missing = int((other_rows["outcome"] == "solved").sum())
+    listed = cli("export", both, "--tag", "hard")
+    assert lines(listed) == lines(cli("export", tagged, "--tag", "hard"))  # the same deals, and now a word
+    assert listed.stderr.decode().splitlines() == [
+        f"warning: {missing} solvable deals of the dataset have no difficulty tag (no score), so no --tag list holds "
+        "them (report counts them as 'no score')"]
+    assert json.loads(cli("report", both, "--format", "json").stdout)["difficulty"]["no score"]["deals"] == missing
+    assert cli("export", tagged, "--tag", "hard").stderr == b"" and cli("export", both, "--solvable").stderr == b""
