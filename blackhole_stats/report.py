@@ -36,7 +36,7 @@ from .dataset import (GAMES, DamagedPart, DatasetError, being_written, data_file
                       run_game, settings_differ, resource_shortage_error, shown_game, two_numbers, unfinished_in,
                       unreadable_error, PandasReads, RunFiles)
 from .dealing import LCG_LIMIT, MS_MAX, DealNumberError, GameNumber, float_exact_below, game_name, rounded_float
-from .difficulty import TAGS
+from .difficulty import SCALES, TAGS
 from .games import BLACK_HOLE, DEFAULT_GAME, Game, UnknownGameError, game_by_key, get_game
 from .quoting import counted, quoted
 from .solver import OUTCOMES
@@ -482,8 +482,8 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
         present = [(key, int(n)) for key, n in counts.items() if n]
         if len(present) > 1:
             held = ", ".join(f"{key}: {n:,} row{'s' if n != 1 else ''}" for key, n in present)
-            raise DatasetError(f"{source} mixes games ({held}): report one game at a time (select its rows by "
-                               "the game column), or compare two with --compare")
+            raise DatasetError(f"{source} mixes games ({held}): take one game at a time (select its rows by "
+                               "the game column; report A --compare B sets two side by side)")
         named = game_by_key(present[0][0])
         if stated is not None and stated != named:
             raise DatasetError(f"{source}: its rows are {named.key} deals, but its run's manifest says "
@@ -581,6 +581,9 @@ class ManifestCheck:
     unfinished: tuple[str, ...] = ()
     """Files in DIR that a run killed outright left unfinished (a DIR on another disk than its side folder:
     `dataset.remove_temp_files`), which polars reads; none while a run is writing (they are its own)."""
+    mistagged: int = 0
+    """Solvable deals whose tag is not their score's on the manifest's difficulty scale (hand-edited?):
+    `--tag` lists and the tags' table take the tag as it stands."""
 
     @property
     def matches(self) -> bool:
@@ -601,6 +604,10 @@ class ManifestCheck:
         if self.unfinished:
             lines.append(f"warning: the directory holds {_names_shown(self.unfinished)}, unfinished by a run that "
                          "was killed, which polars reads or refuses the folder for: resume the run, which removes them")
+        if self.mistagged:
+            lines.append(f"warning: {counted(self.mistagged, 'solvable deal')} of the run: a tag that is not the "
+                         "score's on the run's difficulty scale (hand-edited?), taken here as it stands "
+                         "(blackhole-stats verify names them)")
         if self.other_settings:
             holds = "holds" if len(self.other_settings) == 1 else "hold"
             lines.append(f"warning: {_names_shown(self.other_settings)} {holds} rows solved with other settings than "
@@ -620,7 +627,19 @@ class ManifestCheck:
         return cls(asked=asked.count, rows=len(data), missing=(asked - held).count,
                    not_asked_for=(held - asked).count, repeated=len(data) - held.count,
                    strays=_unread_strays(source, files), other_settings=other_settings, being_written=live,
-                   unfinished=() if live else unfinished_in(source, files))
+                   unfinished=() if live else unfinished_in(source, files),
+                   mistagged=_mistagged(data, manifest.get("difficulty_scale")))
+
+
+def _mistagged(data: pd.DataFrame, scale_name) -> int:
+    """How many scored rows carry another tag than their score's on the scale named (none known: 0; an
+    unknown name is `verify`'s to report)."""
+    scale = SCALES.get(scale_name) if isinstance(scale_name, str) else None
+    if scale is None or "tag" not in data or "difficulty" not in data:
+        return 0
+    scored = data[data["difficulty"].notna() & data["tag"].notna()]
+    due = np.searchsorted(np.array(scale.thresholds), scored["difficulty"].to_numpy(dtype=float), side="right")
+    return int((np.array(TAGS, dtype=object)[due] != scored["tag"].astype(object).to_numpy()).sum())
 
 
 SETTINGS_SHOWN = 5
@@ -1060,7 +1079,8 @@ def _report_sections(report: Report) -> list[_Section]:
     span = f" ({report.first_deal} .. {report.last_deal})" if report.deals else ""
     summary = [f"{report.deals:,} deals{span}, {report.ms_deals:,} of them ms deals", *_warnings(report)]
     if report.solve_seconds is not None:
-        summary.append(f"solve time, summed over deals: {report.solve_seconds:,.1f} s")
+        summary.append(f"solve time, summed over deals (wall clock, each in its worker; not CPU time): "
+                       f"{report.solve_seconds:,.1f} s")
     game = game_by_key(report.game)
     sections = [_Section(f"{game.name} report: {report.source}", summary)]
 

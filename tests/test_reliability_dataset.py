@@ -699,7 +699,7 @@ def test_report_counts_a_backup_copy_and_says_so(run_copy):
             "3 repeated") in " ".join(assert_ok(text).split())  # wrapped to 80 columns
     assert json.loads(assert_ok(as_json))["against_manifest"] == {
         "asked": 6, "rows": 9, "missing": 0, "not_asked_for": 0, "repeated": 3, "strays": [],
-        "other_settings": [], "being_written": False, "unfinished": []}
+        "other_settings": [], "being_written": False, "unfinished": [], "mistagged": 0}
 
 
 @pytest.mark.parametrize("error, resources", [
@@ -1037,7 +1037,7 @@ def test_report_says_when_deals_are_missing(run_copy):
     (run_copy / "part-4-6-3.parquet").unlink()
     data = json.loads(assert_ok(cli("report", run_copy, "--format", "json")))
     assert data["against_manifest"] == {"asked": 6, "rows": 3, "missing": 3, "not_asked_for": 0, "repeated": 0, "strays": [],
-                                        "other_settings": [], "being_written": False, "unfinished": []}
+                                        "other_settings": [], "being_written": False, "unfinished": [], "mistagged": 0}
 
 
 # ------------------------------------------------------------------ two runs, one directory

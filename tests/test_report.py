@@ -1058,7 +1058,7 @@ def test_report_says_when_the_dataset_is_not_what_its_manifest_asks_for(tmp_path
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["against_manifest"] == {
         "asked": len(rows) + 1, "rows": len(rows) + 2, "missing": 1, "not_asked_for": 1, "repeated": 1,
-        "strays": [], "other_settings": [], "being_written": False, "unfinished": []}
+        "strays": [], "other_settings": [], "being_written": False, "unfinished": [], "mistagged": 0}
     text = " ".join(run_cli(folder).stdout.split())  # one warning, wrapped to 80 columns
     assert (f"warning: the manifest asks for {len(rows) + 1:,} deals, the dataset has {len(rows) + 2:,} rows: "
             "1 missing, 1 not asked for, 1 repeated") in text
