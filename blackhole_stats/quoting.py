@@ -1,6 +1,7 @@
 """How messages show what a user gave (escaped, on one line, and short), and counts of things."""
 from __future__ import annotations
 
+
 def counted(number: int, noun: str) -> str:
     """`1 iteration`, `2,000 iterations`: a count with its noun, singular for one."""
     return f"{number:,} {noun}{'' if number == 1 else 's'}"

@@ -638,8 +638,7 @@ def _mistagged(data: pd.DataFrame, scale_name) -> int:
     if scale is None or "tag" not in data or "difficulty" not in data:
         return 0
     scored = data[data["difficulty"].notna() & data["tag"].notna()]
-    due = np.searchsorted(np.array(scale.thresholds), scored["difficulty"].to_numpy(dtype=float), side="right")
-    return int((np.array(TAGS, dtype=object)[due] != scored["tag"].astype(object).to_numpy()).sum())
+    return int((scale.tags(scored["difficulty"].to_numpy(dtype=float)) != scored["tag"].astype(object).to_numpy()).sum())
 
 
 SETTINGS_SHOWN = 5

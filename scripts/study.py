@@ -104,12 +104,13 @@ def manifest(run: Path) -> dict | None:
 
 
 def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--runs", search: str = "fast",
-              exactly: bool = False) -> None:
-    """Stop before anything is written where RUN is a run of another game or search, made with --max-iters
-    or --difficulty, or asks for deals outside `deals` (`exactly`: other deals than `deals`): the run would
-    go on with them, and the study would write their figures as those asked for (another game's as Black
-    Hole's, a report of deals 1..200 for --deals 50-150, deals left intractable by a budget among exact
-    verdicts), score every winnable deal for hours, or take over a sample run and ask it for all `deals`."""
+              exactly: bool = False, solving: bool = True) -> None:
+    """Stop before anything is written where RUN is a run of another game or search, made with --max-iters,
+    or asks for deals outside `deals`: the run would go on with them, and the study would write their
+    figures as those asked for (another game's as Black Hole's, a report of deals 1..200 for --deals
+    50-150, deals left intractable by a budget among exact verdicts). Where the study is `solving` (it
+    runs RUN to `deals`), also where RUN asks for other deals than `deals` (`exactly`: a sample run would
+    be asked for all of them) or was made with --difficulty and has deals left (it would score them)."""
     from blackhole_stats.dataset import DatasetError, run_game
     recorded = manifest(run)
     if recorded is None:
@@ -128,10 +129,10 @@ def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--run
                                                        if recorded.get("max_iters") is not None else "")
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with {made}, where the study's "
                  f"is the {search} search without a budget: give another {folder}")
-    if recorded.get("difficulty_scale") is not None:
+    if solving and recorded.get("difficulty_scale") is not None and not (recorded.get("finished") and asked == deals):
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with --difficulty, which would "
-                 f"score every winnable deal too (hours more): give another {folder}")
-    if exactly and asked != deals and not beyond:
+                 f"score every winnable deal it solves (hours more): give another {folder}")
+    if solving and exactly and asked != deals and not beyond:
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {asked}, not {option} {deals}: "
                  f"the study would ask it for all of them; give another {folder}")
     if beyond:

@@ -173,7 +173,7 @@ def main() -> None:
     if not args.million.is_file():
         parser.error(f"--million {args.million}: no such file (the million-deal study's bitmap)")
     deals = DealSet.parse(f"1-{DEALS}")
-    check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run", exactly=True)
+    check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run", exactly=True, solving=not args.skip_run)
     writable_folder(args.results, "--results")
     with holding(args.results, "--results", ("ten_million.json", "REPORT.md", f"black_hole_1_{DEALS}.bits")):
         if not args.skip_run:

@@ -6,6 +6,7 @@ import subprocess
 from decimal import Decimal
 import sys
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -86,6 +87,16 @@ def test_tags_follow_the_thresholds_a_threshold_itself_opening_the_harder_tag():
     assert current.tag(low - 1e-9) == "very easy" and current.tag(low) == "easy"
     assert current.tag(high - 1e-9) == "hard" and current.tag(high) == "very hard"
     assert [current.tag(t) for t in current.thresholds] == list(TAGS[1:])
+
+
+@pytest.mark.parametrize("name", sorted(SCALES))
+def test_a_column_of_scores_is_tagged_as_each_score_is(name):
+    """`Scale.tags` (a dataset's column: report's check of the tags a run stored) against `Scale.tag`, on the
+    thresholds and either side of them, where a side="left" search would tag four scores the easier way."""
+    scale = SCALES[name]
+    scores = np.array([0.0, *(value for t in scale.thresholds for value in (np.nextafter(t, 0), t, np.nextafter(t, 9))),
+                       50.0])
+    assert scale.tags(scores).tolist() == [scale.tag(float(score)) for score in scores]
 
 
 @pytest.mark.parametrize("score", [float("nan"), None, pd.NA, -1.0, float("inf"), "2.3", Decimal("NaN"),

@@ -410,14 +410,14 @@ def test_the_ten_million_study_refuses_a_run_it_did_not_make_before_writing_anyt
         assert made.returncode == 0, made.stderr
     for args, code, words in (  # (the last would start ten million Golf deals if the others did not stop first)
             (["--run", str(tmp_path / "golf"), "--skip-run"], 1, "is a run of Golf, not Black Hole: give another --run"),
-            (["--run", str(tmp_path / "black_hole"), "--skip-run"], 1, "asks for deals 1-12, not the study's"),
-            (["--run", str(tmp_path / "none"), "--skip-run"], 2, "is no run of deals 1-10000000"),
+            (["--run", str(tmp_path / "black_hole"), "--skip-run"], 2, "is no run of deals 1-10000000"),
+            (["--run", str(tmp_path / "scored"), "--skip-run"], 2, "is no run of deals 1-10000000"),  # (nothing solved)
             (["--run", str(tmp_path / "black_hole"), "--million", str(tmp_path / "none")], 2, "no such file"),
             # a sample run was taken over, asked for ten million deals (helper 149), a scored one scored them all
             (["--run", str(tmp_path / "black_hole")], 1, "asks for deals 1-12, not the study's 1-10000000: the study "
                                                          "would ask it for all of them; give another --run"),
             (["--run", str(tmp_path / "scored")], 1, "is a run made with --difficulty, which would score every "
-                                                     "winnable deal too (hours more): give another --run"),
+                                                     "winnable deal it solves (hours more): give another --run"),
             (["--run", str(tmp_path / "golf")], 1, "is a run of Golf")):
         refused = script("ten_million.py", *args, *([] if "--million" in args else ["--million", str(million)]),
                          "--results", str(results))
