@@ -221,7 +221,7 @@ class Board:
                 break
         else:
             raise BoardParseError("no board: the input is empty" if not number else
-                                  f"no board: the input is {number} blank line{'s' if number > 1 else ''}")
+                                  f"no board: the input is {counted(number, 'blank line')}")
         _check_line(line, number)
         if line.startswith(TALON_PREFIX):
             talon = read_talon(line, number, after_foundation=True)

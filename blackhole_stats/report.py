@@ -481,7 +481,7 @@ def game_of(data: pd.DataFrame, source: str, manifest: dict | None = None, defau
         counts = data["game"].value_counts()
         present = [(key, int(n)) for key, n in counts.items() if n]
         if len(present) > 1:
-            held = ", ".join(f"{key}: {n:,} row{'s' if n != 1 else ''}" for key, n in present)
+            held = ", ".join(f"{key}: {counted(n, 'row')}" for key, n in present)
             raise DatasetError(f"{source} mixes games ({held}): take one game at a time (select its rows by "
                                "the game column; report A --compare B sets two side by side)")
         named = game_by_key(present[0][0])
@@ -678,7 +678,7 @@ def mixed_settings(data: pd.DataFrame) -> str | None:
         return f"{', '.join(f'{_json_of(key)[1:-1][:40]}={_json_of(run.get(key))[:40]}' for key in shown)}{more}"
 
     kinds = "; ".join(
-        f"{settings_of(run)}: {len(names)} file{'s' if len(names) > 1 else ''} "
+        f"{settings_of(run)}: {counted(len(names), 'file')} "
         f"({names[0]}{', ...' if len(names) > 1 else ''})" for run, names in runs[:SETTINGS_SHOWN])
     if len(runs) > SETTINGS_SHOWN:
         kinds += f"; and {len(runs) - SETTINGS_SHOWN} more settings"
@@ -1265,7 +1265,7 @@ def _comparison_sections(comparison: Comparison) -> list[_Section]:
     if comparison.cards_played_differ is not None:
         cards, unknown = comparison.cards_played_differ, comparison.cards_played_not_compared
         not_compared = [] if not unknown else [
-            f"not compared: {unknown:,} deal{'s' if unknown > 1 else ''} both call unsolved, for which one side (or "
+            f"not compared: {counted(unknown, 'deal')} both call unsolved, for which one side (or "
             "both) holds no cards played (null: a run's most-played search ran out of --max-iters)"]
         sections.append(_Section(
             f"Deals both call unsolved but with different cards played: {len(cards):,}",

@@ -57,6 +57,7 @@ import pyarrow.parquet as pq
 
 from blackhole_stats.atomic import replace_text, replacing
 from blackhole_stats.deals import DealSet, DealSpecError
+from blackhole_stats.quoting import counted
 
 COMPACT_COLUMNS = ["game", "deal", "ms", "outcome", "iterations", "cards_played"]
 """The compact files keep the `game` column: concatenated in a notebook, each row still says which
@@ -671,7 +672,7 @@ def deals_label(data, shown: int = 3) -> str:
     spelt = [f"{'ms' if ms else ''}{first:,}" + ("" if first == last else f"..{'ms' if ms else ''}{last:,}")
              for ms, first, last in runs]
     more = len(runs) - shown
-    return ", ".join(spelt[:shown]) + (f" and {more:,} more run{'s' if more > 1 else ''}" if more > 0 else "")
+    return ", ".join(spelt[:shown]) + (f" and {counted(more, 'more run')}" if more > 0 else "")
 
 
 def render_family(found: dict) -> str:

@@ -605,3 +605,5 @@ def test_cli_says_a_positions_cards_played_count_from_it(tmp_path):
     assert b"gets onto the foundation: 3\n" in cli("solve", "1").stdout
     assert b"most cards any line of play from this position gets onto the foundation: 3\n" in cli(
         "solve", "--board", board).stdout
+    assert b"most cards played from this position by a line found before the budget ran out: " in cli(
+        "solve", "--board", board, "--max-iters", "1").stdout

@@ -1308,5 +1308,6 @@ def test_a_budgeted_run_bounds_the_solvable_share_of_all_its_deals(tmp_path):
             "may be no fair sample") in text, text
     assert json.loads(run_cli(plain, "--format", "json").stdout)["solvable_bounds"] is None
     side_by_side = run_cli(budgeted, "--compare", plain).stdout  # (where the two fractions stand side by side)
-    assert re.search(rf"solvable of all deals \(bounds\) +{least:.2%} \.\. {most:.2%} +-\n", side_by_side), side_by_side
+    assert re.search(rf"solvable of all deals \(bounds\) +{re.escape(f'{least:.2%} .. {most:.2%}')} +-\n",
+                     side_by_side), side_by_side
     assert "intractable (--max-iters)" not in run_cli(plain).stdout
