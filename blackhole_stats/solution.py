@@ -181,7 +181,7 @@ WHY_NO_GAME = ("pandas drops the game column when it reads one game=... folder, 
 
 def _board_of(row: Any) -> Board:
     """`board_of`, for it and `solution_of`: its warning points at their caller's line (stacklevel 3)."""
-    from .dealing import LCG_LIMIT, MS_MAX, GameNumber, deal  # here, not above: `blackhole-solve` starts without dealing
+    from .dealing import LCG_LIMIT, MS_MAX, GameNumber, deal  # here: `blackhole-solve` starts without dealing
 
     if len(getattr(row, "shape", ())) == 2:  # a frame's missing column raises what its library likes (polars)
         raise ValueError("a table, not a row: pass one row (df.iloc[i], polars' rows(named=True)[i])")

@@ -113,7 +113,6 @@ class SolveResult:
         return None if self.solution is None else self.solution._repr_svg_()
 
 
-
 @contextmanager
 def _saying_what_grew(message: str) -> Iterator[None]:
     """The compiled core's MemoryError says nothing: `message` says what grew (a run's failed chunk shows it)."""
