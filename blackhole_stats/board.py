@@ -474,9 +474,12 @@ class Board:
 
 def _cards(cards: Iterable[Card]) -> tuple[Card, ...]:
     """A pile or talon as a tuple; TypeError for text or one card, where a sequence of Cards belongs."""
-    if isinstance(cards, (str, Card)):  # ("2H" went by as the cards '2' and 'H')
-        raise TypeError(f"a pile or talon is a sequence of Cards (Card.from_text('2H')), not {type(cards).__name__}")
-    return tuple(cards)
+    if not isinstance(cards, (str, Card)):  # ("2H" went by as the cards '2' and 'H')
+        try:
+            return tuple(cards)
+        except TypeError:  # None: "'NoneType' object is not iterable"
+            pass
+    raise TypeError(f"a pile or talon is a sequence of Cards (Card.from_text('2H')), not {type(cards).__name__}")
 
 
 def check_board(board: object, taker: str) -> None:

@@ -566,16 +566,13 @@ def data_files(out: str) -> tuple[pafs.FileSystem, str, list[str], PandasReads]:
 
 
 def _is_parquet(fs: pafs.FileSystem, info: pafs.FileInfo) -> bool:
-    """Whether a file begins and ends with Parquet's magic bytes (what pyarrow reads as one)."""
-    if info.size is None or info.size < 8:
-        return False
+    """Whether a file holds a Parquet footer pyarrow reads (its magic bytes alone: junk between them
+    passed, on which pandas fails)."""
     try:
-        with fs.open_input_file(info.path) as handle:
-            head = handle.read(4)
-            handle.seek(info.size - 4)
-            return head == handle.read(4) == b"PAR1"
-    except OSError:  # unreadable: no reader reads it either
+        pq.read_metadata(info.path, filesystem=fs)
+    except (pa.ArrowException, OSError):  # no Parquet, or unreadable: no reader reads it either
         return False
+    return True
 
 
 def _refuse_loops(root: str | None) -> None:

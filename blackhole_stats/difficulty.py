@@ -89,6 +89,9 @@ class Scale:
         column: a score on a threshold takes the harder tag, as there."""
         import numpy as np  # here: a run's workers tag one deal at a time
 
+        scores = np.asarray(scores, dtype=float)
+        if not np.all((scores >= 0) & (scores < math.inf)):  # NaN too: what `tag` refuses
+            raise ValueError("a score that is no difficulty score (null, NaN, negative, infinite) among them")
         return np.array(TAGS, dtype=object)[np.searchsorted(self.thresholds, scores, side="right")]
 
 

@@ -108,9 +108,13 @@ class SolveResult:
         effort = counted(self.iterations, "iteration")
         return f"<SolveResult {self.outcome}: {effort}{played}{moves}, {self.seconds:.3f} s>"
 
-    def _repr_svg_(self) -> str | None:
-        """A notebook shows a solved result as its solution's picture (None: the text repr)."""
-        return None if self.solution is None else self.solution._repr_svg_()
+    def _repr_html_(self) -> str | None:
+        """A notebook shows a solved result as its repr over its solution's picture (None: the repr alone)."""
+        if self.solution is None:
+            return None
+        from html import escape  # here: `blackhole-solve` starts without it
+
+        return f"<pre>{escape(repr(self))}</pre>{self.solution._repr_svg_()}"
 
 
 @contextmanager

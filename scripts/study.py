@@ -130,9 +130,6 @@ def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--run
                                                        if recorded.get("max_iters") is not None else "")
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with {made}, where the study's "
                  f"is the {search} search without a budget: give another {folder}")
-    if solving and recorded.get("difficulty_scale") is not None and not (recorded.get("finished") and asked == deals):
-        sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with --difficulty, which would "
-                 f"score every winnable deal it solves (hours more): give another {folder}")
     if solving and exactly and asked != deals and not beyond:
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {asked}, not {option} {deals}: "
                  f"the study would ask it for all of them; give another {folder}")
@@ -140,6 +137,9 @@ def check_run(run: Path, game, deals: DealSet, option: str, folder: str = "--run
         sys.exit(f"{SCRIPT} stopped before writing anything: {run} asks for deals {beyond} beyond {option} {deals}: "
                  + (f"give {option} every deal of the run, or another {folder}" if option.startswith("--")
                     else f"give another {folder}"))
+    if solving and recorded.get("difficulty_scale") is not None and not (recorded.get("finished") and asked == deals):
+        sys.exit(f"{SCRIPT} stopped before writing anything: {run} is a run made with --difficulty, which would "
+                 f"score every winnable deal it solves (hours more): give another {folder}")
 
 
 def writable_folder(folder: Path, option: str) -> None:

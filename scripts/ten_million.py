@@ -174,12 +174,12 @@ def main() -> None:
         parser.error(f"--million {args.million}: no such file (the million-deal study's bitmap)")
     deals = DealSet.parse(f"1-{DEALS}")
     check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run", exactly=True, solving=not args.skip_run)
+    if args.skip_run and (manifest(args.run) is None or DealSet.parse(manifest(args.run)["deals"]) != deals):
+        parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
     writable_folder(args.results, "--results")
     with holding(args.results, "--results", ("ten_million.json", "REPORT.md", f"black_hole_1_{DEALS}.bits")):
         if not args.skip_run:
             cli("run", "--range", str(deals), "--game", BLACK_HOLE.key, "--out", str(args.run), "--no-progress")
-        elif manifest(args.run) is None or DealSet.parse(manifest(args.run)["deals"]) != deals:
-            parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
         cli("verify", str(args.run))
         bitmap = args.results / f"black_hole_1_{DEALS}.bits"
         pack(str(args.run), str(bitmap))

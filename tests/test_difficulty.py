@@ -97,6 +97,9 @@ def test_a_column_of_scores_is_tagged_as_each_score_is(name):
     scores = np.array([0.0, *(value for t in scale.thresholds for value in (np.nextafter(t, 0), t, np.nextafter(t, 9))),
                        50.0])
     assert scale.tags(scores).tolist() == [scale.tag(float(score)) for score in scores]
+    for bad in (np.nan, -1.0, np.inf):  # what `tag` refuses (a column's NaN was 'very hard')
+        with pytest.raises(ValueError, match="no difficulty score"):
+            scale.tags(np.array([2.0, bad]))
 
 
 @pytest.mark.parametrize("score", [float("nan"), None, pd.NA, -1.0, float("inf"), "2.3", Decimal("NaN"),

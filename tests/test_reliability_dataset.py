@@ -628,18 +628,23 @@ STRAYS = {
     "notes.txt": "text",
     "_notes.txt": "text",
     "part-1-3-3.parquet.bak": "a copy",
+    "part-1-3-3.parquet.junk": "magic bytes around junk",  # (only its footer tells it is no Parquet: helper 153)
 }
+
+
+def write_stray(target: Path, kind: str, part: Path) -> None:
+    """A STRAYS entry: `kind` of content at `target`, `part` the run's file a copy copies."""
+    target.parent.mkdir(exist_ok=True)
+    if kind == "a copy":
+        shutil.copy(part, target)
+    else:
+        target.write_bytes({"random bytes": os.urandom(300), "magic bytes around junk": b"PAR1" + os.urandom(300)
+                            + b"PAR1"}.get(kind, b"my notes\n"))
 
 
 @pytest.mark.parametrize("stray", STRAYS)
 def test_verify_fails_on_whatever_a_reader_would_read(run_copy, stray):
-    target = run_copy / stray
-    target.parent.mkdir(exist_ok=True)
-    content = STRAYS[stray]
-    if content == "a copy":
-        shutil.copy(run_copy / "part-1-3-3.parquet", target)
-    else:
-        target.write_bytes(os.urandom(300) if content == "random bytes" else b"my notes\n")
+    write_stray(run_copy / stray, STRAYS[stray], run_copy / "part-1-3-3.parquet")
     rows = reader_rows(run_copy)
     assert any(count != 6 for count in rows.values()), rows  # it matters
     result = cli("verify", run_copy)
@@ -661,12 +666,7 @@ def test_report_without_a_manifest_says_where_pandas_reads_other_rows(run_copy, 
     gathered.mkdir()
     for part in run_copy.glob("part-*.parquet"):
         shutil.copy(part, gathered)
-    target = gathered / stray
-    target.parent.mkdir(exist_ok=True)
-    if STRAYS[stray] == "a copy":
-        shutil.copy(run_copy / "part-1-3-3.parquet", target)
-    else:
-        target.write_bytes(os.urandom(300) if STRAYS[stray] == "random bytes" else b"my notes\n")
+    write_stray(gathered / stray, STRAYS[stray], run_copy / "part-1-3-3.parquet")
     pandas_rows = reader_rows(gathered)["pandas"]
     text, as_json = cli_all([("report", gathered), ("report", gathered, "--format", "json")])
     if text.returncode:  # refused in a line, as a reader fails on it: nothing silently other

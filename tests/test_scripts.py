@@ -416,14 +416,16 @@ def test_the_ten_million_study_refuses_a_run_it_did_not_make_before_writing_anyt
             # a sample run was taken over, asked for ten million deals (helper 149), a scored one scored them all
             (["--run", str(tmp_path / "black_hole")], 1, "asks for deals 1-12, not the study's 1-10000000: the study "
                                                          "would ask it for all of them; give another --run"),
-            (["--run", str(tmp_path / "scored")], 1, "is a run made with --difficulty, which would score every "
-                                                     "winnable deal it solves (hours more): give another --run"),
+            (["--run", str(tmp_path / "scored")], 1, "scored asks for deals 1-12, not the study's 1-10000000"),
             (["--run", str(tmp_path / "golf")], 1, "is a run of Golf")):
         refused = script("ten_million.py", *args, *([] if "--million" in args else ["--million", str(million)]),
                          "--results", str(results))
         assert refused.returncode == code and "Traceback" not in refused.stderr, refused.stderr
         assert words in refused.stderr.splitlines()[-1], refused.stderr
     assert sorted(path.name for path in results.iterdir()) == ["black_hole_1_10000000.bits"]
+    fresh = tmp_path / "fresh"  # refused with --skip-run: no results folder made for nothing (helper 153)
+    assert script("ten_million.py", "--run", str(tmp_path / "scored"), "--skip-run", "--million", str(million),
+                  "--results", str(fresh)).returncode == 2 and not fresh.exists()
     assert (results / "black_hole_1_10000000.bits").read_bytes() == b"committed"
     for game in ("golf", "black_hole", "scored"):
         assert json.loads((tmp_path / f"{game}.run" / "manifest.json").read_text())["deals"] == ["1-12"]
@@ -1208,3 +1210,19 @@ def test_a_script_stopped_while_compiling_stops_its_compiler(tmp_path, monkeypat
     assert len(compiling) >= 2
     until(lambda: all(state(pid) is None for pid in compiling), "the compiler outlived the script", timeout=30)
     assert not list(scratch.iterdir())
+
+
+def test_a_study_refuses_a_scored_run_only_where_it_would_solve_and_says_the_true_reason(tmp_path):
+    """A complete --difficulty run holding deals beyond --deals was refused as one that 'would score every
+    winnable deal' (helper 153): nothing would be solved; the reason is the deals beyond. One with deals
+    left to solve is refused for the scoring."""
+    runs, results = tmp_path / "runs", tmp_path / "results"
+    made = subprocess.run([str(SCRIPT), "run", "--range", "1-12", "--game", "golf", "--difficulty",
+                           "--out", str(runs / "golf"), "--workers", "1"], capture_output=True, text=True, timeout=600)
+    assert made.returncode == 0, made.stderr
+    for deals, words in (("1-10", "runs/golf asks for deals 11-12 beyond --deals 1-10"),
+                         ("1-14", "runs/golf is a run made with --difficulty, which would score every winnable "
+                                  "deal it solves (hours more): give another --runs")):
+        refused = script("study.py", "--game", "golf", "--deals", deals, "--runs", str(runs), "--results", str(results))
+        assert refused.returncode == 1 and words in refused.stderr, refused.stderr
+    assert not results.exists()

@@ -194,8 +194,10 @@ def test_solve_result_repr_is_one_short_line():
     solved = repr(Solver().solve(deal(2)))
     assert solved.startswith("<SolveResult solved: ") and ", 51 moves, " in solved
     assert len(solved) < 80 and "\n" not in solved and "Card" not in solved
-    assert Solver().solve(deal(2))._repr_svg_() == solve(deal(2)).solution.svg()  # a notebook's picture
-    assert unknown._repr_svg_() is None  # (no picture: its text)
+    shown = Solver().solve(deal(2))._repr_html_()  # a notebook's: the verdict, then the picture
+    assert shown.startswith("<pre>&lt;SolveResult solved: 176 iterations, 51 moves, ") and shown.endswith(
+        solve(deal(2)).solution.svg())
+    assert unknown._repr_html_() is None  # (no picture: its text)
 
 
 def test_reprs_count_in_the_singular_and_name_the_game():
@@ -223,6 +225,8 @@ def test_reprs_count_in_the_singular_and_name_the_game():
      "a pile or talon is a sequence of Cards (Card.from_text('2H')), not Card"),
     (lambda: Board(Card.from_text("2H"), [()] * 7, talon="3H", game="golf"),
      "a pile or talon is a sequence of Cards (Card.from_text('2H')), not str"),
+    (lambda: Board(Card.from_text("AS"), [None, *[()] * 16]),
+     "a pile or talon is a sequence of Cards (Card.from_text('2H')), not NoneType"),
 ])
 def test_api_arguments_of_the_wrong_kind_are_named(call, message):
     """Each said something of Python's insides (`'NoneType' object is not subscriptable`, `'2' is not a
