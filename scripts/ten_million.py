@@ -174,8 +174,10 @@ def main() -> None:
         parser.error(f"--million {args.million}: no such file (the million-deal study's bitmap)")
     deals = DealSet.parse(f"1-{DEALS}")
     check_run(args.run, BLACK_HOLE, deals, "the study's", folder="--run", exactly=True, solving=not args.skip_run)
-    if args.skip_run and (manifest(args.run) is None or DealSet.parse(manifest(args.run)["deals"]) != deals):
-        parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
+    if args.skip_run:
+        recorded = manifest(args.run)
+        if recorded is None or DealSet.parse(recorded["deals"]) != deals:
+            parser.error(f"--skip-run: {args.run} is no run of deals {deals} (run the script without --skip-run)")
     writable_folder(args.results, "--results")
     with holding(args.results, "--results", ("ten_million.json", "REPORT.md", f"black_hole_1_{DEALS}.bits")):
         if not args.skip_run:
